@@ -1,0 +1,97 @@
+"""Two ASR systems on the same references: deltas, confusion pairs and significance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from voxjudge.asr.align import Alignment, align_tokens
+from voxjudge.asr.confusions import Confusions, confusion_pairs
+from voxjudge.asr.measures import MetricsResult, Normalizer, compute_metrics
+from voxjudge.asr.significance import MapssweResult, mapsswe
+from voxjudge.asr.tokenize import Split, Tokenizer
+from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES, BootstrapDifference, paired_bootstrap
+
+
+@dataclass
+class Comparison:
+    """System A against system B. Differences are A minus B (negative WER delta: A is better)."""
+
+    a: MetricsResult
+    b: MetricsResult
+    wer_bootstrap: BootstrapDifference
+    mapsswe: MapssweResult
+    a_better: int
+    b_better: int
+    ties: int
+    confusions_a: Confusions
+    confusions_b: Confusions
+
+    def summary(self) -> dict:
+        sa, sb = self.a.summary(), self.b.summary()
+        keys = ("wer", "cer", "mer", "wil", "wip")
+        return {
+            "a": {k: sa[k] for k in (*keys, "hits", "substitutions", "deletions", "insertions")},
+            "b": {k: sb[k] for k in (*keys, "hits", "substitutions", "deletions", "insertions")},
+            "delta": {k: sa[k] - sb[k] for k in keys},
+            "utterances": {"count": len(self.a.ids), "a_better": self.a_better, "b_better": self.b_better, "ties": self.ties},
+            "significance": {"mapsswe": self.mapsswe.as_dict(), "paired_bootstrap_wer": self.wer_bootstrap.as_dict()},
+            "confusions": {"a": self.confusions_a.as_dict(), "b": self.confusions_b.as_dict()},
+        }
+
+
+def _word_alignments(refs: Sequence[str], hyps: Sequence[str], tokenizer: Tokenizer, normalizer: Normalizer | None) -> list[Alignment]:
+    out = []
+    for r, h in zip(refs, hyps):
+        if normalizer is not None:
+            r, h = normalizer(r), normalizer(h)
+        rt, ht = list(tokenizer(r)), list(tokenizer(h))
+        out.append(Alignment(rt, ht, align_tokens(rt, ht)))
+    return out
+
+
+def compare_systems(
+    references: Sequence[str],
+    hypotheses_a: Sequence[str],
+    hypotheses_b: Sequence[str],
+    ids: Sequence[str] | None = None,
+    *,
+    normalizer: Normalizer | None = None,
+    split: Split = "unicode",
+    char_unit: str = "char",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    top: int = 10,
+) -> Comparison:
+    if not (len(references) == len(hypotheses_a) == len(hypotheses_b)):
+        raise ValueError("references and both hypothesis lists must have the same length")
+    kw = dict(normalizer=normalizer, split=split, char_unit=char_unit)
+    ma = compute_metrics(references, hypotheses_a, ids, **kw)  # type: ignore[arg-type]
+    mb = compute_metrics(references, hypotheses_b, ids, **kw)  # type: ignore[arg-type]
+    tokenizer = Tokenizer("word", split)
+    align_a = _word_alignments(references, hypotheses_a, tokenizer, normalizer)
+    align_b = _word_alignments(references, hypotheses_b, tokenizer, normalizer)
+    errors_a = [c.errors for c in ma.word]
+    errors_b = [c.errors for c in mb.word]
+    boot = paired_bootstrap(
+        errors_a,
+        errors_b,
+        denominator=[c.ref_len for c in ma.word],
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    a_better = sum(x < y for x, y in zip(errors_a, errors_b))
+    b_better = sum(x > y for x, y in zip(errors_a, errors_b))
+    return Comparison(
+        a=ma,
+        b=mb,
+        wer_bootstrap=boot,
+        mapsswe=mapsswe(align_a, align_b),
+        a_better=a_better,
+        b_better=b_better,
+        ties=len(errors_a) - a_better - b_better,
+        confusions_a=confusion_pairs(align_a, top),
+        confusions_b=confusion_pairs(align_b, top),
+    )

@@ -1,0 +1,1 @@
+"""Language packs: script-specific folds of spelling variants that readers treat as the same."""

@@ -1,0 +1,1 @@
+"""The voxjudge command line: parse, call the library, render. No evaluation logic lives here."""
