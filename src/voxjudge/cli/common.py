@@ -80,7 +80,8 @@ def write_out(path: str | None, records: list[dict]) -> None:
         write_records(path, [_clean(r) for r in records])
 
 
-def use_color(stream=sys.stdout) -> bool:
+def use_color(stream=None) -> bool:
+    stream = stream or sys.stdout
     return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 

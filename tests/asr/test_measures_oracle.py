@@ -1,0 +1,175 @@
+"""Differential tests: every number and alignment equals jiwer 4.0's (the oracle)."""
+
+from __future__ import annotations
+
+import jiwer
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from voxjudge.asr import align, compute_metrics, count_errors, total
+from voxjudge.asr.tokenize import Tokenizer
+
+# A small vocabulary so that random sentences share words and every edit type occurs.
+WORDS = ["a", "b", "c", "the", "cat", "सफ़र", "सफर", "हिंदी", "e\u0301", "é", "猫", "x-y"]
+word = st.sampled_from(WORDS)
+sentence = st.lists(word, max_size=12).map(" ".join)
+corpus = st.integers(min_value=1, max_value=6).flatmap(
+    lambda n: st.tuples(st.lists(sentence, min_size=n, max_size=n), st.lists(sentence, min_size=n, max_size=n))
+)
+# Messy whitespace: jiwer-compatible splitting must reproduce jiwer exactly on it.
+SEPARATORS = [" ", "  ", "\t", " \t ", "\n", "\u00a0", "\u3000", "   "]
+messy = st.lists(st.tuples(word, st.sampled_from(SEPARATORS)), max_size=10).map(
+    lambda parts: "".join(w + s for w, s in parts)
+)
+messy_corpus = st.integers(min_value=1, max_value=5).flatmap(
+    lambda n: st.tuples(st.lists(messy, min_size=n, max_size=n), st.lists(messy, min_size=n, max_size=n))
+)
+
+
+def _assert_same(ours, oracle):
+    assert (ours.hits, ours.substitutions, ours.deletions, ours.insertions) == (
+        oracle.hits,
+        oracle.substitutions,
+        oracle.deletions,
+        oracle.insertions,
+    )
+
+
+def _assert_word_measures(refs, hyps, split):
+    oracle = jiwer.process_words(refs, hyps)
+    counts = total(count_errors(refs, hyps, Tokenizer("word", split)))
+    _assert_same(counts, oracle)
+    # Bit-identical floats, not approximately equal.
+    assert counts.wer == oracle.wer
+    assert counts.mer == oracle.mer
+    assert counts.wil == oracle.wil
+    assert counts.wip == oracle.wip
+
+
+@given(corpus)
+def test_word_measures_equal_jiwer(pair):
+    _assert_word_measures(*pair, split="unicode")
+
+
+@given(messy_corpus)
+def test_jiwer_split_equals_jiwer_on_messy_whitespace(pair):
+    _assert_word_measures(*pair, split="jiwer")
+
+
+@given(corpus)
+def test_per_utterance_and_alignment_equal_jiwer(pair):
+    refs, hyps = pair
+    result = compute_metrics(refs, hyps)
+    for k, (r, h) in enumerate(zip(refs, hyps)):
+        oracle = jiwer.process_words(r, h)
+        _assert_same(result.word[k], oracle)
+        assert result.per_utterance()[k]["wer"] == oracle.wer
+        ours = align(r, h)
+        expected = [
+            (c.type, c.ref_start_idx, c.ref_end_idx, c.hyp_start_idx, c.hyp_end_idx) for c in oracle.alignments[0]
+        ]
+        assert [(c.type, c.ref_start, c.ref_end, c.hyp_start, c.hyp_end) for c in ours.chunks] == expected
+        _assert_same(ours.counts, oracle)
+
+
+@given(messy_corpus)
+def test_cer_jiwer_split_equals_jiwer(pair):
+    refs, hyps = pair
+    oracle = jiwer.process_characters(refs, hyps)
+    counts = total(count_errors(refs, hyps, Tokenizer("char", "jiwer")))
+    _assert_same(counts, oracle)
+    assert counts.error_rate == oracle.cer
+
+
+@given(corpus)
+def test_cer_default_equals_jiwer_on_single_spaced_text(pair):
+    refs, hyps = pair
+    oracle = jiwer.process_characters(refs, hyps)
+    result = compute_metrics(refs, hyps)
+    _assert_same(result.corpus_char, oracle)
+    assert result.cer == oracle.cer
+
+
+@given(messy_corpus)
+def test_unicode_split_equals_jiwer_after_collapsing_whitespace(pair):
+    refs, hyps = pair
+    collapse = lambda t: " ".join(t.split())  # noqa: E731
+    oracle = jiwer.process_words([collapse(r) for r in refs], [collapse(h) for h in hyps])
+    _assert_same(total(count_errors(refs, hyps)), oracle)
+
+
+# Hand-computed cases built on Morris, Maier & Green (2004), "From WER and RIL to MER and WIL":
+# WER = (S+D+I)/(H+S+D), MER = (S+D+I)/(H+S+D+I), WIP = H/N1 * H/N2, WIL = 1 - WIP.
+MORRIS_CASES = [
+    # ref, hyp, (H, S, D, I), WER, MER, WIL
+    ("a b c d", "a b c d", (4, 0, 0, 0), 0.0, 0.0, 0.0),
+    ("a", "b", (0, 1, 0, 0), 1.0, 1.0, 1.0),
+    # WER exceeds 1 when insertions pile up; MER and WIL stay within [0, 1].
+    ("a", "a b c", (1, 0, 0, 2), 2.0, 2 / 3, 2 / 3),
+    ("a b c", "a", (1, 0, 2, 0), 2 / 3, 2 / 3, 2 / 3),
+    ("a b c d", "a x c d y", (3, 1, 0, 1), 0.5, 0.4, 0.55),
+    ("a b", "x y z w", (0, 2, 0, 2), 2.0, 1.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("ref, hyp, counts, wer, mer, wil", MORRIS_CASES)
+def test_morris_worked_examples(ref, hyp, counts, wer, mer, wil):
+    c = total(count_errors([ref], [hyp]))
+    assert (c.hits, c.substitutions, c.deletions, c.insertions) == counts
+    assert c.wer == pytest.approx(wer, abs=1e-15)
+    assert c.mer == pytest.approx(mer, abs=1e-15)
+    assert c.wil == pytest.approx(wil, abs=1e-15)
+    oracle = jiwer.process_words(ref, hyp)
+    assert (c.wer, c.mer, c.wil, c.wip) == (oracle.wer, oracle.mer, oracle.wil, oracle.wip)
+
+
+@pytest.mark.parametrize(
+    "refs, hyps",
+    [
+        ([""], [""]),
+        ([""], ["a b"]),
+        (["", ""], ["a", ""]),
+        (["", "a b"], ["x", "a b"]),
+        (["a b"], [""]),
+    ],
+)
+def test_empty_reference_follows_jiwer_convention(refs, hyps):
+    oracle = jiwer.process_words(refs, hyps)
+    c = total(count_errors(refs, hyps))
+    _assert_same(c, oracle)
+    assert (c.wer, c.mer, c.wil, c.wip) == (oracle.wer, oracle.mer, oracle.wil, oracle.wip)
+
+
+def test_empty_reference_per_utterance_never_divides_by_zero():
+    result = compute_metrics(["", "a"], ["x y", "a"])
+    first = result.per_utterance()[0]
+    assert first["wer"] == 2.0  # jiwer: WER of an empty reference is the number of insertions
+    assert first["mer"] == 1.0 and first["wip"] == 0.0 and first["cer"] == 3.0
+
+
+def test_grapheme_cer_counts_a_nukta_as_one_character():
+    ref, hyp = "सफ़र", "सफर"
+    assert total(count_errors([ref], [hyp], Tokenizer("char"))).counts() == {
+        "hits": 3, "substitutions": 0, "deletions": 1, "insertions": 0}
+    g = total(count_errors([ref], [hyp], Tokenizer("grapheme")))
+    assert (g.hits, g.substitutions, g.ref_len) == (2, 1, 3)
+
+
+def test_unicode_split_differs_from_jiwer_on_tabs_and_nbsp():
+    ref, hyp = "a\tb c", "a b\u00a0c"
+    assert total(count_errors([ref], [hyp])).wer == 0.0
+    assert total(count_errors([ref], [hyp], Tokenizer("word", "jiwer"))).wer == jiwer.wer(ref, hyp)
+    assert jiwer.wer(ref, hyp) > 0
+
+
+def test_progress_reports_reach_the_total():
+    seen = []
+    compute_metrics(["a b"] * 10, ["a c"] * 10, progress=lambda done, n: seen.append((done, n)))
+    assert seen[-1] == (20, 20)
+    assert all(d <= n for d, n in seen)
+
+
+def test_mismatched_lengths_raise():
+    with pytest.raises(ValueError, match="2 references but 1 hypotheses"):
+        count_errors(["a", "b"], ["a"])
