@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Callable, Literal, Sequence
 
 Unit = Literal["word", "char", "grapheme"]
 Split = Literal["unicode", "jiwer"]
@@ -55,15 +55,21 @@ class Tokenizer:
             raise ValueError(f"unknown split {self.split!r}; choose one of {', '.join(SPLITS)}")
 
     def __call__(self, text: str) -> Sequence[str]:
+        return self.function()(text)
+
+    def function(self) -> Callable[[str], Sequence[str]]:
+        """The plain splitting function, resolved once so hot loops skip the dispatch."""
         if self.split == "jiwer":
             if self.unit == "word":
-                return [w for w in _JIWER_MULTISPACE.sub(" ", text).strip().split(" ") if w]
-            text = text.strip()
-        elif self.unit == "word":
-            return text.split()
-        else:
-            text = " ".join(text.split())
-        return text if self.unit == "char" else graphemes(text)
+                return lambda t: [w for w in _JIWER_MULTISPACE.sub(" ", t).strip().split(" ") if w]
+            if self.unit == "char":
+                return str.strip
+            return lambda t: graphemes(t.strip())
+        if self.unit == "word":
+            return str.split
+        if self.unit == "char":
+            return lambda t: " ".join(t.split())
+        return lambda t: graphemes(" ".join(t.split()))
 
     def join(self, tokens: Sequence[str]) -> str:
         """Inverse of splitting, for display."""

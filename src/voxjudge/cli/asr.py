@@ -119,7 +119,7 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
     from rich.table import Table
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
-    unit_name = {"word": "words", "char": "code points", "grapheme": "graphemes"}[unit]
+    unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
     table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
     for col in ("WER", "CER", "MER", "WIL", "WIP"):
         table.add_column(col, justify="right")

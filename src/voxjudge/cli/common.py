@@ -88,7 +88,9 @@ def use_color(stream=None) -> bool:
 def console():
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    # Piped output gets a fixed, roomy width instead of rich's 80-column fallback.
+    width = None if sys.stdout.isatty() else 120
+    return Console(highlight=False, soft_wrap=True, width=width)
 
 
 @contextmanager
