@@ -91,3 +91,11 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["asr", "metrics", "--ref", "x"])
     assert exc.value.code == 2
+
+
+def test_bad_bootstrap_options(capsys, files):
+    ref = files("r.txt", "a\nb\n")
+    code, _, err = run(capsys, "asr", "compare", "--ref", ref, "--hyp-a", ref, "--hyp-b", ref, "--resamples", "0")
+    assert code == 2 and "--resamples must be at least 1" in err
+    code, _, err = run(capsys, "asr", "compare", "--ref", ref, "--hyp-a", ref, "--hyp-b", ref, "--confidence", "95")
+    assert code == 2 and "--confidence must be between 0 and 1" in err

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.common import (
+    add_bootstrap_options,
     add_input_options,
     add_text_options,
     console,
     fmt_rate,
     normalizer,
     print_json,
+    check_bootstrap_options,
     progress_bar,
+    read_file,
     read_pair,
     speaker_labels,
     use_color,
@@ -31,10 +34,7 @@ def register(groups) -> None:
         description="Corpus-level error rates (errors summed over all utterances, then divided), "
         "identical to jiwer 4.0; per-utterance figures with --per-utterance.",
     )
-    p.add_argument("--ref", required=True, help="reference transcripts")
-    p.add_argument("--hyp", required=True, help="hypothesis transcripts")
-    add_input_options(p)
-    add_text_options(p)
+    _add_ref_hyp(p)
     p.add_argument(
         "--unit",
         default="word",
@@ -50,10 +50,7 @@ def register(groups) -> None:
     p.set_defaults(func=cmd_metrics)
 
     p = cmds.add_parser("align", help="show word (or character) alignments, sclite style")
-    p.add_argument("--ref", required=True, help="reference transcripts")
-    p.add_argument("--hyp", required=True, help="hypothesis transcripts")
-    add_input_options(p)
-    add_text_options(p)
+    _add_ref_hyp(p)
     p.add_argument("--unit", default="word", choices=["word", "char", "grapheme"], help="alignment unit (default: word)")
     p.add_argument("--errors-only", action="store_true", help="skip utterances without errors")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N utterances")
@@ -74,12 +71,17 @@ def register(groups) -> None:
     add_input_options(p)
     add_text_options(p)
     p.add_argument("--unit", default="char", choices=["char", "grapheme"], help="CER unit (default: char = code point)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    add_bootstrap_options(p)
     p.add_argument("--top", type=int, default=10, help="confusion pairs to list per system (default: 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=cmd_compare)
+
+
+def _add_ref_hyp(p) -> None:
+    p.add_argument("--ref", required=True, help="reference transcripts")
+    p.add_argument("--hyp", required=True, help="hypothesis transcripts")
+    add_input_options(p)
+    add_text_options(p)
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -193,19 +195,15 @@ def cmd_align(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from voxjudge.asr.compare import compare_systems
     from voxjudge.errors import InputError
-    from voxjudge.io import pair_texts, read_texts
+    from voxjudge.io import pair_texts
 
     names = [n.strip() for n in args.names.split(",")]
     if len(names) != 2 or not all(names):
         raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
-    if args.resamples < 1:
-        raise InputError("--resamples must be at least 1")
-    if not 0 < args.confidence < 1:
-        raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
-    kw = dict(fmt=args.format, ids=args.ids, text_field=args.text_col, id_field=args.id_col, speaker_field=args.speaker_col)
-    ref = read_texts(args.ref, **kw)
-    pa = pair_texts(ref, read_texts(args.hyp_a, **kw))
-    pb = pair_texts(ref, read_texts(args.hyp_b, **kw))
+    check_bootstrap_options(args)
+    ref = read_file(args, args.ref)
+    pa = pair_texts(ref, read_file(args, args.hyp_a))
+    pb = pair_texts(ref, read_file(args, args.hyp_b))
     comparison = compare_systems(
         pa.references, pa.hypotheses, pb.hypotheses, pa.ids,
         normalizer=normalizer(args), split=args.split, char_unit=args.unit,

@@ -45,11 +45,32 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
-    from voxjudge.io import pair_texts, read_texts
+def read_file(args: argparse.Namespace, path: str):
+    from voxjudge.io import read_texts
 
-    kw = dict(fmt=args.format, ids=args.ids, text_field=args.text_col, id_field=args.id_col, speaker_field=args.speaker_col)
-    return pair_texts(read_texts(ref_path, **kw), read_texts(hyp_path, **kw))
+    return read_texts(
+        path, fmt=args.format, ids=args.ids, text_field=args.text_col, id_field=args.id_col, speaker_field=args.speaker_col
+    )
+
+
+def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
+    from voxjudge.io import pair_texts
+
+    return pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
+
+
+def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("bootstrap")
+    g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+
+
+def check_bootstrap_options(args: argparse.Namespace) -> None:
+    if args.resamples < 1:
+        raise InputError("--resamples must be at least 1")
+    if not 0 < args.confidence < 1:
+        raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
 
 
 def normalizer(args: argparse.Namespace):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from voxjudge.cli.common import console, print_json
+from voxjudge.cli.common import add_bootstrap_options, check_bootstrap_options, console, print_json
 from voxjudge.errors import InputError
 
 
@@ -24,9 +24,7 @@ def register(groups) -> None:
     p.add_argument("--human-col", default="score", help="score column/field in the human file (default: score)")
     p.add_argument("--id-col", default="id", help="id column/field (default: id)")
     p.add_argument("--methods", default="pearson,spearman,kendall", help="comma-separated correlation methods")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    add_bootstrap_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_agree)
 
@@ -39,10 +37,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise InputError(f"--methods: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(METHODS)}")
-    if args.resamples < 1:
-        raise InputError("--resamples must be at least 1")
-    if not 0 < args.confidence < 1:
-        raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
+    check_bootstrap_options(args)
     metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col)
     human = read_score_file(args.human, column=args.human_col, id_field=args.id_col)
     ids, xs, ys = paired_scores(metric, human)
