@@ -76,11 +76,12 @@ def run(n: int, repeat: int) -> dict:
     refs, hyps = make_corpus(n)
     t_j, oracle = best_time(lambda: words_jiwer(refs, hyps), repeat)
     t_v, ours = best_time(lambda: words_voxjudge(refs, hyps), repeat)
-    same = (
-        (ours.hits, ours.substitutions, ours.deletions, ours.insertions)
-        == (oracle.hits, oracle.substitutions, oracle.deletions, oracle.insertions)
-        and (ours.wer, ours.mer, ours.wil, ours.wip) == (oracle.wer, oracle.mer, oracle.wil, oracle.wip)
-    )
+    same = (ours.hits, ours.substitutions, ours.deletions, ours.insertions) == (
+        oracle.hits,
+        oracle.substitutions,
+        oracle.deletions,
+        oracle.insertions,
+    ) and (ours.wer, ours.mer, ours.wil, ours.wip) == (oracle.wer, oracle.mer, oracle.wil, oracle.wip)
     # The full `asr metrics` job (words + code-point CER) against jiwer doing the same two passes.
     t_jc, _ = best_time(lambda: (jiwer.process_words(refs, hyps), jiwer.process_characters(refs, hyps)), repeat)
     t_vc, full = best_time(lambda: compute_metrics(refs, hyps), repeat)
@@ -115,14 +116,23 @@ def main() -> None:
         if args.json:
             print(json.dumps(r))
             continue
-        print(f"{n:,} pairs, {r['ref_words']:,} reference words, WER {100 * r['wer']:.2f}%, "
-              f"identical numbers: {r['identical_numbers']}")
-        print(f"  WER/MER/WIL/WIP   jiwer {r['words_jiwer_s']:.3f}s  voxjudge {r['words_voxjudge_s']:.3f}s  "
-              f"-> {r['words_speedup']:.2f}x faster")
-        print(f"  + CER (metrics)   jiwer {r['words_and_cer_jiwer_s']:.3f}s  voxjudge {r['words_and_cer_voxjudge_s']:.3f}s  "
-              f"-> {r['words_and_cer_speedup']:.2f}x faster")
-        print(f"  peak memory       jiwer {r['peak_mem_jiwer_mb']} MB  voxjudge {r['peak_mem_voxjudge_mb']} MB  "
-              f"-> {r['peak_mem_ratio']:.2f}x less")
+        print(
+            f"{n:,} pairs, {r['ref_words']:,} reference words, WER {100 * r['wer']:.2f}%, "
+            f"identical numbers: {r['identical_numbers']}"
+        )
+        print(
+            f"  WER/MER/WIL/WIP   jiwer {r['words_jiwer_s']:.3f}s  voxjudge {r['words_voxjudge_s']:.3f}s  "
+            f"-> {r['words_speedup']:.2f}x faster"
+        )
+        print(
+            f"  + CER (metrics)   jiwer {r['words_and_cer_jiwer_s']:.3f}s  "
+            f"voxjudge {r['words_and_cer_voxjudge_s']:.3f}s  "
+            f"-> {r['words_and_cer_speedup']:.2f}x faster"
+        )
+        print(
+            f"  peak memory       jiwer {r['peak_mem_jiwer_mb']} MB  voxjudge {r['peak_mem_voxjudge_mb']} MB  "
+            f"-> {r['peak_mem_ratio']:.2f}x less"
+        )
 
 
 if __name__ == "__main__":

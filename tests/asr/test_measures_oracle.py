@@ -151,7 +151,11 @@ def test_empty_reference_per_utterance_never_divides_by_zero():
 def test_grapheme_cer_counts_a_nukta_as_one_character():
     ref, hyp = "सफ़र", "सफर"
     assert total(count_errors([ref], [hyp], Tokenizer("char"))).counts() == {
-        "hits": 3, "substitutions": 0, "deletions": 1, "insertions": 0}
+        "hits": 3,
+        "substitutions": 0,
+        "deletions": 1,
+        "insertions": 0,
+    }
     g = total(count_errors([ref], [hyp], Tokenizer("grapheme")))
     assert (g.hits, g.substitutions, g.ref_len) == (2, 1, 3)
 

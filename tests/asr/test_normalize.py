@@ -77,7 +77,9 @@ def test_devanagari_fold_keeps_clusters_that_are_not_nasal_variants():
     assert fold("english text") == "english text"
 
 
-@given(st.text(alphabet=st.characters(min_codepoint=0x0900, max_codepoint=0x097F) | st.sampled_from(" \u200c\u200d\u00a0")))
+@given(
+    st.text(alphabet=st.characters(min_codepoint=0x0900, max_codepoint=0x097F) | st.sampled_from(" \u200c\u200d\u00a0"))
+)
 def test_devanagari_fold_is_idempotent(text):
     assert fold(fold(text)) == fold(text)
 

@@ -45,8 +45,20 @@ def test_metrics_json_matches_jiwer_on_examples(capsys, en):
 def test_metrics_per_utterance_in_input_order(capsys, en, tmp_path):
     ref, hyp, _ = en
     out_file = tmp_path / "utts.jsonl"
-    code, out, _ = run(capsys, "asr", "metrics", "--ref", ref, "--hyp", hyp, "--ids", "--json", "--per-utterance",
-                       "--out", str(out_file))
+    code, out, _ = run(
+        capsys,
+        "asr",
+        "metrics",
+        "--ref",
+        ref,
+        "--hyp",
+        hyp,
+        "--ids",
+        "--json",
+        "--per-utterance",
+        "--out",
+        str(out_file),
+    )
     data = json.loads(out)
     ids = [line.split(" ", 1)[0] for line in open(ref, encoding="utf-8")]
     assert [u["id"] for u in data["utterances"]] == ids
@@ -81,8 +93,17 @@ def test_metrics_table_and_speakers(capsys, en):
 def test_metrics_speakers_from_column(capsys, tmp_path):
     (tmp_path / "r.tsv").write_text("id\tspeaker\ttext\n1\tann\ta b\n2\tbob\tc d\n3\tann\te f\n")
     (tmp_path / "h.tsv").write_text("id\ttext\n1\ta b\n2\tc x\n3\te f\n")
-    code, out, _ = run(capsys, "asr", "metrics", "--ref", str(tmp_path / "r.tsv"), "--hyp", str(tmp_path / "h.tsv"),
-                       "--json", "--by-speaker")
+    code, out, _ = run(
+        capsys,
+        "asr",
+        "metrics",
+        "--ref",
+        str(tmp_path / "r.tsv"),
+        "--hyp",
+        str(tmp_path / "h.tsv"),
+        "--json",
+        "--by-speaker",
+    )
     speakers = {s["speaker"]: s for s in json.loads(out)["speakers"]}
     assert speakers["ann"]["wer"] == 0.0 and speakers["bob"]["wer"] == 0.5
 
@@ -91,20 +112,47 @@ def test_align_output(capsys, tmp_path):
     (tmp_path / "r.txt").write_text("the cat sat\nok\n")
     (tmp_path / "h.txt").write_text("the bat sat down\nok\n")
     pairs = tmp_path / "pairs.csv"
-    code, out, _ = run(capsys, "asr", "align", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"),
-                       "--errors-only", "--out", str(pairs))
+    code, out, _ = run(
+        capsys,
+        "asr",
+        "align",
+        "--ref",
+        str(tmp_path / "r.txt"),
+        "--hyp",
+        str(tmp_path / "h.txt"),
+        "--errors-only",
+        "--out",
+        str(pairs),
+    )
     assert code == 0
     assert "REF: the cat sat ****" in out and "HYP: the bat sat down" in out and "2: " not in out
     assert pairs.read_text().splitlines()[0] == "id,ref,hyp,op"
-    code, out, _ = run(capsys, "asr", "align", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--json")
+    code, out, _ = run(
+        capsys, "asr", "align", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--json"
+    )
     data = json.loads(out)
     assert data[0]["chunks"][1] == {"type": "substitute", "ref_start": 1, "ref_end": 2, "hyp_start": 1, "hyp_end": 2}
 
 
 def test_compare_json(capsys, en):
     ref, a, b = en
-    code, out, _ = run(capsys, "asr", "compare", "--ref", ref, "--hyp-a", a, "--hyp-b", b, "--ids", "--json",
-                       "--resamples", "500", "--normalize", "basic")
+    code, out, _ = run(
+        capsys,
+        "asr",
+        "compare",
+        "--ref",
+        ref,
+        "--hyp-a",
+        a,
+        "--hyp-b",
+        b,
+        "--ids",
+        "--json",
+        "--resamples",
+        "500",
+        "--normalize",
+        "basic",
+    )
     s = json.loads(out)
     assert s["delta"]["wer"] == pytest.approx(s["a"]["wer"] - s["b"]["wer"])
     assert 0 <= s["significance"]["mapsswe"]["p_value"] <= 1
@@ -114,8 +162,22 @@ def test_compare_json(capsys, en):
 
 def test_compare_table(capsys, en):
     ref, a, b = en
-    code, out, _ = run(capsys, "asr", "compare", "--ref", ref, "--hyp-a", a, "--hyp-b", b, "--ids", "--names", "whisper,ctc",
-                       "--resamples", "200")
+    code, out, _ = run(
+        capsys,
+        "asr",
+        "compare",
+        "--ref",
+        ref,
+        "--hyp-a",
+        a,
+        "--hyp-b",
+        b,
+        "--ids",
+        "--names",
+        "whisper,ctc",
+        "--resamples",
+        "200",
+    )
     assert code == 0 and "whisper vs ctc" in out and "MAPSSWE" in out and "paired bootstrap" in out
 
 
@@ -128,5 +190,7 @@ def test_demo_runs_on_examples(capsys, examples):
 def test_console_script_help_and_version():
     res = subprocess.run([sys.executable, "-m", "voxjudge.cli.main", "--version"], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.startswith("voxjudge ")
-    res = subprocess.run([sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--help"], capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--help"], capture_output=True, text=True
+    )
     assert res.returncode == 0 and "--per-utterance" in res.stdout and "devanagari" in res.stdout

@@ -39,8 +39,18 @@ def run(capsys, *argv):
 )
 def test_metrics_bad_input(capsys, files, tmp_path, ref, hyp, extra, message):
     out_file = tmp_path / "out.jsonl"
-    code, out, err = run(capsys, "asr", "metrics", "--ref", files("r.txt", ref), "--hyp", files("h.txt", hyp),
-                         "--out", str(out_file), *extra)
+    code, out, err = run(
+        capsys,
+        "asr",
+        "metrics",
+        "--ref",
+        files("r.txt", ref),
+        "--hyp",
+        files("h.txt", hyp),
+        "--out",
+        str(out_file),
+        *extra,
+    )
     assert code == 2
     assert out == ""
     assert err.startswith("voxjudge: error: ") and message in err
@@ -49,8 +59,15 @@ def test_metrics_bad_input(capsys, files, tmp_path, ref, hyp, extra, message):
 
 
 def test_missing_tsv_column(capsys, files):
-    code, _, err = run(capsys, "asr", "metrics", "--ref", files("r.tsv", "id\tsentence\n1\ta\n"),
-                       "--hyp", files("h.tsv", "id\tsentence\n1\ta\n"))
+    code, _, err = run(
+        capsys,
+        "asr",
+        "metrics",
+        "--ref",
+        files("r.tsv", "id\tsentence\n1\ta\n"),
+        "--hyp",
+        files("h.tsv", "id\tsentence\n1\ta\n"),
+    )
     assert code == 2 and "no column 'text'" in err and "--text-col" in err
 
 
@@ -70,15 +87,26 @@ def test_ctrl_c_exits_130_and_writes_nothing(capsys, files, tmp_path, monkeypatc
 
     monkeypatch.setattr(measures, "compute_metrics", interrupted)
     out_file = tmp_path / "out.jsonl"
-    code, _, err = run(capsys, "asr", "metrics", "--ref", files("r.txt", "a\n"), "--hyp", files("h.txt", "a\n"),
-                       "--out", str(out_file))
+    code, _, err = run(
+        capsys, "asr", "metrics", "--ref", files("r.txt", "a\n"), "--hyp", files("h.txt", "a\n"), "--out", str(out_file)
+    )
     assert code == 130 and "interrupted" in err
     assert not out_file.exists()
 
 
 def test_no_traceback_from_the_real_console_script(files):
     res = subprocess.run(
-        [sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--ref", files("r.txt", ""), "--hyp", files("h.txt", "x\n")],
+        [
+            sys.executable,
+            "-m",
+            "voxjudge.cli.main",
+            "asr",
+            "metrics",
+            "--ref",
+            files("r.txt", ""),
+            "--hyp",
+            files("h.txt", "x\n"),
+        ],
         capture_output=True,
         text=True,
     )

@@ -29,8 +29,12 @@ def test_kaldi_ids_bom_and_crlf(tmp_path):
 
 def test_tsv_csv_jsonl_with_named_columns(tmp_path):
     tsv = read_texts(write(tmp_path / "a.tsv", "id\tspeaker\ttext\nx\ts1\thello\ny\ts2\tworld\n"))
-    csv_ = read_texts(write(tmp_path / "a.csv", 'utt,sentence\nx,"hello, there"\n'), id_field="utt", text_field="sentence")
-    jl = read_texts(write(tmp_path / "a.jsonl", '{"id": "x", "text": "hi", "speaker": "s9"}\n\n{"id": "y", "text": null}\n'))
+    csv_ = read_texts(
+        write(tmp_path / "a.csv", 'utt,sentence\nx,"hello, there"\n'), id_field="utt", text_field="sentence"
+    )
+    jl = read_texts(
+        write(tmp_path / "a.jsonl", '{"id": "x", "text": "hi", "speaker": "s9"}\n\n{"id": "y", "text": null}\n')
+    )
     assert [(r.id, r.text, r.speaker) for r in tsv.records] == [("x", "hello", "s1"), ("y", "world", "s2")]
     assert csv_.records[0].text == "hello, there" and csv_.has_ids
     assert [(r.id, r.text, r.speaker) for r in jl.records] == [("x", "hi", "s9"), ("y", "", None)]
@@ -43,7 +47,12 @@ def test_tsv_csv_jsonl_with_named_columns(tmp_path):
         ("blank.txt", "\n  \n", {}, "file is empty"),
         ("bad.txt", b"ok line\nsecond \xff line\n", {}, r"bad.txt:2: invalid UTF-8 \(byte 0xff at column 8\)"),
         ("dup.txt", "a x\nb y\na z\n", {"ids": True}, "dup.txt:3: duplicate id 'a' \\(first on line 1\\)"),
-        ("cols.tsv", "id\tsentence\n1\thi\n", {}, r"cols.tsv:1: no column 'text' in the header \(columns: id, sentence\)"),
+        (
+            "cols.tsv",
+            "id\tsentence\n1\thi\n",
+            {},
+            r"cols.tsv:1: no column 'text' in the header \(columns: id, sentence\)",
+        ),
         ("bad.jsonl", '{"id": 1, "text": "a"}\n{oops}\n', {}, r"bad.jsonl:2: not valid JSON"),
         ("arr.jsonl", '["a"]\n', {}, "expected a JSON object"),
         ("missing.jsonl", '{"id": 1, "txt": "a"}\n', {}, r"missing.jsonl:1: missing field 'text' \(fields: id, txt\)"),
@@ -78,7 +87,11 @@ def test_pairing_by_id_follows_reference_order(tmp_path):
 def test_id_mismatch_names_the_first_few(tmp_path):
     ref = read_texts(write(tmp_path / "r.txt", "".join(f"u{k} x\n" for k in range(10))), ids=True)
     hyp = read_texts(write(tmp_path / "h.txt", "u0 x\nzz y\n"), ids=True)
-    with pytest.raises(InputError, match=r"9 reference id\(s\) missing from .*h.txt: u1, u2, u3, u4, u5 and 4 more; 1 id\(s\) in .*h.txt not in .*r.txt: zz"):
+    with pytest.raises(
+        InputError,
+        match=r"9 reference id\(s\) missing from .*h.txt: u1, u2, u3, u4, u5 and 4 more; "
+        r"1 id\(s\) in .*h.txt not in .*r.txt: zz",
+    ):
         pair_texts(ref, hyp)
 
 

@@ -3,7 +3,15 @@
 from voxjudge.asr.align import Alignment, AlignmentChunk, WordPair, align, align_tokens
 from voxjudge.asr.compare import Comparison, compare_systems
 from voxjudge.asr.confusions import Confusions, confusion_pairs
-from voxjudge.asr.measures import ErrorCounts, MetricsResult, cer, compute_metrics, count_errors, total, wer
+from voxjudge.asr.measures import (
+    ErrorCounts,
+    MetricsResult,
+    cer,
+    compute_metrics,
+    count_errors,
+    total,
+    wer,
+)
 from voxjudge.asr.normalize import PRESETS, STEPS, Normalizer, get_normalizer
 from voxjudge.asr.significance import MapssweResult, mapsswe
 from voxjudge.asr.tokenize import Tokenizer, graphemes

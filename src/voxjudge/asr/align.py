@@ -7,8 +7,9 @@ position -- the word pairs that rubric judges classify later.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from voxjudge.asr.measures import ErrorCounts, Normalizer
 from voxjudge.asr.tokenize import Split, Tokenizer, Unit

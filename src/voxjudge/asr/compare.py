@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from voxjudge.asr.align import Alignment, align_tokens
 from voxjudge.asr.confusions import Confusions, confusion_pairs
 from voxjudge.asr.measures import MetricsResult, Normalizer, compute_metrics
 from voxjudge.asr.significance import MapssweResult, mapsswe
 from voxjudge.asr.tokenize import Split, Tokenizer
-from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES, BootstrapDifference, paired_bootstrap
+from voxjudge.stats.bootstrap import (
+    DEFAULT_RESAMPLES,
+    BootstrapDifference,
+    paired_bootstrap,
+)
 
 
 @dataclass
@@ -34,13 +38,20 @@ class Comparison:
             "a": {k: sa[k] for k in (*keys, "hits", "substitutions", "deletions", "insertions")},
             "b": {k: sb[k] for k in (*keys, "hits", "substitutions", "deletions", "insertions")},
             "delta": {k: sa[k] - sb[k] for k in keys},
-            "utterances": {"count": len(self.a.ids), "a_better": self.a_better, "b_better": self.b_better, "ties": self.ties},
+            "utterances": {
+                "count": len(self.a.ids),
+                "a_better": self.a_better,
+                "b_better": self.b_better,
+                "ties": self.ties,
+            },
             "significance": {"mapsswe": self.mapsswe.as_dict(), "paired_bootstrap_wer": self.wer_bootstrap.as_dict()},
             "confusions": {"a": self.confusions_a.as_dict(), "b": self.confusions_b.as_dict()},
         }
 
 
-def _word_alignments(refs: Sequence[str], hyps: Sequence[str], tokenizer: Tokenizer, normalizer: Normalizer | None) -> list[Alignment]:
+def _word_alignments(
+    refs: Sequence[str], hyps: Sequence[str], tokenizer: Tokenizer, normalizer: Normalizer | None
+) -> list[Alignment]:
     out = []
     for r, h in zip(refs, hyps):
         if normalizer is not None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 from voxjudge.asr.tokenize import Split, Tokenizer
 
@@ -113,9 +114,7 @@ def count_errors(
     from rapidfuzz.distance.Levenshtein import editops
 
     if len(references) != len(hypotheses):
-        raise ValueError(
-            f"{len(references)} references but {len(hypotheses)} hypotheses; they must pair up"
-        )
+        raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses; they must pair up")
     tokenizer = tokenizer or Tokenizer()
     split = tokenizer.function()
     tokenize = split if normalizer is None else (lambda t: split(normalizer(t)))
@@ -256,7 +255,11 @@ def compute_metrics(
         char_progress = lambda done, _n: progress(n + done, 2 * n)  # noqa: E731
     word = count_errors(references, hypotheses, Tokenizer("word", split), normalizer, word_progress)
     char = count_errors(
-        references, hypotheses, Tokenizer(char_unit, split), normalizer, char_progress  # type: ignore[arg-type]
+        references,
+        hypotheses,
+        Tokenizer(char_unit, split),
+        normalizer,
+        char_progress,  # type: ignore[arg-type]
     )
     return MetricsResult(
         ids=list(ids),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from voxjudge.errors import InputError
 
@@ -95,8 +95,7 @@ def get_normalizer(spec: str | None) -> Normalizer | None:
             steps.append(part)
         else:
             raise InputError(
-                f"unknown normalization {part!r} in {spec!r}; presets: {', '.join(PRESETS)}; "
-                f"steps: {', '.join(STEPS)}"
+                f"unknown normalization {part!r} in {spec!r}; presets: {', '.join(PRESETS)}; steps: {', '.join(STEPS)}"
             )
     return Normalizer(spec, tuple(steps))
 

@@ -11,8 +11,8 @@ approximation wants dozens of segments; the result reports how many there were.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 from voxjudge.asr.align import Alignment
 
@@ -57,8 +57,7 @@ def segment_errors(a: Alignment, b: Alignment) -> list[tuple[int, int]]:
     clean_gap = [ins_a[g] == 0 and ins_b[g] == 0 for g in range(n + 1)]
     # A good word is an anchor when it joins a good neighbour through a clean gap.
     anchor = [
-        good[j]
-        and ((j > 0 and good[j - 1] and clean_gap[j]) or (j + 1 < n and good[j + 1] and clean_gap[j + 1]))
+        good[j] and ((j > 0 and good[j - 1] and clean_gap[j]) or (j + 1 < n and good[j + 1] and clean_gap[j + 1]))
         for j in range(n)
     ]
     segments: list[tuple[int, int]] = []

@@ -15,8 +15,9 @@ On text whose words are separated by single ASCII spaces the two conventions agr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 Unit = Literal["word", "char", "grapheme"]
 Split = Literal["unicode", "jiwer"]

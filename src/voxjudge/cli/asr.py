@@ -8,11 +8,11 @@ from voxjudge.cli.common import (
     add_bootstrap_options,
     add_input_options,
     add_text_options,
+    check_bootstrap_options,
     console,
     fmt_rate,
     normalizer,
     print_json,
-    check_bootstrap_options,
     progress_bar,
     read_file,
     read_pair,
@@ -51,7 +51,9 @@ def register(groups) -> None:
 
     p = cmds.add_parser("align", help="show word (or character) alignments, sclite style")
     _add_ref_hyp(p)
-    p.add_argument("--unit", default="word", choices=["word", "char", "grapheme"], help="alignment unit (default: word)")
+    p.add_argument(
+        "--unit", default="word", choices=["word", "char", "grapheme"], help="alignment unit (default: word)"
+    )
     p.add_argument("--errors-only", action="store_true", help="skip utterances without errors")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N utterances")
     p.add_argument("--json", action="store_true", help="print alignments as JSON")
@@ -113,7 +115,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             out["utterances"] = utterances
         print_json(out)
         return 0
-    print(render_metrics(summary, result, args.unit, args.ref, args.hyp, utterances if args.per_utterance else None, speakers))
+    print(
+        render_metrics(
+            summary, result, args.unit, args.ref, args.hyp, utterances if args.per_utterance else None, speakers
+        )
+    )
     return 0
 
 
@@ -139,16 +145,29 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
             for col in ("speaker", "utts", "ref words", "WER", "CER", "sub", "del", "ins"):
                 st.add_column(col, justify="left" if col == "speaker" else "right")
             for name, s in speakers.items():
-                st.add_row(name, str(s["utterances_count"]), str(s["ref_words"]), fmt_rate(s["wer"]), fmt_rate(s["cer"]),
-                           str(s["substitutions"]), str(s["deletions"]), str(s["insertions"]))
+                st.add_row(
+                    name,
+                    str(s["utterances_count"]),
+                    str(s["ref_words"]),
+                    fmt_rate(s["wer"]),
+                    fmt_rate(s["cer"]),
+                    str(s["substitutions"]),
+                    str(s["deletions"]),
+                    str(s["insertions"]),
+                )
             con.print(st)
         if utterances:
             ut = Table(title="Per utterance (input order)")
             for col in ("id", "ref words", "WER", "CER", "hits", "sub", "del", "ins"):
                 ut.add_column(col, justify="left" if col == "id" else "right")
             for u in utterances:
-                ut.add_row(u["id"], str(u["ref_words"]), fmt_rate(u["wer"]), fmt_rate(u["cer"]),
-                           *(str(u[k]) for k in _COUNT_KEYS))
+                ut.add_row(
+                    u["id"],
+                    str(u["ref_words"]),
+                    fmt_rate(u["wer"]),
+                    fmt_rate(u["cer"]),
+                    *(str(u[k]) for k in _COUNT_KEYS),
+                )
             con.print(ut)
         con.print(
             f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
@@ -175,17 +194,19 @@ def cmd_align(args: argparse.Namespace) -> int:
             shown.append((uid, a))
     write_out(args.out, pairs_out)
     if args.json:
-        print_json([
-            {
-                "id": uid,
-                "ref": a.ref,
-                "hyp": a.hyp,
-                **a.counts.counts(),
-                "error_rate": a.counts.error_rate,
-                "chunks": [vars(c) for c in a.chunks],
-            }
-            for uid, a in shown
-        ])
+        print_json(
+            [
+                {
+                    "id": uid,
+                    "ref": a.ref,
+                    "hyp": a.hyp,
+                    **a.counts.counts(),
+                    "error_rate": a.counts.error_rate,
+                    "chunks": [vars(c) for c in a.chunks],
+                }
+                for uid, a in shown
+            ]
+        )
         return 0
     color = use_color()
     print("\n\n".join(render_alignment(a, uid, color=color) for uid, a in shown))
@@ -205,9 +226,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
     comparison = compare_systems(
-        pa.references, pa.hypotheses, pb.hypotheses, pa.ids,
-        normalizer=normalizer(args), split=args.split, char_unit=args.unit,
-        n_resamples=args.resamples, confidence=args.confidence, seed=args.seed, top=args.top,
+        pa.references,
+        pa.hypotheses,
+        pb.hypotheses,
+        pa.ids,
+        normalizer=normalizer(args),
+        split=args.split,
+        char_unit=args.unit,
+        n_resamples=args.resamples,
+        confidence=args.confidence,
+        seed=args.seed,
+        top=args.top,
     )
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
@@ -260,9 +289,12 @@ def render_compare(s: dict, names: list[str]) -> str:
                 de = conf["deletions"][i] if i < len(conf["deletions"]) else None
                 ins = conf["insertions"][i] if i < len(conf["insertions"]) else None
                 ct.add_row(
-                    f"{sub['ref']} → {sub['hyp']}" if sub else "", str(sub["count"]) if sub else "",
-                    de["ref"] if de else "", str(de["count"]) if de else "",
-                    ins["hyp"] if ins else "", str(ins["count"]) if ins else "",
+                    f"{sub['ref']} → {sub['hyp']}" if sub else "",
+                    str(sub["count"]) if sub else "",
+                    de["ref"] if de else "",
+                    str(de["count"]) if de else "",
+                    ins["hyp"] if ins else "",
+                    str(ins["count"]) if ins else "",
                 )
             con.print(ct)
     return cap.get().rstrip("\n")

@@ -7,8 +7,9 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from voxjudge.errors import InputError
 
@@ -24,7 +25,9 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--text-col", default="text", help="text column/field in TSV, CSV or JSONL input (default: text)")
     g.add_argument("--id-col", default="id", help="id column/field in TSV, CSV or JSONL input (default: id)")
-    g.add_argument("--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)")
+    g.add_argument(
+        "--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)"
+    )
 
 
 def add_text_options(p: argparse.ArgumentParser) -> None:
@@ -49,7 +52,12 @@ def read_file(args: argparse.Namespace, path: str):
     from voxjudge.io import read_texts
 
     return read_texts(
-        path, fmt=args.format, ids=args.ids, text_field=args.text_col, id_field=args.id_col, speaker_field=args.speaker_col
+        path,
+        fmt=args.format,
+        ids=args.ids,
+        text_field=args.text_col,
+        id_field=args.id_col,
+        speaker_field=args.speaker_col,
     )
 
 
@@ -121,7 +129,12 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeRemainingColumn,
+    )
 
     with Progress(
         "[progress.description]{task.description}",

@@ -34,7 +34,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         comparison = compare_systems(a.references, a.hypotheses, b.hypotheses, a.ids, normalizer=norm)
         print(f"\n=== {lang}: system A, normalize={preset} ===")
         speakers = comparison.a.by_group([uid.split("-", 1)[0] for uid in a.ids])
-        print(render_metrics(comparison.a.summary(), comparison.a, "word", ref.path, f"{root / lang}/sys_a.txt", None, speakers))
+        print(
+            render_metrics(
+                comparison.a.summary(), comparison.a, "word", ref.path, f"{root / lang}/sys_a.txt", None, speakers
+            )
+        )
         print(f"\n=== {lang}: system A vs system B ===")
         print(render_compare(comparison.summary(), ["A", "B"]))
     return 0

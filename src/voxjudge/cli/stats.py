@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from voxjudge.cli.common import add_bootstrap_options, check_bootstrap_options, console, print_json
+from voxjudge.cli.common import (
+    add_bootstrap_options,
+    check_bootstrap_options,
+    console,
+    print_json,
+)
 from voxjudge.errors import InputError
 
 

@@ -170,7 +170,5 @@ def _check_unique(path, records: list[TextRecord]) -> None:
     seen: dict[str, int] = {}
     for r in records:
         if r.id in seen:
-            raise InputError(
-                f"{path}:{r.line}: duplicate id {r.id!r} (first on line {seen[r.id]}); ids must be unique"
-            )
+            raise InputError(f"{path}:{r.line}: duplicate id {r.id!r} (first on line {seen[r.id]}); ids must be unique")
         seen[r.id] = r.line

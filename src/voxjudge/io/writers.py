@@ -6,8 +6,9 @@ import csv
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from voxjudge.errors import InputError
 

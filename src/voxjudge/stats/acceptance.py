@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from collections.abc import Hashable, Sequence
 
 
 def _sort_key(label: Hashable) -> tuple:
@@ -12,9 +12,7 @@ def _sort_key(label: Hashable) -> tuple:
         return (1, 0.0, str(label))
 
 
-def acceptance_table(
-    accepted: Sequence[bool], groups: Sequence[Hashable], *, confidence: float = 0.95
-) -> list[dict]:
+def acceptance_table(accepted: Sequence[bool], groups: Sequence[Hashable], *, confidence: float = 0.95) -> list[dict]:
     """One row per group (numeric labels in numeric order) and a final ``all`` row.
 
     Each row: ``group``, ``n``, ``accepted``, ``rate``, ``ci_low``, ``ci_high`` (Wilson score

@@ -8,8 +8,8 @@ seed always means the same resamples.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -82,9 +82,7 @@ def paired_bootstrap(
                 return values[idx].sum(axis=1) / den[idx].sum(axis=1)
         return values[idx].mean(axis=1)
 
-    diffs = np.concatenate(
-        [stat(xa, idx) - stat(xb, idx) for idx in resample_chunks(len(xa), n_resamples, seed)]
-    )
+    diffs = np.concatenate([stat(xa, idx) - stat(xb, idx) for idx in resample_chunks(len(xa), n_resamples, seed)])
     diffs = diffs[np.isfinite(diffs)]
     alpha = (1 - confidence) / 2
     low, high = np.quantile(diffs, [alpha, 1 - alpha]) if diffs.size else (np.nan, np.nan)

@@ -7,8 +7,8 @@ vectorised re-implementations that the tests check against scipy to 1e-12.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -119,4 +119,6 @@ def correlate(
 def _rowwise_kendall_chunked(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
     # The pairwise-sign tensors are rows x n x n; keep them under ~4M cells.
     step = max(1, 4_000_000 // (idx.shape[1] ** 2))
-    return np.concatenate([_rowwise_kendall(x[idx[i : i + step]], y[idx[i : i + step]]) for i in range(0, len(idx), step)])
+    return np.concatenate(
+        [_rowwise_kendall(x[idx[i : i + step]], y[idx[i : i + step]]) for i in range(0, len(idx), step)]
+    )

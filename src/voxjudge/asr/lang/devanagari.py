@@ -43,9 +43,7 @@ _TABLE = str.maketrans(
 )
 
 # Each nasal with the stops of its own class (velar, palatal, retroflex, dental, labial).
-_HOMORGANIC = re.compile(
-    "ङ्(?=[कखगघ])|ञ्(?=[चछजझ])|ण्(?=[टठडढ])|न्(?=[तथदध])|म्(?=[पफबभ])"
-)
+_HOMORGANIC = re.compile("ङ्(?=[कखगघ])|ञ्(?=[चछजझ])|ण्(?=[टठडढ])|न्(?=[तथदध])|म्(?=[पफबभ])")
 
 
 def fold(text: str) -> str:

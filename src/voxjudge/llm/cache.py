@@ -1,0 +1,111 @@
+"""Persistent response cache (SQLite, JSON values) so that rerunning a job makes zero requests.
+
+The key is the SHA-256 of canonical JSON over an explicit allow-list of request fields --
+provider, model, base URL, messages (audio by content hash), schema, temperature, seed, max
+tokens, template -- plus the sample index and the cache schema version. Anything else (keys,
+timeouts, concurrency) never enters the key. Each answer is committed as soon as it arrives,
+so an interrupted run keeps everything it paid for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.types import AudioPart, Request, TextPart
+
+CACHE_VERSION = 1
+ENV_VAR = "VOXJUDGE_CACHE"
+
+
+def default_cache_path() -> Path:
+    """``$VOXJUDGE_CACHE``, else the user cache directory (``$XDG_CACHE_HOME/voxjudge``)."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("voxjudge", appauthor=False)) / "llm-cache.sqlite"
+
+
+def _message_key(request: Request) -> list[dict[str, Any]]:
+    out = []
+    for m in request.messages:
+        parts: list[dict[str, Any]] = []
+        for p in m.parts:
+            if isinstance(p, TextPart):
+                parts.append({"text": p.text})
+            elif isinstance(p, AudioPart):
+                parts.append({"audio_sha256": p.sha256, "format": p.format})
+        out.append({"role": m.role, "parts": parts})
+    return out
+
+
+def request_key(spec: JudgeSpec, request: Request, sample_index: int) -> str:
+    fields = {
+        "version": CACHE_VERSION,
+        "judge": spec.identity(),
+        "messages": _message_key(request),
+        "schema": request.schema,
+        "schema_name": request.schema_name,
+        "temperature": request.temperature,
+        "seed": request.seed,
+        "max_tokens": request.max_tokens,
+        "template": request.template,
+        "sample_index": sample_index,
+    }
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class Cache:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
+            " value TEXT NOT NULL, created REAL NOT NULL)"
+        )
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, spec: JudgeSpec, value: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO responses (key, provider, model, value, created) VALUES (?, ?, ?, ?, ?)",
+            (key, spec.provider, spec.model, json.dumps(value, ensure_ascii=False), time.time()),
+        )
+
+    def stats(self) -> dict[str, Any]:
+        rows = self.db.execute(
+            "SELECT provider, model, COUNT(*), MIN(created), MAX(created) FROM responses GROUP BY provider, model"
+            " ORDER BY provider, model"
+        ).fetchall()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return {
+            "path": str(self.path),
+            "entries": sum(r[2] for r in rows),
+            "bytes": size,
+            "judges": [{"judge": f"{r[0]}/{r[1]}", "entries": r[2], "oldest": r[3], "newest": r[4]} for r in rows],
+        }
+
+    def clear(self, judge: str | None = None) -> int:
+        if judge is None:
+            cur = self.db.execute("DELETE FROM responses")
+        else:
+            provider, _, model = judge.partition("/")
+            cur = self.db.execute("DELETE FROM responses WHERE provider = ? AND model = ?", (provider, model))
+        self.db.execute("VACUUM")
+        return cur.rowcount
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,34 @@
+"""Errors from model calls, split by what the wrapper should do about them."""
+
+from __future__ import annotations
+
+from voxjudge.errors import InputError, VoxjudgeError
+
+
+class LLMError(VoxjudgeError):
+    """A model call failed."""
+
+
+class TransientError(LLMError):
+    """Worth retrying: rate limits, 5xx, timeouts, dropped connections."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class PermanentError(LLMError):
+    """Retrying will not help (bad request, auth, unsupported input)."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class BudgetExceeded(LLMError):
+    """The run reached --max-cost; calls already made are kept."""
+
+
+class ConfigError(InputError):
+    """A judge spec, key or option the user must fix."""

@@ -1,0 +1,231 @@
+"""A local stand-in for the OpenAI, Anthropic and Gemini HTTP APIs, for tests, benchmarks and
+offline trials of ``--base-url``. It listens on 127.0.0.1 only.
+
+Faults are queued and consumed one per request: ``"429"`` (with ``Retry-After``), ``"500"``,
+``"503"``, ``"timeout"`` (answer after ``slow_seconds``), ``"reset"`` (drop the connection),
+``"malformed"`` (a 200 with a broken JSON body), ``"wrong_ids"`` (a batch answer that skips one
+id and invents another), ``"bad_json"`` (a 200 whose answer text is not JSON), ``"400_schema"``
+(reject structured output, like servers without json_schema support).
+
+    python -m voxjudge.llm.fakeserver --latency 0.2     # prints "port N", serves until killed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from voxjudge.llm.providers.fake import example_from_schema
+
+Responder = Callable[[str, dict[str, Any]], Any]
+
+
+def _last_user_text(provider: str, body: dict[str, Any]) -> str:
+    if provider == "gemini":
+        contents = [c for c in body.get("contents", []) if c.get("role", "user") == "user"]
+        parts = contents[-1]["parts"] if contents else []
+        return "".join(p.get("text", "") for p in parts)
+    msgs = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    content = msgs[-1]["content"] if msgs else ""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content
+
+
+def request_schema(provider: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    if provider == "openai":
+        rf = body.get("response_format") or {}
+        return (rf.get("json_schema") or {}).get("schema")
+    if provider == "anthropic":
+        tools = body.get("tools") or []
+        return tools[0]["input_schema"] if tools else None
+    cfg = body.get("generationConfig") or body.get("generation_config") or {}
+    return cfg.get("responseJsonSchema") or cfg.get("response_json_schema")
+
+
+def default_responder(provider: str, body: dict[str, Any]) -> Any:
+    schema = request_schema(provider, body)
+    return example_from_schema(schema) if schema else "echo: " + _last_user_text(provider, body)
+
+
+class FakeLLMServer:
+    def __init__(self, latency: float = 0.0, responder: Responder | None = None, slow_seconds: float = 5.0):
+        self.latency = latency
+        self.slow_seconds = slow_seconds
+        self.responder = responder or default_responder
+        self.faults: list[str] = []
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def do_POST(self) -> None:
+                server._handle(self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.request_queue_size = 256
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeLLMServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def count(self, provider: str | None = None) -> int:
+        with self.lock:
+            return sum(1 for p, _ in self.requests if provider is None or p == provider)
+
+    # ---- request handling ------------------------------------------------------------------------
+
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        body = json.loads(h.rfile.read(length) or b"{}")
+        provider = (
+            "anthropic" if h.path.endswith("/messages") else "gemini" if ":generateContent" in h.path else "openai"
+        )
+        with self.lock:
+            self.requests.append((provider, body))
+            fault = self.faults.pop(0) if self.faults else "ok"
+        if self.latency:
+            time.sleep(self.latency)
+        if fault == "reset":
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.connection.close()
+            h.close_connection = True
+            return
+        if fault == "timeout":
+            time.sleep(self.slow_seconds)
+        if fault in ("429", "500", "503"):
+            headers = {"Retry-After": "0.05"} if fault == "429" else {}
+            self._send(
+                h, int(fault), json.dumps({"error": {"message": f"fake {fault}", "type": "fake"}}).encode(), headers
+            )
+            return
+        if fault == "400_schema" and request_schema(provider, body) is not None:
+            msg = {
+                "error": {"message": "response_format json_schema is not supported", "type": "invalid_request_error"}
+            }
+            self._send(h, 400, json.dumps(msg).encode())
+            return
+        if fault == "malformed":
+            self._send(h, 200, b'{"id": "x", "choices": [')
+            return
+        answer = self.responder(provider, body)
+        if (
+            fault == "wrong_ids"
+            and isinstance(answer, dict)
+            and isinstance(answer.get("items"), list)
+            and answer["items"]
+        ):
+            answer = dict(answer, items=answer["items"][1:] + [dict(answer["items"][0], id="invented-id")])
+        text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+        if fault == "bad_json":
+            text = "I think the answer is yes."
+        self._send(h, 200, json.dumps(self._wrap(provider, body, text)).encode())
+
+    def _wrap(self, provider: str, body: dict[str, Any], text: str) -> dict[str, Any]:
+        tokens_in, tokens_out = len(json.dumps(body)) // 4, max(1, len(text) // 4)
+        if provider == "anthropic":
+            if request_schema(provider, body) is not None:
+                try:
+                    content = [
+                        {"type": "tool_use", "id": "t1", "name": body["tools"][0]["name"], "input": json.loads(text)}
+                    ]
+                except json.JSONDecodeError:
+                    content = [{"type": "text", "text": text}]
+            else:
+                content = [{"type": "text", "text": text}]
+            return {
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": content,
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+            }
+        if provider == "gemini":
+            n = int((body.get("generationConfig") or {}).get("candidateCount") or 1)
+            return {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": i}
+                    for i in range(n)
+                ],
+                "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out * n},
+            }
+        n = int(body.get("n") or 1)
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model"),
+            "choices": [
+                {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                for i in range(n)
+            ],
+            "usage": {
+                "prompt_tokens": tokens_in,
+                "completion_tokens": tokens_out * n,
+                "total_tokens": tokens_in + tokens_out * n,
+            },
+        }
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            h.send_response(status)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(payload)))
+            for k, v in (headers or {}).items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (e.g. its timeout fired first)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Fake OpenAI/Anthropic/Gemini server on 127.0.0.1")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    args = ap.parse_args()
+    server = FakeLLMServer(latency=args.latency)
+    print(f"port {server.port}", flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,374 @@
+"""``Judge``: one wrapper around any backend that owns caching, limits, retries, validation,
+accounting and the call log. Every model-based judgment in voxjudge goes through it.
+
+A call's life: cache lookup per sample index -> budget check -> rate limits -> concurrency slot ->
+backend call with a timeout -> retries with backoff on transient errors -> answer cached at once
+-> JSON extracted and validated against the schema -> one repair request if invalid -> else the
+sample is returned *unscored* with the raw text and the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from voxjudge.llm.cache import Cache, default_cache_path, request_key
+from voxjudge.llm.errors import (
+    BudgetExceeded,
+    ConfigError,
+    PermanentError,
+    TransientError,
+)
+from voxjudge.llm.limits import RateLimiter
+from voxjudge.llm.parse import InvalidOutput, parse_structured
+from voxjudge.llm.records import RecordLog
+from voxjudge.llm.registry import Backend, create_backend
+from voxjudge.llm.retry import RetryPolicy
+from voxjudge.llm.spec import JudgeSpec, parse_spec
+from voxjudge.llm.types import Message, Request, Response, Usage
+from voxjudge.llm.usage import (
+    PriceTable,
+    UsageMeter,
+    audio_seconds,
+    estimate_request_tokens,
+)
+
+REPAIR_PROMPT = (
+    "Your previous answer could not be used: {reason}. Reply again with only the JSON value, "
+    "exactly as the schema requires."
+)
+_FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
+_DEFAULT = object()
+
+
+class Judge:
+    def __init__(
+        self,
+        spec: JudgeSpec | str,
+        *,
+        base_url: str | None = None,
+        cache: Cache | str | Path | None | object = _DEFAULT,
+        records: RecordLog | str | Path | None = None,
+        concurrency: int = 8,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 120.0,
+        max_cost: float | None = None,
+        prices: PriceTable | None = None,
+        backend: Backend | None = None,
+    ):
+        self.spec = parse_spec(spec, base_url) if isinstance(spec, str) else spec
+        if concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+        table = prices or PriceTable.default()
+        self.meter = UsageMeter(table.price(self.spec.provider, self.spec.model))
+        if max_cost is not None and self.meter.price is None:
+            raise ConfigError(
+                f"--max-cost: no price known for {self.spec.name}; add it with --prices FILE "
+                '({"models": {"provider/model": {"input_per_mtok": ..., "output_per_mtok": ...}}})'
+            )
+        self.max_cost = max_cost
+        self.backend = backend or create_backend(self.spec)
+        if cache is _DEFAULT:
+            cache = default_cache_path()
+        self.cache = Cache(cache) if isinstance(cache, (str, Path)) else cache  # type: ignore[assignment]
+        self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
+        self.concurrency = concurrency
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.stop_reason: str | None = None
+
+    # ---- one request -------------------------------------------------------------------------
+
+    async def complete(self, request: Request, *, item_id: str | None = None, validate: bool = True) -> list[Response]:
+        """``request.n`` samples. Samples that could not be obtained or validated carry ``error``."""
+        keys = [request_key(self.spec, request, i) for i in range(request.n)]
+        got: dict[int, Response] = {}
+        if self.cache is not None:
+            for i, key in enumerate(keys):
+                hit = self.cache.get(key)
+                if hit is not None:
+                    got[i] = _from_cache(hit, i)
+                    self.meter.cache_hits += 1
+                    self._log(request, item_id, event="cache_hit", sample_indices=[i])
+        missing = [i for i in range(request.n) if i not in got]
+        if missing:
+            groups = [missing] if self.backend.supports_n else [[i] for i in missing]
+            outcomes = await asyncio.gather(
+                *(self._fetch(request, g, keys, item_id) for g in groups), return_exceptions=True
+            )
+            for group, outcome in zip(groups, outcomes):
+                if isinstance(outcome, BaseException):
+                    if not isinstance(outcome, (TransientError, PermanentError)):
+                        raise outcome
+                    for i in group:
+                        got[i] = Response("", sample_index=i, error=f"call failed: {outcome}")
+                else:
+                    got.update(outcome)
+        responses = [got[i] for i in range(request.n)]
+        if validate and request.schema is not None:
+            for r in responses:
+                if r.ok:
+                    await self._validate(request, r, item_id)
+        return responses
+
+    async def _fetch(
+        self, request: Request, indices: list[int], keys: list[str], item_id: str | None
+    ) -> dict[int, Response]:
+        call = request
+        if len(indices) == 1 and indices[0] > 0 and request.seed is not None and not self.backend.supports_n:
+            call = replace(request, seed=request.seed + indices[0])  # distinct samples one call at a time
+        result, usage, latency = await self._call(call, len(indices), item_id, indices)
+        out = {}
+        for k, (i, sample) in enumerate(zip(indices, result.samples)):
+            share = usage if k == 0 else Usage()
+            if self.cache is not None:
+                self.cache.put(
+                    keys[i],
+                    self.spec,
+                    {
+                        "text": sample.text,
+                        "finish_reason": sample.finish_reason,
+                        "usage": share.as_dict(),
+                        "latency": latency,
+                    },
+                )
+            out[i] = Response(sample.text, None, share, latency, sample.finish_reason, i, False)
+        if len(result.samples) < len(indices):
+            for i in indices[len(result.samples) :]:
+                out[i] = Response("", sample_index=i, error="provider returned fewer samples than asked")
+        return out
+
+    async def _call(self, request: Request, n: int, item_id: str | None, indices: list[int]):
+        tokens = estimate_request_tokens(request)
+        self._check_budget(tokens, request.max_tokens * n)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        attempt = 0
+        while True:
+            await self.limiter.acquire(tokens + request.max_tokens * n)
+            start = time.perf_counter()
+            async with self._slots:
+                try:
+                    result = await asyncio.wait_for(self.backend.complete(request, n), self.timeout)
+                    error: TransientError | None = None
+                except asyncio.TimeoutError:
+                    error = TransientError(f"{self.spec.provider}: no answer within {self.timeout:g}s")
+                except TransientError as e:
+                    error = e
+                except PermanentError as e:
+                    self.meter.failures += 1
+                    self._log(
+                        request,
+                        item_id,
+                        event="error",
+                        sample_indices=indices,
+                        attempt=attempt,
+                        error=str(e),
+                        status=e.status,
+                        latency=time.perf_counter() - start,
+                    )
+                    if e.status in _FATAL_STATUS:
+                        raise ConfigError(f"{self.spec.name}: {e}") from e
+                    raise
+            latency = time.perf_counter() - start
+            if error is None:
+                break
+            final = attempt >= self.retry.max_retries
+            self._log(
+                request,
+                item_id,
+                event="error" if final else "retry",
+                sample_indices=indices,
+                attempt=attempt,
+                error=str(error),
+                status=error.status,
+                latency=latency,
+            )
+            if final:
+                self.meter.failures += 1
+                raise TransientError(f"gave up after {attempt + 1} attempts: {error}", status=error.status)
+            self.meter.retries += 1
+            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+            attempt += 1
+        usage = result.usage
+        usage.audio_seconds = audio_seconds(request)
+        self.meter.add(usage)
+        self._log(
+            request,
+            item_id,
+            event="call",
+            sample_indices=indices,
+            attempt=attempt,
+            usage=usage.as_dict(),
+            latency=round(latency, 4),
+            finish_reasons=[s.finish_reason for s in result.samples],
+            structured=result.structured,
+        )
+        return result, usage, latency
+
+    async def _validate(self, request: Request, response: Response, item_id: str | None) -> None:
+        try:
+            response.parsed = parse_structured(response.text, request.schema)  # type: ignore[arg-type]
+            return
+        except InvalidOutput as first:
+            reason = str(first)
+        repair = replace(
+            request,
+            messages=request.messages
+            + (
+                Message.text("assistant", response.text),
+                Message.text("user", REPAIR_PROMPT.format(reason=reason)),
+            ),
+            n=1,
+        )
+        self._log(request, item_id, event="repair", sample_indices=[response.sample_index], error=reason)
+        fixed = (await self.complete(repair, item_id=item_id, validate=False))[0]
+        if fixed.ok:
+            try:
+                response.parsed = parse_structured(fixed.text, request.schema)  # type: ignore[arg-type]
+                response.text = fixed.text
+                return
+            except InvalidOutput as second:
+                reason = f"{reason}; after repair: {second}"
+        else:
+            reason = f"{reason}; repair failed: {fixed.error}"
+        response.error = f"invalid output: {reason}"
+
+    # ---- many requests -----------------------------------------------------------------------
+
+    async def complete_many(
+        self,
+        items: Sequence[tuple[str, Request]],
+        *,
+        validate: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[list[Response] | None]:
+        """All items, in input order. If ``--max-cost`` stops the run, items not started are None
+        and ``stop_reason`` says why; everything finished is already cached and logged."""
+        results: list[list[Response] | None] = [None] * len(items)
+        queue = iter(range(len(items)))
+        done = 0
+
+        async def worker() -> None:
+            nonlocal done
+            for k in queue:
+                if self.stop_reason:
+                    return
+                item_id, request = items[k]
+                try:
+                    results[k] = await self.complete(request, item_id=item_id, validate=validate)
+                except BudgetExceeded as e:
+                    self.stop_reason = str(e)
+                    return
+                done += 1
+                if progress is not None:
+                    progress(done, len(items))
+
+        workers = max(1, min(len(items), self.concurrency * 2))
+        await asyncio.gather(*(worker() for _ in range(workers)))
+        return results
+
+    def estimate(self, requests: Sequence[Request]) -> dict[str, Any]:
+        """Dry run: what the requests would cost, counting cached samples as free.
+
+        Output tokens are bounded by each request's ``max_tokens``, so the cost is an upper bound.
+        """
+        calls = input_tokens = output_tokens = cached = 0
+        for r in requests:
+            missing = [
+                i for i in range(r.n) if self.cache is None or self.cache.get(request_key(self.spec, r, i)) is None
+            ]
+            cached += r.n - len(missing)
+            if not missing:
+                continue
+            n_calls = 1 if self.backend.supports_n else len(missing)
+            calls += n_calls
+            input_tokens += estimate_request_tokens(r) * n_calls
+            output_tokens += r.max_tokens * len(missing)
+        price = self.meter.price
+        cost = None if price is None else price.cost(Usage(input_tokens, output_tokens))
+        return {
+            "judge": self.spec.name,
+            "requests": calls,
+            "cached_samples": cached,
+            "input_tokens_estimate": input_tokens,
+            "output_tokens_max": output_tokens,
+            "cost_usd_max": None if cost is None else round(cost, 4),
+        }
+
+    # ---- sync convenience and housekeeping ---------------------------------------------------
+
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine on this judge's own event loop (for scripts without asyncio)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(coro)
+
+    def complete_sync(self, request: Request, *, item_id: str | None = None, validate: bool = True) -> list[Response]:
+        return self.run(self.complete(request, item_id=item_id, validate=validate))
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        if self.records is not None:
+            self.records.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    def close(self) -> None:
+        self.run(self.aclose())
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def _check_budget(self, input_tokens: int, max_output_tokens: int) -> None:
+        if self.max_cost is None or self.meter.price is None:
+            return
+        worst = self.meter.price.cost(Usage(input_tokens, max_output_tokens))
+        if (self.meter.cost or 0.0) + worst > self.max_cost:
+            raise BudgetExceeded(
+                f"--max-cost {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
+                "rerun with a higher limit to continue from the cache"
+            )
+
+    def _log(self, request: Request, item_id: str | None, **fields: Any) -> None:
+        if self.records is None:
+            return
+        self.records.write(
+            {
+                "item_id": item_id,
+                "judge": self.spec.name,
+                **self.spec.identity(),
+                "template": request.template,
+                "template_hash": hashlib.sha256(request.template.encode("utf-8")).hexdigest()[:16],
+                "params": {
+                    "temperature": request.temperature,
+                    "seed": request.seed,
+                    "max_tokens": request.max_tokens,
+                    "n": request.n,
+                },
+                **fields,
+            }
+        )
+
+
+def _from_cache(value: dict[str, Any], index: int) -> Response:
+    u = value.get("usage") or {}
+    return Response(
+        value.get("text", ""),
+        None,
+        Usage(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)), float(u.get("audio_seconds", 0.0))),
+        float(value.get("latency", 0.0)),
+        value.get("finish_reason"),
+        index,
+        True,
+    )

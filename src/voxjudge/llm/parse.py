@@ -1,0 +1,57 @@
+"""Turning model text into a validated object: find the JSON, check it against the schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+class InvalidOutput(ValueError):
+    pass
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's answer: the whole text, a fenced block, or the first {...}/[...]."""
+    stripped = text.strip()
+    candidates = [stripped]
+    candidates += [m.strip() for m in _FENCE.findall(stripped)]
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            pass
+    for k, ch in enumerate(stripped):
+        if ch in "{[":
+            try:
+                return decoder.raw_decode(stripped, k)[0]
+            except json.JSONDecodeError:
+                continue
+    raise InvalidOutput("no JSON value found in the answer")
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def validate(value: Any, schema: dict[str, Any]) -> None:
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.path) or "(top level)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InvalidOutput(f"schema violation at {where}: {first.message}{more}")
+
+
+def parse_structured(text: str, schema: dict[str, Any]) -> Any:
+    value = extract_json(text)
+    validate(value, schema)
+    return value

@@ -1,0 +1,108 @@
+"""Helpers the provider adapters share: keys, SDK error classification, JSON-in-text prompting."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from typing import Any
+
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+_TRANSIENT_NAMES = ("Timeout", "Connect", "RemoteProtocol", "ReadError", "WriteError", "PoolTimeout", "Overloaded")
+
+
+def api_key(*names: str, required: bool, provider: str) -> str | None:
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    if required:
+        raise ConfigError(f"{provider}: no API key; set {' or '.join(names)} (or use --base-url for a local server)")
+    return None
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from Retry-After (seconds or HTTP date) or retry-after-ms."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+    except AttributeError:
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def classify(exc: BaseException, provider: str) -> TransientError | PermanentError:
+    """Map an SDK or HTTP exception to what the wrapper should do about it."""
+    status = getattr(exc, "status_code", None)
+    if status is None and isinstance(getattr(exc, "code", None), int):
+        status = exc.code  # google-genai
+    response = getattr(exc, "response", None)
+    retry_after = parse_retry_after(getattr(response, "headers", None))
+    name = type(exc).__name__
+    message = f"{provider}: {name}" + (f" {status}" if status else "") + f": {str(exc)[:300]}"
+    if status in _TRANSIENT_STATUS or (status is None and any(n in name for n in _TRANSIENT_NAMES)):
+        return TransientError(message, status=status, retry_after=retry_after)
+    if status is None and isinstance(exc, (ConnectionError, TimeoutError)):
+        return TransientError(message)
+    return PermanentError(message, status=status)
+
+
+def json_instruction(schema: dict[str, Any]) -> str:
+    """Appended to the prompt when the server cannot enforce a schema (JSON-in-text mode)."""
+    return (
+        "\n\nReply with a single JSON value and nothing else (no prose, no code fences). "
+        "It must validate against this JSON Schema:\n" + json.dumps(schema, ensure_ascii=False)
+    )
+
+
+def is_strict_compatible(schema: Any) -> bool:
+    """OpenAI's strict mode needs every object closed and every property required."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            props = schema.get("properties", {})
+            if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+                return False
+        return all(is_strict_compatible(v) for v in schema.values())
+    if isinstance(schema, list):
+        return all(is_strict_compatible(v) for v in schema)
+    return True
+
+
+def parse_body(http_response: Any, provider: str) -> dict[str, Any]:
+    """JSON body of a 2xx response; a garbled body (a proxy hiccup) is worth a retry."""
+    try:
+        data = http_response.json()
+    except ValueError as exc:
+        raise TransientError(f"{provider}: malformed JSON in response body ({exc})") from exc
+    if not isinstance(data, dict):
+        raise TransientError(f"{provider}: response body is not a JSON object")
+    return data
+
+
+def parameter_names(method: Any) -> frozenset[str]:
+    import inspect
+
+    return frozenset(inspect.signature(method).parameters)
+
+
+def split_known(params: frozenset[str], payload: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK method: what its signature names goes in directly, the rest
+    in ``extra_body``, so a parameter an SDK release dropped from its signature still reaches the API."""
+    known = {k: v for k, v in payload.items() if k in params}
+    extra = {k: v for k, v in payload.items() if k not in params}
+    if extra:
+        known["extra_body"] = extra
+    return known

@@ -1,0 +1,55 @@
+"""Judge spec strings: ``provider/model[?option=value&...]``.
+
+``openai/gpt-4o-mini``, ``anthropic/claude-sonnet-4-5``, ``gemini/gemini-2.5-flash``,
+``local/models/tiny.gguf``, ``fake/echo?latency=0.2``. A ``--base-url`` points ``openai/...`` at any
+OpenAI-compatible server (vLLM, Ollama, llama.cpp server, LM Studio).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+from voxjudge.llm.errors import ConfigError
+
+PROVIDERS = ("openai", "anthropic", "gemini", "local", "fake")
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    provider: str
+    model: str
+    base_url: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    def identity(self) -> dict:
+        """What distinguishes this judge in cache keys and records (never a key or secret)."""
+        return {"provider": self.provider, "model": self.model, "base_url": self.base_url}
+
+
+def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
+    text = spec.strip()
+    provider, sep, rest = text.partition("/")
+    if not sep or not rest:
+        raise ConfigError(
+            f"judge {spec!r} is not provider/model; e.g. openai/gpt-4o-mini, anthropic/<model>, "
+            "gemini/<model>, local/<file.gguf>, fake/<script>"
+        )
+    provider = provider.lower()
+    if provider not in PROVIDERS and not _registered(provider):
+        raise ConfigError(f"unknown provider {provider!r} in {spec!r}; known: {', '.join(PROVIDERS)}")
+    model, _, query = rest.partition("?")
+    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
+    if base_url and provider not in ("openai", "anthropic", "gemini"):
+        raise ConfigError(f"--base-url applies to openai/, anthropic/ and gemini/ judges, not {provider}/")
+    return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
+
+
+def _registered(provider: str) -> bool:
+    from voxjudge.llm.registry import registered_providers
+
+    return provider in registered_providers()
