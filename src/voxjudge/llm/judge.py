@@ -86,6 +86,7 @@ class Judge:
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stop_reason: str | None = None
+        self._reserved = 0.0
 
     # ---- one request -------------------------------------------------------------------------
 
@@ -140,9 +141,12 @@ class Judge:
                         "finish_reason": sample.finish_reason,
                         "usage": share.as_dict(),
                         "latency": latency,
+                        "structured": result.structured,
                     },
                 )
-            out[i] = Response(sample.text, None, share, latency, sample.finish_reason, i, False)
+            out[i] = Response(
+                sample.text, None, share, latency, sample.finish_reason, i, False, structured=result.structured
+            )
         if len(result.samples) < len(indices):
             for i in indices[len(result.samples) :]:
                 out[i] = Response("", sample_index=i, error="provider returned fewer samples than asked")
@@ -150,7 +154,13 @@ class Judge:
 
     async def _call(self, request: Request, n: int, item_id: str | None, indices: list[int]):
         tokens = estimate_request_tokens(request)
-        self._check_budget(tokens, request.max_tokens * n)
+        reserved = self._reserve_budget(tokens, request.max_tokens * n)
+        try:
+            return await self._call_with_retries(request, n, item_id, indices, tokens)
+        finally:
+            self._reserved -= reserved
+
+    async def _call_with_retries(self, request: Request, n: int, item_id: str | None, indices: list[int], tokens: int):
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
         attempt = 0
@@ -330,15 +340,18 @@ class Judge:
             self._loop.close()
             self._loop = None
 
-    def _check_budget(self, input_tokens: int, max_output_tokens: int) -> None:
+    def _reserve_budget(self, input_tokens: int, max_output_tokens: int) -> float:
+        """Hold the worst-case cost of a call about to start, so parallel calls cannot overshoot."""
         if self.max_cost is None or self.meter.price is None:
-            return
+            return 0.0
         worst = self.meter.price.cost(Usage(input_tokens, max_output_tokens))
-        if (self.meter.cost or 0.0) + worst > self.max_cost:
+        if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
                 f"--max-cost {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
                 "rerun with a higher limit to continue from the cache"
             )
+        self._reserved += worst
+        return worst
 
     def _log(self, request: Request, item_id: str | None, **fields: Any) -> None:
         if self.records is None:
@@ -371,4 +384,5 @@ def _from_cache(value: dict[str, Any], index: int) -> Response:
         value.get("finish_reason"),
         index,
         True,
+        structured=bool(value.get("structured", False)),
     )

@@ -170,6 +170,7 @@ class Response:
     sample_index: int = 0
     cache_hit: bool = False
     error: str | None = None  # set when the answer could not be used: the item is unscored
+    structured: bool = False  # the server enforced the schema (JSON-schema mode or tool use)
 
     @property
     def ok(self) -> bool:

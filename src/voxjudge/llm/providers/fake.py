@@ -64,7 +64,12 @@ def example_from_schema(schema: dict[str, Any]) -> Any:
                 for k, v in enumerate(values):
                     v[key] = sub["enum"][k]
         return values
-    return {"string": "", "integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind, None)
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1 if "exclusiveMinimum" in schema else 0)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    return {"boolean": False, "null": None}.get(kind, None)
 
 
 def _echo(request: Request, index: int) -> str:

@@ -1,0 +1,53 @@
+"""Options every model-judged command shares, and building a ``Judge`` from them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_judge_options(p: argparse.ArgumentParser, *, require_judge: bool = False) -> None:
+    g = p.add_argument_group("model judge")
+    if require_judge:
+        g.add_argument("judge", metavar="JUDGE", help="provider/model, e.g. openai/gpt-4o-mini, fake/schema")
+    g.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio)")
+    g.add_argument("--cache", metavar="PATH", help="response cache (default: $VOXJUDGE_CACHE or the user cache dir)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    g.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default: 8)")
+    g.add_argument("--rpm", type=float, metavar="N", help="client-side limit: requests per minute")
+    g.add_argument("--tpm", type=float, metavar="N", help="client-side limit: tokens per minute")
+    g.add_argument("--max-retries", type=int, default=6, help="retries on 429/5xx/timeouts (default: 6)")
+    g.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer (default: 120)")
+    g.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly before spending more than this")
+    g.add_argument("--prices", metavar="FILE", help="price table JSON overriding the shipped one")
+    g.add_argument("--log", metavar="FILE", help="append one JSONL record per model call to FILE")
+
+
+def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
+    from voxjudge.llm import Judge, PriceTable, RetryPolicy
+    from voxjudge.llm.errors import ConfigError
+
+    if args.concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    if args.max_retries < 0:
+        raise ConfigError("--max-retries must be 0 or more")
+    if args.timeout <= 0:
+        raise ConfigError("--timeout must be positive")
+    cache = None if args.no_cache else (args.cache or _DEFAULT)
+    kwargs = {} if cache is _DEFAULT else {"cache": cache}
+    return Judge(
+        spec or args.judge,
+        base_url=args.base_url,
+        records=args.log or default_log,
+        concurrency=args.concurrency,
+        requests_per_minute=args.rpm,
+        tokens_per_minute=args.tpm,
+        retry=RetryPolicy(max_retries=args.max_retries),
+        timeout=args.timeout,
+        max_cost=args.max_cost,
+        prices=PriceTable.load(args.prices) if args.prices else None,
+        **kwargs,
+    )
+
+
+_DEFAULT = object()
