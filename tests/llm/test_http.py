@@ -162,7 +162,7 @@ def test_connection_refused_is_transient_then_unscored(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    j = Judge(f"openai/x", base_url=f"http://127.0.0.1:{port}/v1", cache=None, retry=RetryPolicy(1, 0.001))
+    j = Judge("openai/x", base_url=f"http://127.0.0.1:{port}/v1", cache=None, retry=RetryPolicy(1, 0.001))
     r = j.complete_sync(Request.simple("x"))[0]
     assert not r.ok and "gave up after 2 attempts" in r.error and "Connection" in r.error
     j.close()
