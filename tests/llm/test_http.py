@@ -28,17 +28,18 @@ def server():
         yield srv
 
 
-def openai_judge(server, tmp_path, **kw):
+def openai_judge(server, tmp_path, transport="http", **kw):
     kw.setdefault("cache", tmp_path / "cache.sqlite")
     kw.setdefault("records", tmp_path / "calls.jsonl")
     kw.setdefault("retry", FAST)
-    return Judge("openai/test-model", base_url=server.url + "/v1", **kw)
+    return Judge(f"openai/test-model?transport={transport}", base_url=server.url + "/v1", **kw)
 
 
-def test_every_fault_is_retried_and_nothing_is_paid_twice(server, tmp_path, monkeypatch):
+@pytest.mark.parametrize("transport", ["http", "sdk"])
+def test_every_fault_is_retried_and_nothing_is_paid_twice(server, tmp_path, monkeypatch, transport):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     server.faults += ["429", "500", "reset", "malformed", "503", "timeout"]
-    j = openai_judge(server, tmp_path, timeout=0.5)
+    j = openai_judge(server, tmp_path, transport, timeout=0.5)
     items = [(f"u{k}", Request.simple(f"classify pair {k}", schema=SCHEMA)) for k in range(12)]
     out = j.run(j.complete_many(items))
     assert all(r is not None and r[0].ok and r[0].parsed == {"label": "match"} for r in out)
@@ -47,7 +48,7 @@ def test_every_fault_is_retried_and_nothing_is_paid_twice(server, tmp_path, monk
     assert first == 18  # 12 answers + 6 faulted attempts
     j.close()
     # The same job again: zero requests reach the server.
-    j2 = openai_judge(server, tmp_path)
+    j2 = openai_judge(server, tmp_path, transport)
     j2.run(j2.complete_many(items))
     assert server.count() == first and j2.meter.cache_hits == 12
     j2.close()
@@ -73,7 +74,8 @@ def test_malformed_answer_text_gets_a_repair_request(server, tmp_path):
     j.close()
 
 
-def test_servers_without_json_schema_fall_back_to_json_in_text(server, tmp_path):
+@pytest.mark.parametrize("transport", ["http", "sdk"])
+def test_servers_without_json_schema_fall_back_to_json_in_text(server, tmp_path, transport):
     server.faults += ["400_schema"]
 
     def responder(provider, body):
@@ -81,7 +83,7 @@ def test_servers_without_json_schema_fall_back_to_json_in_text(server, tmp_path)
         assert "response_format" not in body
         return {"label": "minor"}
 
-    j = openai_judge(server, tmp_path)
+    j = openai_judge(server, tmp_path, transport)
     server.responder = lambda p, b: {"label": "minor"} if "response_format" not in b else {"label": "match"}
     r = j.complete_sync(Request.simple("x", schema=SCHEMA))[0]
     assert r.parsed == {"label": "minor"} and not r.structured
@@ -164,7 +166,7 @@ def test_connection_refused_is_transient_then_unscored(tmp_path):
         port = s.getsockname()[1]
     j = Judge("openai/x", base_url=f"http://127.0.0.1:{port}/v1", cache=None, retry=RetryPolicy(1, 0.001))
     r = j.complete_sync(Request.simple("x"))[0]
-    assert not r.ok and "gave up after 2 attempts" in r.error and "Connection" in r.error
+    assert not r.ok and "gave up after 2 attempts" in r.error and "Connect" in r.error
     j.close()
 
 

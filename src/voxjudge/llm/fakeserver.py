@@ -13,13 +13,11 @@ id and invents another), ``"bad_json"`` (a 200 whose answer text is not JSON), `
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import socket
-import struct
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from voxjudge.llm.providers.fake import example_from_schema
@@ -56,6 +54,10 @@ def default_responder(provider: str, body: dict[str, Any]) -> Any:
 
 
 class FakeLLMServer:
+    """Runs an aiohttp server on its own event loop in a background thread (or in the foreground
+    with ``serve_forever``). aiohttp keeps the server's own CPU cost small, so a throughput
+    benchmark measures the client, not the stand-in."""
+
     def __init__(self, latency: float = 0.0, responder: Responder | None = None, slow_seconds: float = 5.0):
         self.latency = latency
         self.slow_seconds = slow_seconds
@@ -63,37 +65,57 @@ class FakeLLMServer:
         self.faults: list[str] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                return
-
-            def do_POST(self) -> None:
-                server._handle(self)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.request_queue_size = 256
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return self.httpd.server_address[1]
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: Any = None
+        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    async def _start(self) -> None:
+        from aiohttp import web
+
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_post("/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
     def start(self) -> FakeLLMServer:
-        self.thread.start()
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(self._start())  # type: ignore[union-attr]
+            ready.set()
+            self._loop.run_forever()  # type: ignore[union-attr]
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        if self._loop is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)  # type: ignore[union-attr]
+        self._loop.close()
+        self._loop = None
+
+    def serve_forever(self, on_ready: Callable[[int], None]) -> None:
+        async def main() -> None:
+            await self._start()
+            on_ready(self.port)
+            await asyncio.Event().wait()
+
+        asyncio.run(main())
 
     def __enter__(self) -> FakeLLMServer:
         return self.start()
@@ -107,39 +129,34 @@ class FakeLLMServer:
 
     # ---- request handling ------------------------------------------------------------------------
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("Content-Length") or 0)
-        body = json.loads(h.rfile.read(length) or b"{}")
-        provider = (
-            "anthropic" if h.path.endswith("/messages") else "gemini" if ":generateContent" in h.path else "openai"
-        )
+    async def _handle(self, request: Any) -> Any:
+        from aiohttp import web
+
+        body = await request.json()
+        path = request.path
+        provider = "anthropic" if path.endswith("/messages") else "gemini" if ":generateContent" in path else "openai"
         with self.lock:
             self.requests.append((provider, body))
             fault = self.faults.pop(0) if self.faults else "ok"
         if self.latency:
-            time.sleep(self.latency)
+            await asyncio.sleep(self.latency)
         if fault == "reset":
-            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            h.connection.close()
-            h.close_connection = True
-            return
+            request.transport.abort()  # drop the connection without an answer
+            raise asyncio.CancelledError
         if fault == "timeout":
-            time.sleep(self.slow_seconds)
+            await asyncio.sleep(self.slow_seconds)
         if fault in ("429", "500", "503"):
             headers = {"Retry-After": "0.05"} if fault == "429" else {}
-            self._send(
-                h, int(fault), json.dumps({"error": {"message": f"fake {fault}", "type": "fake"}}).encode(), headers
+            return web.json_response(
+                {"error": {"message": f"fake {fault}", "type": "fake"}}, status=int(fault), headers=headers
             )
-            return
         if fault == "400_schema" and request_schema(provider, body) is not None:
             msg = {
                 "error": {"message": "response_format json_schema is not supported", "type": "invalid_request_error"}
             }
-            self._send(h, 400, json.dumps(msg).encode())
-            return
+            return web.json_response(msg, status=400)
         if fault == "malformed":
-            self._send(h, 200, b'{"id": "x", "choices": [')
-            return
+            return web.Response(body=b'{"id": "x", "choices": [', content_type="application/json")
         answer = self.responder(provider, body)
         if (
             fault == "wrong_ids"
@@ -151,7 +168,7 @@ class FakeLLMServer:
         text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
         if fault == "bad_json":
             text = "I think the answer is yes."
-        self._send(h, 200, json.dumps(self._wrap(provider, body, text)).encode())
+        return web.json_response(self._wrap(provider, body, text))
 
     def _wrap(self, provider: str, body: dict[str, Any], text: str) -> dict[str, Any]:
         tokens_in, tokens_out = len(json.dumps(body)) // 4, max(1, len(text) // 4)
@@ -201,28 +218,13 @@ class FakeLLMServer:
             },
         }
 
-    @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-        try:
-            h.send_response(status)
-            h.send_header("Content-Type", "application/json")
-            h.send_header("Content-Length", str(len(payload)))
-            for k, v in (headers or {}).items():
-                h.send_header(k, v)
-            h.end_headers()
-            h.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (e.g. its timeout fired first)
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="Fake OpenAI/Anthropic/Gemini server on 127.0.0.1")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     args = ap.parse_args()
-    server = FakeLLMServer(latency=args.latency)
-    print(f"port {server.port}", flush=True)
     try:
-        server.httpd.serve_forever()
+        FakeLLMServer(latency=args.latency).serve_forever(lambda port: print(f"port {port}", flush=True))
     except KeyboardInterrupt:
         pass
 

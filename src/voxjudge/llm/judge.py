@@ -118,7 +118,7 @@ class Judge:
         responses = [got[i] for i in range(request.n)]
         if validate and request.schema is not None:
             for r in responses:
-                if r.ok:
+                if r.ok and r.parsed is None:
                     await self._validate(request, r, item_id)
         return responses
 
@@ -132,20 +132,28 @@ class Judge:
         out = {}
         for k, (i, sample) in enumerate(zip(indices, result.samples)):
             share = usage if k == 0 else Usage()
+            parsed = _try_parse(sample.text, request.schema)
             if self.cache is not None:
-                self.cache.put(
-                    keys[i],
-                    self.spec,
-                    {
-                        "text": sample.text,
-                        "finish_reason": sample.finish_reason,
-                        "usage": share.as_dict(),
-                        "latency": latency,
-                        "structured": result.structured,
-                    },
-                )
+                value = {
+                    "text": sample.text,
+                    "finish_reason": sample.finish_reason,
+                    "usage": share.as_dict(),
+                    "latency": latency,
+                    "structured": result.structured,
+                }
+                if parsed is not _INVALID:
+                    # The schema is part of the key, so a valid answer stays valid: reruns skip validation.
+                    value["parsed"] = parsed
+                self.cache.put(keys[i], self.spec, value)
             out[i] = Response(
-                sample.text, None, share, latency, sample.finish_reason, i, False, structured=result.structured
+                sample.text,
+                None if parsed is _INVALID else parsed,
+                share,
+                latency,
+                sample.finish_reason,
+                i,
+                False,
+                structured=result.structured,
             )
         if len(result.samples) < len(indices):
             for i in indices[len(result.samples) :]:
@@ -374,11 +382,23 @@ class Judge:
         )
 
 
+_INVALID = object()
+
+
+def _try_parse(text: str, schema: dict[str, Any] | None) -> Any:
+    if schema is None:
+        return _INVALID
+    try:
+        return parse_structured(text, schema)
+    except InvalidOutput:
+        return _INVALID
+
+
 def _from_cache(value: dict[str, Any], index: int) -> Response:
     u = value.get("usage") or {}
     return Response(
         value.get("text", ""),
-        None,
+        value.get("parsed"),
         Usage(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)), float(u.get("audio_seconds", 0.0))),
         float(value.get("latency", 0.0)),
         value.get("finish_reason"),

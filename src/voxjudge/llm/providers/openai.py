@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from voxjudge.llm.errors import PermanentError
+from voxjudge.llm.errors import ConfigError, PermanentError
 from voxjudge.llm.providers._common import (
     api_key,
     classify,
@@ -98,19 +98,33 @@ def _rejects_schema(err: PermanentError) -> bool:
 
 
 class OpenAIBackend:
+    """``transport``: ``sdk`` (the official openai package) or ``http`` (the lean aiohttp
+    transport). Default: the SDK for OpenAI itself, ``http`` for ``--base-url`` servers, where
+    client CPU per request is what limits throughput."""
+
     supports_n = True
 
     def __init__(self, spec: JudgeSpec):
-        import openai  # the 'openai' extra
-
         self.spec = spec
         key = api_key("OPENAI_API_KEY", required=spec.base_url is None, provider="openai") or "not-needed"
-        self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=None)
+        self.transport = spec.options.get("transport", "http" if spec.base_url else "sdk")
+        if self.transport not in ("sdk", "http"):
+            raise ConfigError(f"openai: transport must be sdk or http, not {self.transport!r}")
+        if self.transport == "http":
+            from voxjudge.llm.providers._http import JSONTransport
+
+            if not spec.base_url:
+                raise ConfigError("openai: transport=http needs --base-url; OpenAI itself goes through the SDK")
+            self.http = JSONTransport(spec.base_url, {"Authorization": f"Bearer {key}"}, "openai")
+        else:
+            import openai  # the 'openai' extra
+
+            self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=None)
+            self._params = parameter_names(self.client.chat.completions.create)
+            self._create = self.client.chat.completions.with_raw_response.create
         mode = spec.options.get("structured", "auto")
         # auto: try JSON-schema output, fall back to JSON-in-text if the server rejects it.
         self.structured: bool | None = {"on": True, "off": False}.get(mode)
-        self._params = parameter_names(self.client.chat.completions.create)
-        self._create = self.client.chat.completions.with_raw_response.create
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
         use_schema = request.schema is not None and self.structured is not False
@@ -125,11 +139,14 @@ class OpenAIBackend:
     async def _call(self, request: Request, n: int, structured: bool) -> ProviderResult:
         payload = to_openai_payload(request, self.spec.model, n, structured=structured)
         start = time.perf_counter()
-        try:
-            raw = await self._create(**split_known(self._params, payload))
-        except Exception as exc:  # SDK and transport errors are classified, not swallowed
-            raise classify(exc, "openai") from exc
-        data = parse_body(raw.http_response, "openai")
+        if self.transport == "http":
+            data = await self.http.post("/chat/completions", payload)
+        else:
+            try:
+                raw = await self._create(**split_known(self._params, payload))
+            except Exception as exc:  # SDK and transport errors are classified, not swallowed
+                raise classify(exc, "openai") from exc
+            data = parse_body(raw.http_response, "openai")
         result = from_openai_response(data, structured=structured and request.schema is not None)
         result.latency = time.perf_counter() - start
         if structured and request.schema is not None and self.structured is None:
@@ -137,4 +154,7 @@ class OpenAIBackend:
         return result
 
     async def aclose(self) -> None:
-        await self.client.close()
+        if self.transport == "http":
+            await self.http.aclose()
+        else:
+            await self.client.close()

@@ -1,0 +1,64 @@
+"""A lean JSON-over-HTTP transport (aiohttp) for OpenAI-compatible servers.
+
+The official SDK costs ~2-3 ms of client CPU per request (parameter transformation, httpx's
+connection pool); a local vLLM/Ollama/llama.cpp server answering in tens of milliseconds makes
+that the bottleneck of a 100,000-item run. This transport sends the same payload (built by the
+same pure functions) for a fraction of the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from voxjudge.llm.errors import PermanentError, TransientError
+from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after
+
+
+def error_for_status(provider: str, status: int, headers: Any, body: bytes) -> TransientError | PermanentError:
+    try:
+        detail = json.loads(body).get("error", {})
+        message = detail.get("message") if isinstance(detail, dict) else str(detail)
+    except (ValueError, AttributeError):
+        message = body[:300].decode("utf-8", "replace")
+    text = f"{provider}: HTTP {status}: {message}"
+    if status in _TRANSIENT_STATUS:
+        return TransientError(text, status=status, retry_after=parse_retry_after(headers))
+    return PermanentError(text, status=status)
+
+
+class JSONTransport:
+    def __init__(self, base_url: str, headers: dict[str, str], provider: str):
+        self.base_url = base_url.rstrip("/")
+        self.headers = {"Content-Type": "application/json", **headers}
+        self.provider = provider
+        self._session = None
+
+    async def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        import aiohttp
+
+        if self._session is None:
+            # No connection cap here: the Judge's semaphore decides how many calls are in flight.
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0), headers=self.headers, timeout=aiohttp.ClientTimeout(total=None)
+            )
+        try:
+            async with self._session.post(self.base_url + path, data=json.dumps(payload)) as resp:
+                body = await resp.read()
+                status, headers = resp.status, resp.headers
+        except aiohttp.ClientError as exc:  # connection refused/reset, server disconnected, bad payload
+            raise TransientError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
+        if status >= 400:
+            raise error_for_status(self.provider, status, headers, body)
+        try:
+            data = json.loads(body)
+        except ValueError as exc:
+            raise TransientError(f"{self.provider}: malformed JSON in response body ({exc})") from exc
+        if not isinstance(data, dict):
+            raise TransientError(f"{self.provider}: response body is not a JSON object")
+        return data
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
