@@ -55,3 +55,107 @@ def test_cache_stats_and_clear(capsys, tmp_path, monkeypatch):
     assert main(["cache", "stats"]) == 0 and "fake/echo: 1" in capsys.readouterr().out
     assert main(["cache", "clear", "--cache", str(path)]) == 0
     assert "removed 1" in capsys.readouterr().out
+
+
+SCORE_SCHEMA = {
+    "type": "object",
+    "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5}},
+    "required": ["score"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def prompts(tmp_path):
+    path = tmp_path / "prompts.jsonl"
+    path.write_text("".join(json.dumps({"id": f"p{k}", "prompt": f"rate item {k}"}) + "\n" for k in range(6)))
+    (tmp_path / "schema.json").write_text(json.dumps(SCORE_SCHEMA))
+    return path
+
+
+def test_llm_run_then_rerun_from_cache(capsys, tmp_path, prompts):
+    args = [
+        "llm",
+        "run",
+        str(prompts),
+        "--judge",
+        "fake/schema",
+        "--schema",
+        str(tmp_path / "schema.json"),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "out.jsonl"),
+        "--log",
+        str(tmp_path / "log.jsonl"),
+    ]
+    assert main(args) == 0
+    assert "6/6 items, 6 requests, 0 cache hits" in capsys.readouterr().err
+    out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [o["id"] for o in out] == [f"p{k}" for k in range(6)] and out[0]["samples"][0]["parsed"] == {"score": 1}
+    assert main(args) == 0
+    assert "6/6 items, 0 requests, 6 cache hits" in capsys.readouterr().err
+    events = [json.loads(line)["event"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert events.count("call") == 6 and events.count("cache_hit") == 6
+
+
+def test_llm_run_dry_run_and_max_cost(capsys, tmp_path, prompts):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"models": {"openai/pricey": {"input_per_mtok": 100000, "output_per_mtok": 100000}}}))
+    with FakeLLMServer() as srv:
+        base = [
+            "llm",
+            "run",
+            str(prompts),
+            "--judge",
+            "openai/pricey",
+            "--base-url",
+            srv.url + "/v1",
+            "--prices",
+            str(prices),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--max-tokens",
+            "20",
+        ]
+        assert main([*base, "--dry-run"]) == 0
+        est = json.loads(capsys.readouterr().out)
+        assert est["requests"] == 6 and est["output_tokens_max"] == 120 and est["cost_usd_max"] > 0
+        assert srv.count() == 0  # a dry run sends nothing
+        code = main([*base, "--max-cost", "8", "--concurrency", "1", "--out", str(tmp_path / "out.jsonl")])
+        err = capsys.readouterr().err
+        assert code == 3 and "stopped early: --max-cost 8 USD reached" in err
+        done = len((tmp_path / "out.jsonl").read_text().splitlines())
+        assert 0 < done < 6 and srv.count() == done
+        # A higher limit continues where it stopped; nothing is paid twice.
+        assert main([*base, "--max-cost", "1000"]) == 0
+        assert srv.count() == 6
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"id": 1}\n', "needs an 'id' and a string 'prompt'"),
+        ('{"id": 1, "prompt": "a"}\n{"id": 1, "prompt": "b"}\n', "duplicate id '1'"),
+        ("{nope\n", "not valid JSON"),
+        ('{"id": 1, "prompt": "a", "audio": "missing.wav"}\n', "audio file not found"),
+    ],
+)
+def test_llm_run_bad_input(capsys, tmp_path, content, message):
+    path = tmp_path / "p.jsonl"
+    path.write_text(content)
+    assert main(["llm", "run", str(path), "--judge", "fake/schema", "--no-cache"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_local_provider_reports_what_is_missing(tmp_path):
+    from voxjudge.llm.errors import ConfigError
+
+    try:
+        import llama_cpp  # noqa: F401
+
+        expected = "not found"
+    except ImportError:
+        expected = "pip install 'voxjudge\\[local\\]'"
+    with pytest.raises(ConfigError, match=expected):
+        Judge(f"local/{tmp_path / 'missing.gguf'}", cache=None)

@@ -6,10 +6,14 @@ import argparse
 from pathlib import Path
 
 
-def add_judge_options(p: argparse.ArgumentParser, *, require_judge: bool = False) -> None:
+def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option") -> None:
+    """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
     g = p.add_argument_group("model judge")
-    if require_judge:
-        g.add_argument("judge", metavar="JUDGE", help="provider/model, e.g. openai/gpt-4o-mini, fake/schema")
+    spec_help = "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, fake/schema"
+    if judge == "positional":
+        g.add_argument("judge", metavar="JUDGE", help=spec_help)
+    elif judge == "option":
+        g.add_argument("--judge", required=True, metavar="SPEC", help=spec_help)
     g.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio)")
     g.add_argument("--cache", metavar="PATH", help="response cache (default: $VOXJUDGE_CACHE or the user cache dir)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

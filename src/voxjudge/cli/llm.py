@@ -26,9 +26,27 @@ def register(groups) -> None:
         "the cache. Exit status 0 when the judge answered, 1 when the call failed, 2 for a bad "
         "spec or a missing API key.",
     )
-    add_judge_options(p, require_judge=True)
+    add_judge_options(p, judge="positional")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_ping, no_cache=True)
+
+    p = cmds.add_parser(
+        "run",
+        help="send a JSONL file of prompts through a judge (cache, limits, retries, accounting)",
+        description="Each input line is an object with 'id' and 'prompt', optionally 'system' and 'audio' "
+        "(a path or a list of paths to wav/mp3 files). Answers are validated against --schema when given. "
+        "Rerunning the same command is served from the cache; --dry-run shows the cost first.",
+    )
+    p.add_argument("prompts", metavar="PROMPTS.jsonl", help="one prompt object per line")
+    add_judge_options(p)
+    p.add_argument("--schema", metavar="FILE", help="JSON Schema every answer must satisfy")
+    p.add_argument("--n", type=int, default=1, help="samples per prompt (default: 1)")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
+    p.add_argument("--max-tokens", type=int, default=1024, help="answer length limit (default: 1024)")
+    p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
+    p.add_argument("--out", metavar="FILE", help="write answers to FILE (.jsonl, .json); default: stdout JSONL")
+    p.set_defaults(func=cmd_run)
 
     cache = groups.add_parser("cache", help="the model response cache")
     ccmds = cache.add_subparsers(dest="command", metavar="<command>", required=True)
@@ -77,6 +95,108 @@ def cmd_ping(args: argparse.Namespace) -> int:
     else:
         print(f"{judge.spec.name}: failed after {result['latency_seconds']:.3f}s: {response.error}")
     return 0 if response.ok else 1
+
+
+def _read_prompts(path: str, args: argparse.Namespace):
+    import json
+    from pathlib import Path
+
+    from voxjudge.errors import InputError
+    from voxjudge.io.readers import read_lines
+    from voxjudge.llm import AudioPart, Message, Request, TextPart
+
+    schema = None
+    if args.schema:
+        try:
+            schema = json.loads(Path(args.schema).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{args.schema}: no such file") from None
+        except json.JSONDecodeError as e:
+            raise InputError(f"{args.schema}:{e.lineno}: not valid JSON ({e.msg})") from None
+    if args.n < 1:
+        raise InputError("--n must be at least 1")
+    items, seen = [], {}
+    base = Path(path).parent
+    for n, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str) or "id" not in obj:
+            raise InputError(f"{path}:{n}: each line needs an 'id' and a string 'prompt'")
+        uid = str(obj["id"])
+        if uid in seen:
+            raise InputError(f"{path}:{n}: duplicate id {uid!r} (first on line {seen[uid]})")
+        seen[uid] = n
+        audio = obj.get("audio") or []
+        clips = tuple(AudioPart.from_path(base / a) for a in ([audio] if isinstance(audio, str) else audio))
+        messages = ((Message.text("system", obj["system"]),) if obj.get("system") else ()) + (
+            Message("user", (TextPart(obj["prompt"]), *clips)),
+        )
+        request = Request(
+            messages,
+            schema=schema,
+            temperature=args.temperature,
+            seed=args.seed,
+            max_tokens=args.max_tokens,
+            n=args.n,
+            template="voxjudge-llm-run",
+        )
+        items.append((uid, request))
+    return items
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import sys
+
+    from voxjudge.cli.common import progress_bar, write_out
+
+    items = _read_prompts(args.prompts, args)
+    judge = make_judge(args)
+    try:
+        if args.dry_run:
+            estimate = judge.estimate([r for _, r in items])
+            print_json(estimate)
+            return 0
+        with progress_bar(f"asking {judge.spec.name}") as progress:
+            results = judge.run(judge.complete_many(items, progress=progress))
+    finally:
+        judge.close()
+    records = []
+    for (uid, _), responses in zip(items, results):
+        if responses is None:
+            continue
+        records.append(
+            {
+                "id": uid,
+                "samples": [
+                    {"text": r.text, "parsed": r.parsed, "error": r.error, "cache_hit": r.cache_hit}
+                    for r in responses
+                ],
+            }
+        )
+    if args.out:
+        write_out(args.out, records)
+    else:
+        import json
+
+        for rec in records:
+            sys.stdout.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    usage = judge.meter.as_dict()
+    unscored = sum(1 for rec in records for smp in rec["samples"] if smp["error"])
+    cost = "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f} USD"
+    print(
+        f"{judge.spec.name}: {len(records)}/{len(items)} items, {usage['requests']} requests, "
+        f"{usage['cache_hits']} cache hits, {usage['retries']} retries, {unscored} unscored samples, "
+        f"{usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}",
+        file=sys.stderr,
+    )
+    if judge.stop_reason:
+        print(f"voxjudge: stopped early: {judge.stop_reason}", file=sys.stderr)
+        return 3
+    return 0
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
