@@ -17,3 +17,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 @pytest.fixture
 def examples() -> Path:
     return EXAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _private_llm_cache(tmp_path_factory, monkeypatch):
+    """No test touches the user's real response cache."""
+    monkeypatch.setenv("VOXJUDGE_CACHE", str(tmp_path_factory.getbasetemp() / "llm-cache.sqlite"))
