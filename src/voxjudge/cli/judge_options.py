@@ -9,7 +9,9 @@ from pathlib import Path
 def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option") -> None:
     """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
     g = p.add_argument_group("model judge")
-    spec_help = "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, fake/schema"
+    spec_help = (
+        "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, fake/schema"
+    )
     if judge == "positional":
         g.add_argument("judge", metavar="JUDGE", help=spec_help)
     elif judge == "option":

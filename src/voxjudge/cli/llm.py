@@ -102,7 +102,7 @@ def _read_prompts(path: str, args: argparse.Namespace):
     from pathlib import Path
 
     from voxjudge.errors import InputError
-    from voxjudge.io.readers import read_lines
+    from voxjudge.io.readers import jsonl_objects
     from voxjudge.llm import AudioPart, Message, Request, TextPart
 
     schema = None
@@ -117,14 +117,8 @@ def _read_prompts(path: str, args: argparse.Namespace):
         raise InputError("--n must be at least 1")
     items, seen = [], {}
     base = Path(path).parent
-    for n, line in enumerate(read_lines(path), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{n}: not valid JSON ({e.msg})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str) or "id" not in obj:
+    for n, obj in jsonl_objects(path):
+        if not isinstance(obj.get("prompt"), str) or "id" not in obj:
             raise InputError(f"{path}:{n}: each line needs an 'id' and a string 'prompt'")
         uid = str(obj["id"])
         if uid in seen:

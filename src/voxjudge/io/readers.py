@@ -113,10 +113,10 @@ def _kaldi(path: str | Path, lines: list[str]) -> list[TextRecord]:
     return records
 
 
-def _jsonl(path, lines, text_field, id_field, speaker_field) -> tuple[list[TextRecord], bool]:
-    records = []
-    has_ids = True
-    for n, line in enumerate(lines, 1):
+def jsonl_objects(path: str | Path, lines: list[str] | None = None) -> list[tuple[int, dict]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file; anything else is an error."""
+    out = []
+    for n, line in enumerate(read_lines(path) if lines is None else lines, 1):
         if not line.strip():
             continue
         try:
@@ -125,6 +125,14 @@ def _jsonl(path, lines, text_field, id_field, speaker_field) -> tuple[list[TextR
             raise InputError(f"{path}:{n}: not valid JSON ({e.msg} at column {e.colno})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{n}: expected a JSON object per line, got {type(obj).__name__}")
+        out.append((n, obj))
+    return out
+
+
+def _jsonl(path, lines, text_field, id_field, speaker_field) -> tuple[list[TextRecord], bool]:
+    records = []
+    has_ids = True
+    for n, obj in jsonl_objects(path, lines):
         has_ids = has_ids and obj.get(id_field) not in (None, "")
         records.append(_from_mapping(path, n, obj, text_field, id_field, speaker_field, list(obj)))
     return records, has_ids

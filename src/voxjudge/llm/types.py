@@ -122,6 +122,11 @@ class Request:
         return replace(self, n=n)
 
     @property
+    def system_text(self) -> str:
+        """System messages joined, for APIs that take the system prompt separately."""
+        return "\n\n".join(m.text_content for m in self.messages if m.role == "system")
+
+    @property
     def has_audio(self) -> bool:
         return any(m.audio for m in self.messages)
 

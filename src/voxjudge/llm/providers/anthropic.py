@@ -27,7 +27,7 @@ from voxjudge.llm.types import (
 
 
 def to_anthropic_payload(request: Request, model: str, *, tools: bool = True) -> dict[str, Any]:
-    system = "\n\n".join(m.text_content for m in request.messages if m.role == "system")
+    system = request.system_text
     messages: list[dict[str, Any]] = []
     for m in request.messages:
         if m.role == "system":

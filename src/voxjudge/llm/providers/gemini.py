@@ -19,7 +19,7 @@ from voxjudge.llm.types import (
 
 def to_gemini_request(request: Request, n: int, *, structured: bool = True) -> dict[str, Any]:
     """``contents`` and ``config`` as plain data (audio as raw bytes; the SDK encodes it)."""
-    system = "\n\n".join(m.text_content for m in request.messages if m.role == "system")
+    system = request.system_text
     contents: list[dict[str, Any]] = []
     for m in request.messages:
         if m.role == "system":
