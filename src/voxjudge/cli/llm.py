@@ -166,8 +166,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             {
                 "id": uid,
                 "samples": [
-                    {"text": r.text, "parsed": r.parsed, "error": r.error, "cache_hit": r.cache_hit}
-                    for r in responses
+                    {"text": r.text, "parsed": r.parsed, "error": r.error, "cache_hit": r.cache_hit} for r in responses
                 ],
             }
         )
