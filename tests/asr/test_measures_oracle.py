@@ -177,3 +177,15 @@ def test_progress_reports_reach_the_total():
 def test_mismatched_lengths_raise():
     with pytest.raises(ValueError, match="2 references but 1 hypotheses"):
         count_errors(["a", "b"], ["a"])
+
+
+def test_a_key_collision_falls_back_to_exact_integer_comparison(monkeypatch):
+    import voxjudge.asr.measures as measures
+
+    refs, hyps = ["the cat sat", "a b"], ["the bat sat down", "a c"]
+    # Pretend every token shares one rapidfuzz key: the hash path would call all words equal.
+    monkeypatch.setattr(measures, "_rapidfuzz_key", lambda token: 0)
+    counts = total(count_errors(refs, hyps))
+    oracle = jiwer.process_words(refs, hyps)
+    _assert_same(counts, oracle)
+    assert counts.wer == oracle.wer > 0

@@ -1,9 +1,9 @@
 """Classic error rates (WER, CER, MER, WIL, WIP) counted exactly as jiwer 4.0 counts them.
 
-Counting is the hot loop of the toolkit, so it stays lean: tokens are mapped to integers through
-one shared vocabulary (exact equality, no hashing collisions), rapidfuzz's C++ Levenshtein
-produces the edit script, and we count only its substitutions -- deletions and insertions follow
-from the edit distance and the length difference. The edit script is the one jiwer uses, so
+Counting is the hot loop of the toolkit, so it stays lean: token lists go straight to rapidfuzz's
+C++ Levenshtein (token equality checked to be exact, see ``count_errors``), and we count only the
+edit script's substitutions -- deletions and insertions follow from the edit distance and the
+length difference. The edit script is the one jiwer uses, so
 hits, substitutions, deletions and insertions are identical, not just the totals.
 """
 
@@ -111,34 +111,57 @@ def count_errors(
     progress: Progress | None = None,
 ) -> list[ErrorCounts]:
     """Per-utterance counts for parallel lists of reference and hypothesis strings."""
-    from rapidfuzz.distance.Levenshtein import editops
-
     if len(references) != len(hypotheses):
         raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses; they must pair up")
     tokenizer = tokenizer or Tokenizer()
     split = tokenizer.function()
     tokenize = split if normalizer is None else (lambda t: split(normalizer(t)))
-    # Code points compare directly; words and graphemes go through an int vocabulary so that
-    # equality is exact (rapidfuzz would otherwise compare Python hashes).
-    to_ints = None
-    if tokenizer.unit != "char":
+    if tokenizer.unit == "char":
+        # Strings are compared code point by code point: exact as they are.
+        return _count(references, hypotheses, tokenize, None, None, progress)
+    # rapidfuzz compares list elements by a 64-bit key: the code point of a one-character string,
+    # else its Python hash. That is exact unless two distinct tokens share a key, so we collect
+    # the vocabulary on the way and check; in the (astronomically rare) event of a collision the
+    # corpus is recounted through an integer vocabulary, which is exact by construction.
+    vocabulary: set[str] = set()
+    out = _count(references, hypotheses, tokenize, vocabulary.update, None, progress)
+    if len({_rapidfuzz_key(w) for w in vocabulary}) != len(vocabulary):
         to_ints = defaultdict(itertools.count().__next__).__getitem__
+        out = _count(references, hypotheses, tokenize, None, to_ints, progress)
+    return out
+
+
+_UINT64 = (1 << 64) - 1
+
+
+def _rapidfuzz_key(token: str) -> int:
+    return ord(token) if len(token) == 1 else hash(token) & _UINT64
+
+
+def _count(references, hypotheses, tokenize, collect, to_ints, progress) -> list[ErrorCounts]:
+    from rapidfuzz.distance.Levenshtein import editops
 
     out: list[ErrorCounts] = []
     append = out.append
+    new = tuple.__new__  # builds the NamedTuple without its Python-level __new__
     n_total = len(references)
     for k, (ref_text, hyp_text) in enumerate(zip(references, hypotheses)):
         ref = tokenize(ref_text)
         hyp = tokenize(hyp_text)
-        if to_ints is not None:
+        if collect is not None:
+            collect(ref)
+            collect(hyp)
+        elif to_ints is not None:
             ref = list(map(to_ints, ref))
             hyp = list(map(to_ints, hyp))
         ops = editops(ref, hyp)
         n_ops = len(ops)
-        subs = [tag for tag, _, _ in ops.as_list()].count("replace") if n_ops else 0
-        # deletions + insertions = n_ops - subs and deletions - insertions = len(ref) - len(hyp)
-        dels = (n_ops - subs + len(ref) - len(hyp)) // 2
-        append(ErrorCounts(len(ref) - subs - dels, subs, dels, n_ops - subs - dels))
+        n_ref, n_hyp = len(ref), len(hyp)
+        # With no more edits than the length difference there can be no substitution.
+        subs = [tag for tag, _, _ in ops.as_list()].count("replace") if n_ops > abs(n_ref - n_hyp) else 0
+        # deletions + insertions = n_ops - subs and deletions - insertions = n_ref - n_hyp
+        dels = (n_ops - subs + n_ref - n_hyp) // 2
+        append(new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels)))
         if progress is not None and k % _PROGRESS_EVERY == 0:
             progress(k, n_total)
     if progress is not None:
