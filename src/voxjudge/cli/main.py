@@ -14,7 +14,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, demo, llm, stats
+    from voxjudge.cli import asr, breaks, demo, llm, stats
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"voxjudge {__version__}")
     groups = parser.add_subparsers(dest="group", metavar="<command>", required=True)
     asr.register(groups)
+    breaks.register(groups)
     stats.register(groups)
     llm.register(groups)
     demo.register(groups)

@@ -98,6 +98,35 @@ def split_answers(text: str, ids: Sequence[str], item_schema: dict[str, Any]) ->
     return good, unknown
 
 
+def batch_request(
+    batch: Sequence[tuple[str, Any]],
+    build: BuildMessages,
+    item_schema: dict[str, Any],
+    *,
+    template: str = "",
+    temperature: float = 0.0,
+    seed: int | None = 0,
+    max_tokens_per_item: int = 256,
+) -> Request:
+    """The request for one batch: the caller's messages and a schema pinning the batch's ids."""
+    ids = [uid for uid, _ in batch]
+    return Request(
+        build(batch),
+        schema=batch_schema(item_schema, ids),
+        schema_name="batch",
+        temperature=temperature,
+        seed=seed,
+        max_tokens=max_tokens_per_item * len(batch) + 64,
+        template=template,
+    )
+
+
+def split_batches(items: Sequence[tuple[str, Any]], batch_size: int) -> list[list[tuple[str, Any]]]:
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    return [list(items[k : k + batch_size]) for k in range(0, len(items), batch_size)]
+
+
 async def judge_in_batches(
     judge: Judge,
     items: Sequence[tuple[str, Any]],
@@ -111,25 +140,22 @@ async def judge_in_batches(
     max_tokens_per_item: int = 256,
     progress: Callable[[int, int], None] | None = None,
 ) -> BatchOutcome:
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
     ids = [uid for uid, _ in items]
     if len(set(ids)) != len(ids):
         raise ValueError("item ids must be unique within a run")
+    batches = split_batches(items, batch_size)
     outcome = BatchOutcome()
-    batches = [list(items[k : k + batch_size]) for k in range(0, len(items), batch_size)]
     done = 0
 
     def request_for(batch: list[tuple[str, Any]]) -> Request:
-        batch_ids = [uid for uid, _ in batch]
-        return Request(
-            build(batch),
-            schema=batch_schema(item_schema, batch_ids),
-            schema_name="batch",
+        return batch_request(
+            batch,
+            build,
+            item_schema,
+            template=template,
             temperature=temperature,
             seed=seed,
-            max_tokens=max_tokens_per_item * len(batch) + 64,
-            template=template,
+            max_tokens_per_item=max_tokens_per_item,
         )
 
     async def run_batch(batch: list[tuple[str, Any]]) -> None:

@@ -1,0 +1,33 @@
+"""Multi-reference phrase-break evaluation (LMRE): annotations, similarity, reference tables,
+an LLM table builder, and scoring with acceptance and agreement statistics."""
+
+from voxjudge.breaks.annotation import FORMATS, Annotation, format_as, parse, parse_inline
+from voxjudge.breaks.builder import BuildConfig, BuildReport, build_references
+from voxjudge.breaks.files import read_annotations, read_human_scores
+from voxjudge.breaks.labels import DEFAULT_LABELS, LabelMap, LabelSet
+from voxjudge.breaks.scorer import DEFAULT_THETA, ScoredHypothesis, score_hypotheses, summarize
+from voxjudge.breaks.similarity import Similarity
+from voxjudge.breaks.table import ReferenceTable, merge
+
+__all__ = [
+    "DEFAULT_LABELS",
+    "DEFAULT_THETA",
+    "FORMATS",
+    "Annotation",
+    "BuildConfig",
+    "BuildReport",
+    "LabelMap",
+    "LabelSet",
+    "ReferenceTable",
+    "ScoredHypothesis",
+    "Similarity",
+    "build_references",
+    "format_as",
+    "merge",
+    "parse",
+    "parse_inline",
+    "read_annotations",
+    "read_human_scores",
+    "score_hypotheses",
+    "summarize",
+]

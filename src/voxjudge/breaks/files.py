@@ -1,0 +1,53 @@
+"""Reading annotation files: one inline annotation per line (ids are line numbers from 1), or
+CSV/TSV/JSONL with ``id`` and ``annotation`` columns; and human scores by id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voxjudge.breaks.annotation import Annotation, parse
+from voxjudge.breaks.labels import LabelMap, LabelSet
+from voxjudge.errors import InputError
+from voxjudge.io.readers import read_texts
+
+
+def read_annotations(
+    path: str | Path,
+    *,
+    fmt: str = "inline",
+    labelset: LabelSet | None = None,
+    label_map: LabelMap | None = None,
+    column: str = "annotation",
+) -> list[tuple[str, Annotation]]:
+    """``(id, annotation)`` in file order. Every line must parse; errors name file and line."""
+    suffix = Path(path).suffix.lower()
+    tabular = suffix in (".tsv", ".csv", ".jsonl", ".ndjson")
+    texts = read_texts(path, fmt="auto", text_field=column, speaker_field=None) if tabular else None
+    if texts is None:
+        from voxjudge.io.readers import read_lines
+
+        records = [(str(n), line, n) for n, line in enumerate(read_lines(path), 1) if line.strip()]
+    else:
+        records = [(r.id, r.text, r.line) for r in texts.records]
+    out = []
+    for uid, text, line in records:
+        try:
+            out.append((uid, parse(text, fmt, labelset=labelset, label_map=label_map)))
+        except InputError as e:
+            raise InputError(f"{path}:{line}: {e}") from None
+    if not out:
+        raise InputError(f"{path}: no annotations found")
+    return out
+
+
+def read_human_scores(path: str | Path, column: str = "score") -> dict[str, float]:
+    from voxjudge.io.scores import read_score_file
+
+    ts = read_score_file(path, column=column)
+    scores = {}
+    for r in ts.records:
+        try:
+            scores[r.id] = float(r.text)
+        except ValueError:
+            raise InputError(f"{path}:{r.line}: human score {r.text!r} is not a number") from None
+    return scores

@@ -1,0 +1,100 @@
+"""Boundary label sets and maps from other annotation conventions to the canonical labels.
+
+The canonical set is ordered from weakest to strongest: NB (no boundary), AP (accent phrase),
+IP (intonation phrase), SB (sentence end). The order is the hierarchy used by the optional
+``hierarchy`` similarity (a stronger boundary also counts at every weaker level).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from voxjudge.errors import InputError
+
+DEFAULT_LABELS = ("NB", "AP", "IP", "SB")
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    labels: tuple[str, ...] = DEFAULT_LABELS
+
+    def __post_init__(self) -> None:
+        if len(self.labels) < 2 or len(set(self.labels)) != len(self.labels):
+            raise InputError(f"a label set needs at least two distinct labels, got {list(self.labels)}")
+
+    @property
+    def none(self) -> str:
+        """The no-boundary label (the first, weakest one)."""
+        return self.labels[0]
+
+    @property
+    def end(self) -> str:
+        """The sentence-end label (the last, strongest one)."""
+        return self.labels[-1]
+
+    def level(self, label: str) -> int:
+        try:
+            return self.labels.index(label)
+        except ValueError:
+            raise InputError(f"unknown boundary label {label!r}; expected one of {', '.join(self.labels)}") from None
+
+    @classmethod
+    def parse(cls, spec: str | None) -> LabelSet:
+        if not spec:
+            return cls()
+        return cls(tuple(x.strip() for x in spec.split(",") if x.strip()))
+
+
+@dataclass(frozen=True)
+class LabelMap:
+    """Source-convention label -> canonical label (e.g. ToBI break index 4 -> IP)."""
+
+    name: str
+    mapping: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, source: str) -> str:
+        try:
+            return self.mapping[source]
+        except KeyError:
+            raise InputError(
+                f"label {source!r} is not in the {self.name} label map ({', '.join(self.mapping)}); "
+                "pass --label-map FILE to map it"
+            ) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> LabelMap:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: label map not found") from None
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{e.lineno}: label map is not valid JSON") from None
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise InputError(f'{path}: a label map is a JSON object of "source": "canonical" labels')
+        return cls(str(path), {str(k): v for k, v in data.items()})
+
+
+# Defaults for the conventions voxjudge reads. The final juncture of an utterance is always SB.
+TOBI = LabelMap(
+    "tobi",
+    {
+        "0": "NB",
+        "1": "NB",
+        "2": "NB",
+        "3": "AP",
+        "4": "IP",
+        "1-": "NB",
+        "2-": "NB",
+        "3-": "AP",
+        "4-": "IP",
+        "1p": "NB",
+        "2p": "NB",
+        "3p": "AP",
+    },
+)
+K_TOBI = LabelMap("k-tobi", {"0": "NB", "1": "NB", "2": "AP", "3": "IP"})
+MANDARIN = LabelMap("mandarin", {"#0": "NB", "#1": "NB", "#2": "AP", "#3": "IP", "#4": "SB"})
+PAUSE_BUCKETS = LabelMap("pause", {"0": "NB", "1": "AP", "2": "AP", "3": "IP", "4": "IP", "5": "IP"})
+DEFAULT_MAPS = {"tobi": TOBI, "k-tobi": K_TOBI, "mandarin": MANDARIN, "pause": PAUSE_BUCKETS}

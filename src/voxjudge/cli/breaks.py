@@ -1,0 +1,261 @@
+"""``voxjudge breaks convert | merge | from-annotators | build-refs | score``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.errors import InputError
+
+FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
+
+
+def _label_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--labels", metavar="L1,L2,...", help="label set, weakest first (default: NB,AP,IP,SB)")
+    p.add_argument("--label-map", metavar="FILE", help="JSON map from the input convention's labels to the label set")
+
+
+def register(groups) -> None:
+    breaks = groups.add_parser("breaks", help="multi-reference phrase-break evaluation (LMRE)")
+    cmds = breaks.add_subparsers(dest="command", metavar="<command>", required=True)
+
+    p = cmds.add_parser("convert", help="convert annotations between conventions")
+    p.add_argument("input", help="annotations, one per line (or CSV/TSV/JSONL with an annotation column)")
+    p.add_argument("--from", dest="src", default="inline", help=FORMAT_HELP)
+    p.add_argument("--to", dest="dst", default="inline", choices=["inline", "sequence"], help="output format")
+    p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    _label_options(p)
+    p.set_defaults(func=cmd_convert)
+
+    p = cmds.add_parser("merge", help="union of reference tables, counts summed (the paper's Combined setting)")
+    p.add_argument("tables", nargs="+", help="reference tables (JSONL)")
+    p.add_argument("--out", required=True, metavar="TABLE", help="merged table")
+    p.set_defaults(func=cmd_merge)
+
+    p = cmds.add_parser("from-annotators", help="build a reference table from human annotations")
+    p.add_argument("files", nargs="+", help="annotation files; a text may appear any number of times")
+    p.add_argument("--format", default="inline", help=FORMAT_HELP)
+    p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
+    _label_options(p)
+    p.set_defaults(func=cmd_from_annotators)
+
+    p = cmds.add_parser(
+        "build-refs",
+        help="build a reference table with an LLM from a few-shot pool (LMRE)",
+        description="Per iteration, N_FS demonstrations are drawn from the pool (seeded, different each "
+        "iteration), texts are annotated in batches, answers whose words differ from the text are retried "
+        "once and then dropped, and phrasings seen in more than min-count iterations are kept.",
+    )
+    p.add_argument("--texts", required=True, help="texts to annotate, one per line (or CSV/TSV/JSONL with 'text')")
+    p.add_argument("--pool", required=True, help="expert annotations to draw demonstrations from (inline)")
+    p.add_argument("--n-fs", type=int, help="demonstrations per prompt (default: half the pool)")
+    p.add_argument("--n-iter", type=int, default=20, help="iterations (default: 20)")
+    p.add_argument("--batch-size", type=int, default=32, help="texts per request (default: 32)")
+    p.add_argument(
+        "--min-count", default="auto", help="keep phrasings seen in more than this many iterations (default: n_iter/10)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
+    p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
+    p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
+    add_judge_options(p)
+    p.set_defaults(func=cmd_build)
+
+    p = cmds.add_parser(
+        "score",
+        help="score hypotheses against a reference table; agreement with human scores",
+        description="Per hypothesis: the best similarity to any reference of its text, that reference, and "
+        "accepted = best > theta; beside it a single-reference baseline (the most frequent reference, or "
+        "--single). With --human: acceptance by human-score group and Pearson/Spearman with bootstrap CIs.",
+    )
+    p.add_argument("--refs", required=True, metavar="TABLE", help="reference table (JSONL)")
+    p.add_argument("--hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)")
+    p.add_argument("--format", default="inline", help=FORMAT_HELP + " (of --hyps and --single)")
+    p.add_argument("--metric", default="f1", choices=["em", "f1"], help="similarity (default: f1)")
+    p.add_argument(
+        "--f1", dest="f1_mode", default="typed", choices=["typed", "untyped", "per-label"], help="F1 variant"
+    )
+    p.add_argument("--hierarchy", action="store_true", help="a stronger boundary also counts at weaker levels")
+    p.add_argument("--theta", type=float, help="acceptance threshold (default: 0.5 for em, 0.8 for f1)")
+    p.add_argument("--human", metavar="FILE", help="human scores with id and score columns")
+    p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
+    p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for CIs (default: 10000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--out", metavar="FILE", help="per-hypothesis records (.jsonl, .csv, .tsv, .json)")
+    p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _label_options(p)
+    p.set_defaults(func=cmd_score)
+
+
+def _labels(args):
+    from voxjudge.breaks import LabelMap, LabelSet
+
+    return LabelSet.parse(args.labels), (LabelMap.load(args.label_map) if args.label_map else None)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from voxjudge.breaks import format_as, read_annotations
+
+    labelset, label_map = _labels(args)
+    anns = read_annotations(args.input, fmt=args.src, labelset=labelset, label_map=label_map)
+    lines = [format_as(a, args.dst, labelset) for _, a in anns]
+    if args.out:
+        _write_lines(args.out, lines)
+    else:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _write_lines(path: str, lines: list[str]) -> None:
+    import os
+    import tempfile
+
+    target = Path(path)
+    if not target.parent.exists():
+        raise InputError(f"{target}: directory {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, target)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from voxjudge.breaks import ReferenceTable, merge
+
+    merged = merge([ReferenceTable.load(t) for t in args.tables])
+    merged.save(args.out)
+    print(f"{args.out}: {len(merged)} texts, {merged.reference_count} references from {len(args.tables)} tables")
+    return 0
+
+
+def cmd_from_annotators(args: argparse.Namespace) -> int:
+    from voxjudge.breaks import ReferenceTable, read_annotations
+
+    labelset, label_map = _labels(args)
+    table = ReferenceTable(labelset)
+    for path in args.files:
+        for uid, ann in read_annotations(path, fmt=args.format, labelset=labelset, label_map=label_map):
+            table.add(ann, generator=Path(path).name, iteration=f"{Path(path).name}:{uid}")
+    table.save(args.out)
+    print(f"{args.out}: {len(table)} texts, {table.reference_count} references from {len(args.files)} files")
+    return 0
+
+
+def _read_texts(path: str) -> list[tuple[str, str]]:
+    from voxjudge.io.readers import read_texts
+
+    return [(r.id, r.text) for r in read_texts(path, speaker_field=None).records if r.text.strip()]
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    import json
+
+    from voxjudge.breaks import BuildConfig, LabelSet, build_references, read_annotations
+    from voxjudge.breaks.builder import planned_requests, prepare_texts
+
+    if args.min_count == "auto":
+        min_count = None
+    else:
+        try:
+            min_count = float(args.min_count)
+        except ValueError:
+            raise InputError(f"--min-count must be a number or 'auto', not {args.min_count!r}") from None
+    config = BuildConfig(args.n_iter, args.n_fs, args.batch_size, min_count, args.seed)
+    labelset = LabelSet()
+    texts = _read_texts(args.texts)
+    pool = [a for _, a in read_annotations(args.pool, labelset=labelset)]
+    judge = make_judge(args, default_log=Path(args.out).with_suffix(".calls.jsonl"))
+    try:
+        if args.dry_run:
+            requests = planned_requests(
+                prepare_texts(texts, labelset), pool, labelset, config, judge.spec.provider == "local"
+            )
+            print_json(judge.estimate(requests))
+            return 0
+        with progress_bar(f"building references with {judge.spec.name}") as progress:
+            table, report = judge.run(build_references(judge, texts, pool, config, labelset, progress))
+    finally:
+        judge.close()
+    table.save(args.out)
+    usage = judge.meter.as_dict()
+    print(json.dumps({"table": args.out, **report.as_dict(), "usage": usage}, ensure_ascii=False), file=sys.stderr)
+    if judge.stop_reason:
+        print(f"voxjudge: stopped early: {judge.stop_reason}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from voxjudge.breaks import (
+        DEFAULT_THETA,
+        ReferenceTable,
+        Similarity,
+        read_annotations,
+        read_human_scores,
+        score_hypotheses,
+        summarize,
+    )
+    from voxjudge.cli.common import check_bootstrap_options
+
+    args.confidence = 0.95
+    check_bootstrap_options(args)
+    labelset, label_map = _labels(args)
+    table = ReferenceTable.load(args.refs, labelset if args.labels else None)
+    similarity = Similarity(args.metric, args.f1_mode, args.hierarchy, len(table.labelset.labels))
+    theta = DEFAULT_THETA[args.metric] if args.theta is None else args.theta
+    hyps = read_annotations(args.hyps, fmt=args.format, labelset=table.labelset, label_map=label_map)
+    single = None
+    if args.single:
+        single = {
+            a.text_key: a
+            for _, a in read_annotations(args.single, fmt=args.format, labelset=table.labelset, label_map=label_map)
+        }
+    human = read_human_scores(args.human, args.human_col) if args.human else None
+    records = score_hypotheses(table, hyps, similarity, theta, single)
+    summary = summarize(records, human, theta, similarity, n_resamples=args.resamples, seed=args.seed)
+    write_out(args.out, [r.as_dict() for r in records])
+    if args.report:
+        from voxjudge.breaks.report import lmre_report
+
+        _write_lines(args.report, [lmre_report(summary, records, human)])
+    if args.json:
+        print_json(summary)
+        return 0
+    print(render_summary(summary))
+    return 0
+
+
+def render_summary(s: dict) -> str:
+    from rich.table import Table
+
+    def corr(key: str) -> str:
+        c = s.get(key)
+        return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
+
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"LMRE: {s['n']} hypotheses, {s['similarity']}, accepted when > {s['theta']:g}")
+        for col in ("", "multi-reference", "single reference"):
+            t.add_column(col, justify="left" if not col else "right")
+        t.add_row(
+            "acceptance",
+            fmt_rate(s["acceptance"]) if s["acceptance"] is not None else "–",
+            fmt_rate(s["single_acceptance"]) if s["single_acceptance"] is not None else "–",
+        )
+        t.add_row("Pearson (95% CI)", corr("pearson"), corr("single_pearson"))
+        t.add_row("Spearman (95% CI)", corr("spearman"), corr("single_spearman"))
+        con.print(t)
+        if s.get("acceptance_by_group"):
+            g = Table(title="Acceptance by human score")
+            for col in ("human score", "n", "multi", "single"):
+                g.add_column(col, justify="right")
+            for row in s["acceptance_by_group"]:
+                g.add_row(str(row["group"]), str(row["n"]), fmt_rate(row["rate"]), fmt_rate(row["single_rate"]))
+            con.print(g)
+        if s["n_errors"]:
+            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
+    return cap.get().rstrip("\n")

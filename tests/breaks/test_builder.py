@@ -1,0 +1,140 @@
+"""Table building end to end with the fake provider."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from voxjudge.breaks import BuildConfig, build_references, parse_inline
+from voxjudge.breaks.builder import WORDS_CHANGED, item_schema, planned_requests, prepare_texts
+from voxjudge.breaks.labels import LabelSet
+from voxjudge.llm import Judge
+from voxjudge.llm.providers.fake import register_fake_script
+
+TEXTS = [
+    (str(k), t)
+    for k, t in enumerate(
+        [
+            "The cat sat on the mat.",
+            "We went home after the game.",
+            "She reads books in the evening.",
+            "Birds sing early in spring.",
+            "My brother lives in a small town.",
+        ],
+        1,
+    )
+]
+POOL = [
+    parse_inline(a)
+    for a in [
+        "the bus was late <IP> so i walked <SB>",
+        "after dinner <AP> we played cards <SB>",
+        "if it rains <IP> we stay home <SB>",
+        "the old dog <AP> sleeps all day <SB>",
+    ]
+]
+calls: list[dict] = []
+
+
+def _items(request):
+    user = request.messages[-1].text_content
+    return json.loads(user.split("Items:\n", 1)[1]), user
+
+
+def annotator(request, index):
+    """Phrases each text with one IP whose place depends on the demonstrations shown, so different
+    iterations give different (but recurring) phrasings. Drops a word of 'Birds sing...' unless told."""
+    items, user = _items(request)
+    demos = user.count("<AP>")
+    calls.append({"n_items": len(items), "demos": user.split("Items:")[0]})
+    out = []
+    for it in items:
+        words = it["text"].split()
+        if words[0] == "Birds" and WORDS_CHANGED not in user:
+            words = words[1:]
+        cut = 1 + demos % 2
+        out.append({"id": it["id"], "annotation": " ".join(words[:cut]) + " <IP> " + " ".join(words[cut:]) + " <SB>"})
+    return {"items": out}
+
+
+register_fake_script("lmre-annotator", annotator)
+
+
+def make_judge(tmp_path, script="lmre-annotator"):
+    return Judge(f"fake/{script}", cache=tmp_path / "cache.sqlite", records=tmp_path / "calls.jsonl")
+
+
+def test_build_end_to_end(tmp_path):
+    calls.clear()
+    judge = make_judge(tmp_path)
+    config = BuildConfig(n_iter=10, batch_size=2, seed=3)
+    table, report = judge.run(build_references(judge, TEXTS, POOL, config))
+    # 10 iterations x ceil(5/2) batches, plus one individual retry per iteration for the changed text;
+    # iterations that drew the same demonstrations send identical requests, served from the cache
+    assert judge.meter.requests + judge.meter.cache_hits == 10 * 3 + 10
+    assert len(calls) == judge.meter.requests
+    assert report.word_mismatch_retried == 10 and report.dropped == {} and report.answers == 50
+    # demonstrations: half the pool by default, a different draw across iterations (seeded)
+    demo_sets = {c["demos"] for c in calls}
+    assert len(demo_sets) > 1
+    entry = table.entries["the cat sat on the mat"]
+    counts = sorted(r.count for r in entry.ranked())
+    assert sum(counts) == 10 and all(c > 1 for c in counts)  # every kept phrasing passed count > n_iter/10
+    assert report.min_count == 1.0
+    judge.close()
+    # the same build again is served from the cache
+    calls.clear()
+    judge = make_judge(tmp_path)
+    again, _ = judge.run(build_references(judge, TEXTS, POOL, config))
+    assert calls == [] and judge.meter.requests == 0
+    assert list(again.records()) == list(table.records())
+    judge.close()
+
+
+def test_frequency_filter_and_dropped_texts(tmp_path):
+    def stubborn(request, index):
+        items, _ = _items(request)
+        return {"items": [{"id": it["id"], "annotation": "totally different words <SB>"} for it in items]}
+
+    register_fake_script("lmre-stubborn", stubborn)
+    judge = make_judge(tmp_path, "lmre-stubborn")
+    table, report = judge.run(build_references(judge, TEXTS[:2], POOL, BuildConfig(n_iter=3)))
+    assert report.dropped == {"words changed": 6} and report.references_kept == 0
+    assert len(report.texts_without_references) == 2 and len(table) == 2
+    judge.close()
+
+
+def test_min_count_option(tmp_path):
+    judge = make_judge(tmp_path)
+    table, report = judge.run(build_references(judge, TEXTS, POOL, BuildConfig(n_iter=4, min_count=3)))
+    assert all(r.count > 3 for e in table.entries.values() for r in e.references.values())
+    judge.close()
+
+
+def test_dry_run_plan_matches_batches():
+    items = prepare_texts(TEXTS + [("dup", "the cat sat on the mat")], LabelSet())
+    assert len(items) == 5  # duplicate texts are annotated once
+    reqs = planned_requests(items, POOL, LabelSet(), BuildConfig(n_iter=4, batch_size=2))
+    assert len(reqs) == 4 * 3
+    local = planned_requests(items, POOL, LabelSet(), BuildConfig(n_iter=1), local=True)
+    assert len(local) == 5
+
+
+def test_local_pattern_allows_only_the_words_with_tags():
+    pattern = item_schema(["the", "cat", "sat."], LabelSet())["properties"]["annotation"]["pattern"]
+    assert re.fullmatch(pattern, "the cat <IP> sat. <SB>")
+    assert re.fullmatch(pattern, "the cat sat.")
+    assert not re.fullmatch(pattern, "the dog <IP> sat. <SB>")
+    assert not re.fullmatch(pattern, "the cat <XX> sat.")
+    assert not re.fullmatch(pattern, "the cat sat. extra")
+
+
+def test_bad_config():
+    from voxjudge.errors import InputError
+
+    with pytest.raises(InputError):
+        BuildConfig(n_iter=0)
+    with pytest.raises(InputError):
+        BuildConfig(batch_size=0)
