@@ -276,9 +276,9 @@ async def build_references(
         return [accepted[uid] for uid, _ in items if uid in accepted]
 
     results = await asyncio.gather(*(one_iteration(it) for it in range(config.n_iter)))
-    for it, annotations in enumerate(results):
-        report.answers += len(annotations)
-        for ann in annotations:
+    for it, accepted_annotations in enumerate(results):
+        report.answers += len(accepted_annotations)
+        for ann in accepted_annotations:
             table.add(ann, generator=judge.spec.name, iteration=f"{judge.spec.name}#{it}")
     report.references_before_filter = table.reference_count
     kept = table.filtered(report.min_count)

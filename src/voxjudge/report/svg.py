@@ -101,8 +101,9 @@ def grouped_bars(
                 f'height="{h:.1f}" fill="{PALETTE[si % len(PALETTE)]}"><title>{v:.3f}</title></rect>'
             )
     for si, name in enumerate(series):
+        color = PALETTE[si % len(PALETTE)]
         out.append(
-            f'<rect x="{W - RIGHT - 150}" y="{TOP + si * 16}" width="10" height="10" fill="{PALETTE[si % len(PALETTE)]}"/>'
+            f'<rect x="{W - RIGHT - 150}" y="{TOP + si * 16}" width="10" height="10" fill="{color}"/>'
             f'<text x="{W - RIGHT - 135}" y="{TOP + si * 16 + 9}" font-size="11">{escape(name)}</text>'
         )
     out.append("</svg>")
