@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 from voxjudge.breaks.labels import DEFAULT_MAPS, LabelMap, LabelSet
 from voxjudge.errors import InputError
@@ -29,6 +30,7 @@ from voxjudge.errors import InputError
 FORMATS = ("inline", "tobi", "k-tobi", "mandarin", "pause", "sequence")
 TEXT_NORMALIZATION = "casefold+strip-punct"
 _TAG = re.compile(r"<([^<>\s]+)>")
+_GLUED = re.compile(r"\S<[^<>\s]+>|<[^<>\s]+>\S")
 _CJK_TOKEN = re.compile(r"[A-Za-z0-9]+|#\d|\S")
 
 
@@ -37,6 +39,8 @@ def _is_punct(ch: str) -> bool:
 
 
 def normalize_word(word: str) -> str:
+    if word.isalnum():  # the common case, decided in C
+        return word.casefold()
     start, end = 0, len(word)
     while start < end and _is_punct(word[start]):
         start += 1
@@ -56,14 +60,16 @@ class Annotation:
         if not self.words:
             raise InputError("an annotation needs at least one word")
 
-    @property
+    @cached_property
     def key_words(self) -> tuple[str, ...]:
-        return tuple(normalize_word(w) for w in self.words)
+        return tuple(self.text_key.split(" "))
 
-    @property
+    @cached_property
     def text_key(self) -> str:
         """The normalized text that identifies the sentence in a reference table."""
-        return " ".join(self.key_words)
+        if all(w.isalnum() for w in self.words):
+            return " ".join(self.words).casefold()  # casefolding the joined text is the same, and faster
+        return " ".join(normalize_word(w) for w in self.words)
 
     def inline(self, labelset: LabelSet | None = None) -> str:
         none = (labelset or LabelSet()).none
@@ -73,11 +79,18 @@ class Annotation:
         return " ".join(out)
 
     def levels(self, labelset: LabelSet) -> tuple[int, ...]:
-        return tuple(labelset.level(lab) for lab in self.labels)
+        lookup = labelset.levels_by_label
+        try:
+            return tuple(lookup[lab] for lab in self.labels)
+        except KeyError:
+            labelset.check(self.labels)
+            raise
 
 
 def _clean(words: list[str], labels: list[str], labelset: LabelSet) -> Annotation:
     """Drop punctuation-only tokens, moving their tag to the previous word (stronger wins)."""
+    if all(w.isalnum() for w in words):
+        return Annotation(tuple(words), tuple(labels))
     kept_w: list[str] = []
     kept_l: list[str] = []
     for w, lab in zip(words, labels):
@@ -95,15 +108,18 @@ def parse_inline(text: str, labelset: LabelSet | None = None) -> Annotation:
     words: list[str] = []
     labels: list[str] = []
     tagged: list[bool] = []
-    for token in _TAG.sub(r" <\1> ", text).split():
-        m = _TAG.fullmatch(token)
-        if m is None:
+    known = labelset.levels_by_label
+    if _GLUED.search(text):  # tags glued to words: "parents<IP>"
+        text = _TAG.sub(r" <\1> ", text)
+    for token in text.split():
+        if not (token[0] == "<" and token[-1] == ">" and len(token) > 2):
             words.append(token)
             labels.append(labelset.none)
             tagged.append(False)
             continue
-        label = m.group(1)
-        labelset.level(label)  # unknown labels are an error
+        label = token[1:-1]
+        if label not in known:
+            labelset.level(label)  # unknown labels are an error
         if not words:
             raise InputError(f"tag <{label}> comes before any word in {text!r}")
         if tagged[-1]:

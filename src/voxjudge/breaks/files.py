@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from voxjudge._gc import gc_paused
 from voxjudge.breaks.annotation import Annotation, parse
 from voxjudge.breaks.labels import LabelMap, LabelSet
 from voxjudge.errors import InputError
@@ -30,11 +31,12 @@ def read_annotations(
     else:
         records = [(r.id, r.text, r.line) for r in texts.records]
     out = []
-    for uid, text, line in records:
-        try:
-            out.append((uid, parse(text, fmt, labelset=labelset, label_map=label_map)))
-        except InputError as e:
-            raise InputError(f"{path}:{line}: {e}") from None
+    with gc_paused():
+        for uid, text, line in records:
+            try:
+                out.append((uid, parse(text, fmt, labelset=labelset, label_map=label_map)))
+            except InputError as e:
+                raise InputError(f"{path}:{line}: {e}") from None
     if not out:
         raise InputError(f"{path}: no annotations found")
     return out

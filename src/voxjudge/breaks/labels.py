@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from voxjudge.errors import InputError
@@ -34,11 +35,24 @@ class LabelSet:
         """The sentence-end label (the last, strongest one)."""
         return self.labels[-1]
 
+    @cached_property
+    def levels_by_label(self) -> dict[str, int]:
+        return {lab: k for k, lab in enumerate(self.labels)}
+
+    @cached_property
+    def valid(self) -> frozenset[str]:
+        return frozenset(self.labels)
+
     def level(self, label: str) -> int:
         try:
             return self.labels.index(label)
         except ValueError:
             raise InputError(f"unknown boundary label {label!r}; expected one of {', '.join(self.labels)}") from None
+
+    def check(self, labels) -> None:
+        """Raise for the first label not in the set."""
+        if not self.valid.issuperset(labels):
+            self.level(sorted(set(labels) - self.valid)[0])
 
     @classmethod
     def parse(cls, spec: str | None) -> LabelSet:

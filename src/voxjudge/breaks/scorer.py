@@ -8,34 +8,49 @@ from it, are reported as errors and never scored.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from voxjudge._gc import gc_paused
 from voxjudge.breaks.annotation import Annotation
-from voxjudge.breaks.similarity import Similarity, levels
-from voxjudge.breaks.table import ReferenceTable
+from voxjudge.breaks.similarity import Similarity
+from voxjudge.breaks.table import Reference, ReferenceTable
 
 DEFAULT_THETA = {"em": 0.5, "f1": 0.8}
 
 
-@dataclass
+@dataclass(slots=True)
 class ScoredHypothesis:
     id: str
     text: str
     best_score: float | None
-    best_reference: str | None
+    best: Reference | None  # the best-matching reference (ties: the more frequent one)
     accepted: bool | None
     single_score: float | None
     single_accepted: bool | None
     n_references: int
     error: str | None = None
 
+    @property
+    def best_reference(self) -> str | None:
+        """The best-matching reference, inline (built on demand: most callers need only scores)."""
+        return None if self.best is None else self.best.inline()
+
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {
+            "id": self.id,
+            "text": self.text,
+            "best_score": self.best_score,
+            "best_reference": self.best_reference,
+            "accepted": self.accepted,
+            "single_score": self.single_score,
+            "single_accepted": self.single_accepted,
+            "n_references": self.n_references,
+            "error": self.error,
+        }
 
 
 def score_hypotheses(
@@ -44,51 +59,115 @@ def score_hypotheses(
     similarity: Similarity,
     theta: float,
     single: dict[str, Annotation] | None = None,
+    *,
+    max_pairs: int = 1_000_000,
 ) -> list[ScoredHypothesis]:
-    """One record per hypothesis, in input order. Hypotheses of the same text are scored together."""
+    """One record per hypothesis, in input order (see ``_score`` for how)."""
+    with gc_paused():
+        return _score(table, hypotheses, similarity, theta, single, max_pairs)
+
+
+def _score(
+    table: ReferenceTable,
+    hypotheses: Sequence[tuple[str, Annotation]],
+    similarity: Similarity,
+    theta: float,
+    single: dict[str, Annotation] | None,
+    max_pairs: int,
+) -> list[ScoredHypothesis]:
+    """All (hypothesis, reference-of-its-text) pairs are scored in a few vectorised passes: level
+    arrays are zero-padded to a common width (padding is "no boundary" and changes no score),
+    gathered pair by pair, scored, and reduced to the best reference per hypothesis (ties go to
+    the more frequent reference).
+    """
     labelset = table.labelset
-    groups: dict[str, list[int]] = defaultdict(list)
     out: list[ScoredHypothesis | None] = [None] * len(hypotheses)
+    valid: list[int] = []
     for k, (uid, ann) in enumerate(hypotheses):
-        key = ann.text_key
-        entry = table.entries.get(key)
+        entry = table.entries.get(ann.text_key)
         if entry is None:
-            out[k] = ScoredHypothesis(uid, key, None, None, None, None, None, 0, _missing_reason(table, key))
+            out[k] = _error(uid, ann.text_key, _missing_reason(table, ann.text_key))
         elif not entry.references:
-            out[k] = ScoredHypothesis(
-                uid, key, None, None, None, None, None, 0, "the table has no reference for this text"
-            )
+            out[k] = _error(uid, ann.text_key, "the table has no reference for this text")
         else:
-            groups[key].append(k)
-    for key, idx in groups.items():
-        entry = table.entries[key]
-        refs = entry.levels(labelset)
-        hyps = np.stack([levels(hypotheses[k][1], labelset) for k in idx])
-        scores = similarity.matrix(hyps, refs)
-        best = scores.argmax(axis=1)
-        if single is not None and key in single:
-            single_levels = levels(single[key], labelset)[None, :]
-            single_scores = similarity.matrix(hyps, single_levels)[:, 0]
-        elif single is None:
-            single_scores = scores[:, 0]  # ranked(): the most frequent reference comes first
-        else:
-            single_scores = np.full(len(idx), np.nan)
-        ranked = entry.ranked()
-        for row, k in enumerate(idx):
-            b = float(scores[row, best[row]])
-            s = float(single_scores[row])
-            has_single = not np.isnan(s)
-            out[k] = ScoredHypothesis(
-                hypotheses[k][0],
-                key,
-                b,
-                ranked[best[row]].annotation.inline(labelset),
-                b > theta,
-                s if has_single else None,
-                (s > theta) if has_single else None,
-                len(ranked),
-            )
+            valid.append(k)
+    if not valid:
+        return out  # type: ignore[return-value]
+
+    keys = [hypotheses[k][1].text_key for k in valid]
+    used = list(dict.fromkeys(keys))
+    slot = {key: n for n, key in enumerate(used)}
+    ref_blocks = [table.entries[key].levels(labelset) for key in used]
+    width = max(1, max(b.shape[1] for b in ref_blocks))
+    counts_per_text = np.array([b.shape[0] for b in ref_blocks])
+    offsets_per_text = np.concatenate([[0], np.cumsum(counts_per_text)[:-1]])
+    refs = np.zeros((int(counts_per_text.sum()), width), dtype=np.int8)
+    for off, b in zip(offsets_per_text, ref_blocks):
+        refs[off : off + b.shape[0], : b.shape[1]] = b
+    hyp_levels = _padded([hypotheses[k][1] for k in valid], labelset, width)
+
+    text_of = np.array([slot[key] for key in keys])
+    counts = counts_per_text[text_of]
+    best = np.empty(len(valid))
+    best_rank = np.empty(len(valid), dtype=np.int64)
+    first_ref = np.empty(len(valid))
+    start = 0
+    while start < len(valid):  # chunks of hypotheses bound the memory of the pair arrays
+        stop = start + 1
+        budget = counts[start]
+        while stop < len(valid) and budget + counts[stop] <= max_pairs:
+            budget += counts[stop]
+            stop += 1
+        c = counts[start:stop]
+        seg = np.concatenate([[0], np.cumsum(c)[:-1]])
+        pair_h = np.repeat(np.arange(start, stop), c)
+        local = np.arange(c.sum()) - np.repeat(seg, c)
+        pair_r = np.repeat(offsets_per_text[text_of[start:stop]], c) + local
+        scores = similarity.pairwise(hyp_levels[pair_h], refs[pair_r])
+        top = np.maximum.reduceat(scores, seg)
+        hits = np.flatnonzero(scores == np.repeat(top, c))
+        best[start:stop] = top
+        best_rank[start:stop] = local[hits[np.searchsorted(hits, seg)]]
+        first_ref[start:stop] = scores[seg]  # rank 0: the most frequent reference
+        start = stop
+
+    if single is None:
+        single_scores = first_ref
+    else:
+        single_scores = np.full(len(valid), np.nan)
+        rows = [n for n, key in enumerate(keys) if key in single]
+        if rows:
+            given = _padded([single[keys[n]] for n in rows], labelset, width)
+            single_scores[rows] = similarity.pairwise(hyp_levels[rows], given)
+
+    for n, k in enumerate(valid):
+        key = keys[n]
+        ref = table.entries[key].ranked()[int(best_rank[n])]
+        b, sc = float(best[n]), float(single_scores[n])
+        has_single = not np.isnan(sc)
+        out[k] = ScoredHypothesis(
+            hypotheses[k][0],
+            key,
+            b,
+            ref,
+            b > theta,
+            sc if has_single else None,
+            (sc > theta) if has_single else None,
+            int(counts[n]),
+        )
     return out  # type: ignore[return-value]
+
+
+def _padded(annotations: Sequence[Annotation], labelset, width: int) -> np.ndarray:
+    arr = np.zeros((len(annotations), width), dtype=np.int8)
+    for row, ann in enumerate(annotations):
+        lv = ann.levels(labelset)[:-1]
+        arr[row, : len(lv)] = lv
+    return arr
+
+
+def _error(uid: str, key: str, reason: str) -> ScoredHypothesis:
+    return ScoredHypothesis(uid, key, None, None, None, None, None, 0, reason)
 
 
 def _missing_reason(table: ReferenceTable, key: str) -> str:
@@ -113,19 +192,17 @@ def summarize(
     from voxjudge.stats import acceptance_table, correlate
 
     scored = [r for r in records if r.error is None]
+    best = np.array([r.best_score for r in scored], dtype=float)
+    single = np.array([r.single_score for r in scored if r.single_score is not None], dtype=float)
     summary: dict[str, Any] = {
         "n": len(scored),
         "n_errors": len(records) - len(scored),
         "similarity": similarity.name,
         "theta": theta,
-        "acceptance": float(np.mean([r.accepted for r in scored])) if scored else None,
-        "single_acceptance": _mean([r.single_accepted for r in scored if r.single_accepted is not None]),
+        "acceptance": _mean(best > theta),
+        "single_acceptance": _mean(single > theta),
         "theta_sweep": [
-            {
-                "theta": round(t, 2),
-                "acceptance": _mean([r.best_score > t for r in scored]),
-                "single_acceptance": _mean([r.single_score > t for r in scored if r.single_score is not None]),
-            }
+            {"theta": round(float(t), 2), "acceptance": _mean(best > t), "single_acceptance": _mean(single > t)}
             for t in np.linspace(0.0, 0.9, 10)
         ],
     }
@@ -161,5 +238,5 @@ def summarize(
     return summary
 
 
-def _mean(values: list) -> float | None:
-    return float(np.mean(values)) if values else None
+def _mean(values: np.ndarray) -> float | None:
+    return float(np.mean(values)) if len(values) else None

@@ -62,10 +62,16 @@ class Similarity:
 
     def matrix(self, hyps: np.ndarray, refs: np.ndarray) -> np.ndarray:
         """Scores of every hypothesis (rows of ``hyps``, m x J) against every reference (k x J)."""
-        h = hyps[:, None, :].astype(np.int16)
-        r = refs[None, :, :].astype(np.int16)
-        if h.shape[-1] != r.shape[-1]:
+        if hyps.shape[-1] != refs.shape[-1]:
             raise ValueError("hypotheses and references must have the same number of junctures")
+        return self.pairwise(hyps[:, None, :], refs[None, :, :])
+
+    def pairwise(self, hyps: np.ndarray, refs: np.ndarray) -> np.ndarray:
+        """Scores of aligned (broadcastable) level arrays over their last axis. Arrays padded with
+        zeros (no boundary) score the same as unpadded ones, so texts of any length can be
+        scored together."""
+        h = hyps.astype(np.int16, copy=False)
+        r = refs.astype(np.int16, copy=False)
         if self.metric == "em":
             return np.all(h == r, axis=-1).astype(float)
         if self.f1_mode == "untyped":

@@ -6,11 +6,12 @@ JSONL, one text per line::
      "words": ["their", "poor", "parents", "were", "just", "starving", "as", "usual"],
      "labels": ["NB", "AP", "IP", "SB"], "normalization": "casefold+strip-punct",
      "references": [{"annotation": "their poor parents <IP> were ... <SB>",
-                     "boundaries": ["NB", "NB", "IP", ...], "count": 14,
+                     "levels": "00200010", "count": 14,
                      "generators": ["openai/gpt-4.1"], "iterations": ["openai/gpt-4.1#3", ...]}]}
 
-``boundaries`` is authoritative (fast to load); ``annotation`` is the same phrasing for people,
-and is parsed when ``boundaries`` is absent. Two references are the same phrasing when their
+``levels`` is authoritative: one digit per juncture, the label's index in ``labels`` (compact and
+fast to load). ``annotation`` is the same phrasing for people; a hand-written table may give
+``boundaries`` (labels) or only ``annotation`` instead. Two references are the same phrasing when their
 boundaries agree on every juncture but the last (the sentence end).
 """
 
@@ -22,42 +23,71 @@ from pathlib import Path
 
 import numpy as np
 
+from voxjudge._gc import gc_paused
 from voxjudge.breaks.annotation import TEXT_NORMALIZATION, Annotation, parse_inline
 from voxjudge.breaks.labels import LabelSet
 from voxjudge.errors import InputError
 
 
-@dataclass
+@dataclass(slots=True)
 class Reference:
-    annotation: Annotation
+    """One phrasing of a text. ``code`` holds one digit per juncture: the label's index in the
+    table's label set (compact, and loads straight into numpy)."""
+
+    code: str
+    words: tuple[str, ...]
+    labels: tuple[str, ...]  # the table's label set
     count: int = 1
     generators: list[str] = field(default_factory=list)
     iterations: list[str] = field(default_factory=list)
+    _annotation: Annotation | None = field(default=None, repr=False)
 
     @property
-    def phrasing(self) -> tuple[str, ...]:
-        return self.annotation.labels[:-1]
+    def phrasing(self) -> str:
+        return self.code[:-1]
+
+    @property
+    def annotation(self) -> Annotation:
+        if self._annotation is None:
+            self._annotation = Annotation(self.words, tuple(self.labels[int(c)] for c in self.code))
+        return self._annotation
+
+    def inline(self) -> str:
+        """The inline form, straight from the digits (no Annotation needed)."""
+        labels = self.labels
+        return " ".join(w if c == "0" else f"{w} <{labels[int(c)]}>" for w, c in zip(self.words, self.code))
+
+
+def encode(annotation: Annotation, labelset: LabelSet) -> str:
+    if len(labelset.labels) > 10:
+        raise InputError("reference tables hold at most 10 boundary labels")
+    return "".join(str(v) for v in annotation.levels(labelset))
 
 
 @dataclass
 class TableEntry:
     text: str
     words: tuple[str, ...]
-    references: dict[tuple[str, ...], Reference] = field(default_factory=dict)
+    references: dict[str, Reference] = field(default_factory=dict)
     _levels: np.ndarray | None = field(default=None, repr=False)
+    _ranked: list[Reference] | None = field(default=None, repr=False)
 
     def ranked(self) -> list[Reference]:
         """Most frequent first; ties in the order first seen."""
-        return sorted(self.references.values(), key=lambda r: -r.count)
+        if self._ranked is None:
+            self._ranked = sorted(self.references.values(), key=lambda r: -r.count)
+        return self._ranked
 
-    def levels(self, labelset: LabelSet) -> np.ndarray:
-        """References x compared junctures, in ``ranked()`` order."""
+    def changed(self) -> None:
+        self._levels = self._ranked = None
+
+    def levels(self, labelset: LabelSet | None = None) -> np.ndarray:
+        """References x compared junctures (the final one left out), in ``ranked()`` order."""
         if self._levels is None:
             refs = self.ranked()
             width = max(len(self.words) - 1, 0)
-            self._levels = np.array(
-                [[labelset.level(lab) for lab in r.annotation.labels[:-1]] for r in refs], dtype=np.int8
-            ).reshape(len(refs), width)
+            digits = "".join(r.phrasing for r in refs).encode("ascii")
+            self._levels = (np.frombuffer(digits, dtype=np.uint8) - 48).astype(np.int8).reshape(len(refs), width)
         return self._levels
 
 
@@ -76,16 +106,18 @@ class ReferenceTable:
         entry = self.entries.get(key)
         if entry is None:
             entry = self.entries[key] = TableEntry(key, annotation.key_words)
-        phrasing = annotation.labels[:-1]
-        ref = entry.references.get(phrasing)
+        code = encode(annotation, self.labelset)
+        ref = entry.references.get(code[:-1])
         if ref is None:
-            ref = entry.references[phrasing] = Reference(annotation, 0)
+            ref = entry.references[code[:-1]] = Reference(
+                code, entry.words, self.labelset.labels, 0, _annotation=annotation
+            )
         ref.count += count
         if generator and generator not in ref.generators:
             ref.generators.append(generator)
         if iteration and iteration not in ref.iterations:
             ref.iterations.append(iteration)
-        entry._levels = None
+        entry.changed()
 
     def filtered(self, min_count: float) -> ReferenceTable:
         """Keep references seen *more than* ``min_count`` times (the paper's N_iter/10 rule)."""
@@ -119,7 +151,7 @@ class ReferenceTable:
                 "references": [
                     {
                         "annotation": r.annotation.inline(self.labelset),
-                        "boundaries": list(r.annotation.labels),
+                        "levels": r.code,
                         "count": r.count,
                         "generators": r.generators,
                         "iterations": r.iterations,
@@ -130,6 +162,11 @@ class ReferenceTable:
 
     @classmethod
     def load(cls, path: str | Path, labelset: LabelSet | None = None) -> ReferenceTable:
+        with gc_paused():
+            return cls._load(path, labelset)
+
+    @classmethod
+    def _load(cls, path: str | Path, labelset: LabelSet | None) -> ReferenceTable:
         from voxjudge.io.readers import jsonl_objects
 
         rows = jsonl_objects(path)
@@ -149,43 +186,60 @@ class ReferenceTable:
             if text in table.entries:
                 raise InputError(f"{path}:{n}: text {text!r} appears twice; merge tables with 'voxjudge breaks merge'")
             entry = table.entries[text] = TableEntry(text, words)
+            n_words, top_digit = len(words), str(len(table.labelset.labels) - 1)
             for ref in refs:
-                annotation = _reference_annotation(path, n, ref, words, table.labelset)
-                phrasing = annotation.labels[:-1]
-                if phrasing in entry.references:
-                    entry.references[phrasing].count += int(ref.get("count", 1))
+                code = ref.get("levels") if type(ref) is dict else None
+                # Fast path for what this module writes; anything else is checked and explained.
+                if not (type(code) is str and len(code) == n_words and code.isdigit() and max(code) <= top_digit):
+                    code = _reference_code(path, n, ref, words, table.labelset)
+                count = ref.get("count", 1)
+                if type(count) is not int or count < 1:
+                    raise InputError(f"{path}:{n}: a reference count must be a positive integer")
+                existing = entry.references.get(code[:-1])
+                if existing is not None:
+                    existing.count += count
+                    entry.changed()
                     continue
-                entry.references[phrasing] = Reference(
-                    annotation,
-                    int(ref.get("count", 1)),
-                    list(ref.get("generators", [])),
-                    list(ref.get("iterations", [])),
+                entry.references[code[:-1]] = Reference(
+                    code,
+                    words,
+                    table.labelset.labels,
+                    count,
+                    list(ref.get("generators", ())),
+                    list(ref.get("iterations", ())),
                 )
         return table
 
 
-def _reference_annotation(path, n, ref, words, labelset) -> Annotation:
+def _reference_code(path, n, ref, words, labelset: LabelSet) -> str:
+    """The reference's level digits, from ``levels``, ``boundaries`` or the inline ``annotation``."""
     if not isinstance(ref, dict):
         raise InputError(f"{path}:{n}: each reference must be an object")
+    code = ref.get("levels")
+    if isinstance(code, str):
+        if len(code) != len(words) or not code.isdigit() or max(code) >= str(len(labelset.labels)):
+            raise InputError(f"{path}:{n}: 'levels' {code!r} needs one digit below {len(labelset.labels)} per word")
+        return code
     boundaries = ref.get("boundaries")
+    if isinstance(boundaries, str):
+        boundaries = boundaries.split()
     if isinstance(boundaries, list):
         if len(boundaries) != len(words):
             raise InputError(f"{path}:{n}: a reference has {len(boundaries)} boundaries for {len(words)} words")
-        for lab in boundaries:
-            try:
-                labelset.level(lab)
-            except InputError as e:
-                raise InputError(f"{path}:{n}: {e}") from None
-        return Annotation(words, tuple(boundaries))
+        try:
+            labelset.check(boundaries)
+        except InputError as e:
+            raise InputError(f"{path}:{n}: {e}") from None
+        return encode(Annotation(words, tuple(boundaries)), labelset)
     if not isinstance(ref.get("annotation"), str):
-        raise InputError(f"{path}:{n}: a reference needs 'boundaries' or an 'annotation'")
+        raise InputError(f"{path}:{n}: a reference needs 'levels', 'boundaries' or an 'annotation'")
     try:
         annotation = parse_inline(ref["annotation"], labelset)
     except InputError as e:
         raise InputError(f"{path}:{n}: {e}") from None
     if annotation.key_words != words:
         raise InputError(f"{path}:{n}: reference {ref['annotation']!r} does not have the words of its text")
-    return annotation
+    return encode(annotation, labelset)
 
 
 def merge(tables: list[ReferenceTable]) -> ReferenceTable:

@@ -41,4 +41,30 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         print(f"\n=== {lang}: system A vs system B ===")
         print(render_compare(comparison.summary(), ["A", "B"]))
+    _breaks_demo(Path(args.examples) / "breaks")
     return 0
+
+
+def _breaks_demo(folder: Path) -> None:
+    """Phrase-break hypotheses scored against a table built from two annotators (multi-reference)
+    and against annotator A alone (single reference), beside human 1-5 scores."""
+    from voxjudge.breaks import (
+        ReferenceTable,
+        Similarity,
+        read_annotations,
+        read_human_scores,
+        score_hypotheses,
+        summarize,
+    )
+    from voxjudge.cli.breaks import render_summary
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not found; run the demo from the project root or pass --examples DIR")
+    table = ReferenceTable.load(folder / "table.jsonl")
+    hyps = read_annotations(folder / "hypotheses.tsv", labelset=table.labelset)
+    single = {a.text_key: a for _, a in read_annotations(folder / "annotator_a.txt", labelset=table.labelset)}
+    human = read_human_scores(folder / "human.tsv")
+    similarity = Similarity("f1")
+    records = score_hypotheses(table, hyps, similarity, 0.8, single)
+    print("\n=== phrase breaks (LMRE): 72 hypotheses, table from two annotators vs annotator A alone ===")
+    print(render_summary(summarize(records, human, 0.8, similarity, n_resamples=2000)))
