@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from voxjudge._gc import gc_paused
-from voxjudge.breaks.annotation import Annotation
+from voxjudge.breaks.annotation import TEXT_NORMALIZATION, Annotation
 from voxjudge.breaks.similarity import Similarity
 from voxjudge.breaks.table import Reference, ReferenceTable
 
@@ -199,6 +199,7 @@ def summarize(
         "n_errors": len(records) - len(scored),
         "similarity": similarity.name,
         "theta": theta,
+        "normalization": TEXT_NORMALIZATION,
         "acceptance": _mean(best > theta),
         "single_acceptance": _mean(single > theta),
         "theta_sweep": [

@@ -217,7 +217,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     human = read_human_scores(args.human, args.human_col) if args.human else None
     records = score_hypotheses(table, hyps, similarity, theta, single)
     summary = summarize(records, human, theta, similarity, n_resamples=args.resamples, seed=args.seed)
-    write_out(args.out, [r.as_dict() for r in records])
+    settings = {"similarity": similarity.name, "theta": theta}
+    write_out(args.out, [{**r.as_dict(), **settings} for r in records])
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
