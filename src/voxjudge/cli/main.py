@@ -14,7 +14,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, breaks, demo, llm, stats
+    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups = parser.add_subparsers(dest="group", metavar="<command>", required=True)
     asr.register(groups)
     breaks.register(groups)
+    pairwise.register(groups)
     stats.register(groups)
     llm.register(groups)
     demo.register(groups)

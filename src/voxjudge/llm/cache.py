@@ -20,7 +20,7 @@ from typing import Any
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import AudioPart, Request, TextPart
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 ENV_VAR = "VOXJUDGE_CACHE"
 
 
@@ -46,7 +46,8 @@ def _message_key(request: Request) -> list[dict[str, Any]]:
     return out
 
 
-def request_key(spec: JudgeSpec, request: Request, sample_index: int) -> str:
+def request_keys(spec: JudgeSpec, request: Request, count: int) -> list[str]:
+    """Cache keys of samples 0..count-1: the canonical request is serialised once."""
     fields = {
         "version": CACHE_VERSION,
         "judge": spec.identity(),
@@ -57,10 +58,19 @@ def request_key(spec: JudgeSpec, request: Request, sample_index: int) -> str:
         "seed": request.seed,
         "max_tokens": request.max_tokens,
         "template": request.template,
-        "sample_index": sample_index,
     }
-    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    base = hashlib.sha256(canonical)
+    keys = []
+    for index in range(count):
+        h = base.copy()
+        h.update(f"|sample={index}".encode())
+        keys.append(h.hexdigest())
+    return keys
+
+
+def request_key(spec: JudgeSpec, request: Request, sample_index: int) -> str:
+    return request_keys(spec, request, sample_index + 1)[sample_index]
 
 
 class Cache:
@@ -80,10 +90,17 @@ class Cache:
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, spec: JudgeSpec, value: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO responses (key, provider, model, value, created) VALUES (?, ?, ?, ?, ?)",
-            (key, spec.provider, spec.model, json.dumps(value, ensure_ascii=False), time.time()),
-        )
+        self.put_many(spec, [(key, value)])
+
+    def put_many(self, spec: JudgeSpec, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """Store the samples of one call in one transaction."""
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR REPLACE INTO responses (key, provider, model, value, created) VALUES (?, ?, ?, ?, ?)",
+                [(k, spec.provider, spec.model, json.dumps(v, ensure_ascii=False), now) for k, v in items],
+            )
 
     def stats(self) -> dict[str, Any]:
         rows = self.db.execute(

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from voxjudge.llm.cache import Cache, default_cache_path, request_key
+from voxjudge.llm.cache import Cache, default_cache_path, request_keys
 from voxjudge.llm.errors import (
     BudgetExceeded,
     ConfigError,
@@ -92,7 +92,7 @@ class Judge:
 
     async def complete(self, request: Request, *, item_id: str | None = None, validate: bool = True) -> list[Response]:
         """``request.n`` samples. Samples that could not be obtained or validated carry ``error``."""
-        keys = [request_key(self.spec, request, i) for i in range(request.n)]
+        keys = request_keys(self.spec, request, request.n)
         got: dict[int, Response] = {}
         if self.cache is not None:
             for i, key in enumerate(keys):
@@ -130,21 +130,21 @@ class Judge:
             call = replace(request, seed=request.seed + indices[0])  # distinct samples one call at a time
         result, usage, latency = await self._call(call, len(indices), item_id, indices)
         out = {}
+        to_cache = []
         for k, (i, sample) in enumerate(zip(indices, result.samples)):
             share = usage if k == 0 else Usage()
             parsed = _try_parse(sample.text, request.schema)
-            if self.cache is not None:
-                value = {
-                    "text": sample.text,
-                    "finish_reason": sample.finish_reason,
-                    "usage": share.as_dict(),
-                    "latency": latency,
-                    "structured": result.structured,
-                }
-                if parsed is not _INVALID:
-                    # The schema is part of the key, so a valid answer stays valid: reruns skip validation.
-                    value["parsed"] = parsed
-                self.cache.put(keys[i], self.spec, value)
+            value = {
+                "text": sample.text,
+                "finish_reason": sample.finish_reason,
+                "usage": share.as_dict(),
+                "latency": latency,
+                "structured": result.structured,
+            }
+            if parsed is not _INVALID:
+                # The schema is part of the key, so a valid answer stays valid: reruns skip validation.
+                value["parsed"] = parsed
+            to_cache.append((keys[i], value))
             out[i] = Response(
                 sample.text,
                 None if parsed is _INVALID else parsed,
@@ -155,6 +155,8 @@ class Judge:
                 False,
                 structured=result.structured,
             )
+        if self.cache is not None and to_cache:
+            self.cache.put_many(self.spec, to_cache)
         if len(result.samples) < len(indices):
             for i in indices[len(result.samples) :]:
                 out[i] = Response("", sample_index=i, error="provider returned fewer samples than asked")
@@ -303,9 +305,8 @@ class Judge:
         """
         calls = input_tokens = output_tokens = cached = 0
         for r in requests:
-            missing = [
-                i for i in range(r.n) if self.cache is None or self.cache.get(request_key(self.spec, r, i)) is None
-            ]
+            keys = request_keys(self.spec, r, r.n)
+            missing = [i for i in range(r.n) if self.cache is None or self.cache.get(keys[i]) is None]
             cached += r.n - len(missing)
             if not missing:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,11 +43,11 @@ class AudioPart:
             raise InputError(f"{p}: audio file is empty")
         return cls(data, fmt)
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
-    @property
+    @cached_property
     def base64(self) -> str:
         return base64.b64encode(self.data).decode("ascii")
 

@@ -38,7 +38,8 @@ _SCRIPTS: dict[str, Script] = {}
 
 
 def register_fake_script(name: str, script: Script) -> None:
-    """``script(request, sample_index)`` returns text, a JSON-able object, a FakeReply or an exception."""
+    """``script(request, sample_index)`` returns text, a JSON-able object, a FakeReply or an exception.
+    A script with a true ``takes_options`` attribute also gets the spec's options (``?key=value``)."""
     _SCRIPTS[name] = script
 
 
@@ -144,8 +145,9 @@ class FakeBackend:
             await asyncio.sleep(latency)
             raise TransientError("fake: injected server error", status=503)
         samples = []
+        takes_options = getattr(self.script, "takes_options", False)
         for index in range(n):
-            out = self.script(request, index)
+            out = self.script(request, index, self.spec.options) if takes_options else self.script(request, index)
             if isinstance(out, BaseException):
                 await asyncio.sleep(latency)
                 raise out

@@ -1,0 +1,267 @@
+"""``voxjudge pairwise judge | analyze | compare | select | distill``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.errors import InputError
+
+JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
+
+
+def register(groups) -> None:
+    pw = groups.add_parser("pairwise", help="pairwise prosody judging (Live-ProsodyJudge protocol)")
+    cmds = pw.add_subparsers(dest="command", metavar="<command>", required=True)
+
+    p = cmds.add_parser(
+        "judge",
+        help="judge clip pairs in both orders with several samples; one record per judgment",
+        description="Each pair is judged with A first in half the samples and B first in the other half; "
+        "scores are mapped back to the physical clips. Unusable scores are abstentions, recorded.",
+    )
+    p.add_argument("--pairs", required=True, help="pairs JSONL (pair_id, text, audio_a, audio_b, optional human)")
+    _judge_args(p)
+    p.add_argument("--out", required=True, metavar="FILE", help="judgment records (JSONL)")
+    p.set_defaults(func=cmd_judge)
+
+    p = cmds.add_parser("analyze", help="accuracy against human labels, position bias, sampling gain, weights")
+    p.add_argument("judgments", help="records from 'pairwise judge'")
+    p.add_argument("--pairs", required=True, help="the pairs file with human labels")
+    _rubric_arg(p)
+    p.add_argument("--select-weights", action="store_true", help="pick V_w weights on a validation split")
+    p.add_argument("--val-fraction", type=float, default=0.5, help="validation share for --select-weights")
+    p.add_argument("--split-seed", type=int, default=0, help="seed of the validation/test split")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_analyze)
+
+    p = cmds.add_parser("compare", help="paired bootstrap of the accuracy difference of two judges")
+    p.add_argument("a", help="judgments of judge A")
+    p.add_argument("b", help="judgments of judge B")
+    p.add_argument("--pairs", "--human", dest="pairs", required=True, help="the pairs file with human labels")
+    _rubric_arg(p)
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_compare)
+
+    p = cmds.add_parser("select", help="best of N candidates by round-robin tournament; Hit@k with human top-k")
+    p.add_argument("--candidates", required=True, help="candidate sets JSONL (set_id, text, candidates, human_topk)")
+    _judge_args(p)
+    p.add_argument("--out", metavar="FILE", help="write the selections (JSONL)")
+    p.add_argument("--records", metavar="FILE", help="also write every judgment record (JSONL)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_select)
+
+    p = cmds.add_parser("distill", help="confidence-filtered teacher labels as chat-format SFT data")
+    p.add_argument("judgments", help="teacher records from 'pairwise judge'")
+    p.add_argument("--pairs", required=True, help="the pairs file (audio paths, systems for curriculum tags)")
+    _rubric_arg(p)
+    p.add_argument("--keep", default="4-0", choices=["4-0", "3-1", "3+abstain"], help="vote filter (default: 4-0)")
+    p.add_argument("--per-dimension", action="store_true", help="filter per pair-dimension, masking the others")
+    p.add_argument("--seed", type=int, default=0, help="seed of the winner balancing (default: 0)")
+    p.add_argument("--out", required=True, metavar="FILE", help="SFT examples (JSONL)")
+    p.set_defaults(func=cmd_distill)
+
+
+def _rubric_arg(p) -> None:
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped C1-C4 + L1-L3 rubric)")
+    p.add_argument("--dimensions", metavar="IDS", help="comma-separated dimension ids to use (default: all)")
+
+
+def _judge_args(p) -> None:
+    _rubric_arg(p)
+    p.add_argument("--samples", type=int, default=10, help="judgments per pair, split over both orders (default: 10)")
+    p.add_argument("--mode", default="coupled", choices=["coupled", "per-dimension"], help="LLM prompting mode")
+    p.add_argument("--temperature", type=float, default=1.0, help="LLM sampling temperature (default: 1.0)")
+    p.add_argument("--seed", type=int, default=0, help="LLM sampling seed (default: 0)")
+    add_judge_options(p, judge=None)
+    p.add_argument("--judge", default="acoustic", metavar="SPEC", help=JUDGE_HELP)
+
+
+def _rubric(args):
+    from voxjudge.pairwise import Rubric
+
+    dims = [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None
+    return Rubric.load(args.rubric).select(dims)
+
+
+def _pair_judge(args, rubric):
+    from voxjudge.pairwise import AcousticPairJudge, LLMPairJudge
+
+    if args.samples < 1:
+        raise InputError("--samples must be at least 1")
+    if args.judge == "acoustic":
+        return AcousticPairJudge(rubric), None
+    import voxjudge.pairwise.judges  # noqa: F401  (registers the fake/prosody script)
+
+    llm = make_judge(args, args.judge)
+    return LLMPairJudge(llm, rubric, args.mode, args.temperature, args.seed), llm
+
+
+def _read_records(path: str) -> list[dict]:
+    from voxjudge.io.readers import jsonl_objects
+
+    records = [obj for _, obj in jsonl_objects(path)]
+    for k, r in enumerate(records, 1):
+        if not {"pair_id", "first", "sample", "scores", "raw", "abstained"} <= set(r):
+            raise InputError(f"{path}:{k}: not a judgment record from 'voxjudge pairwise judge'")
+    return records
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from voxjudge.pairwise import aggregate, read_pairs, run_judgments
+
+    rubric = _rubric(args)
+    pairs = read_pairs(args.pairs)
+    judge, llm = _pair_judge(args, rubric)
+    try:
+        with progress_bar(f"judging with {judge.name}") as progress:
+            coro = run_judgments(pairs, judge, rubric, args.samples, progress)
+            records = llm.run(coro) if llm else _run(coro)
+    finally:
+        if llm:
+            llm.close()
+    write_out(args.out, records)
+    results = aggregate(records, rubric)
+    abstained = sum(r.n_abstentions for r in results.values())
+    usage = f"; {llm.meter.as_dict()}" if llm else ""
+    print(
+        f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {abstained} abstained cells{usage}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _run(coro):
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from voxjudge.pairwise import accuracy_report, read_pairs, select_weights
+
+    rubric = _rubric(args)
+    pairs = read_pairs(args.pairs, check_audio=False)
+    records = _read_records(args.judgments)
+    report = accuracy_report(records, pairs, rubric)
+    if args.select_weights:
+        if not 0 < args.val_fraction < 1:
+            raise InputError("--val-fraction must be between 0 and 1")
+        report["weight_selection"] = select_weights(
+            records, pairs, rubric, val_fraction=args.val_fraction, seed=args.split_seed
+        )
+    if args.json:
+        print_json(report)
+        return 0
+    from rich.table import Table
+
+    con = console()
+    with con.capture() as cap:
+        t = Table(
+            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, {report['n_labelled']} with human labels"
+        )
+        t.add_column("measure")
+        t.add_column("value", justify="right")
+        rows = [
+            ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
+            ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
+            ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
+            ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
+            ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
+            ("judgments favouring the second slot", _pct(report["second_slot_rate"])),
+            ("t statistic (pair-level slot difference)", _num(report["t_stat"])),
+            ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
+        ]
+        for r in rows:
+            t.add_row(*r)
+        con.print(t)
+        d = Table(title="Accuracy by dimension")
+        for dim in report["accuracy_by_dimension"]:
+            d.add_column(dim, justify="right")
+        d.add_row(*(_pct(v) for v in report["accuracy_by_dimension"].values()))
+        con.print(d)
+        if "weight_selection" in report:
+            w = report["weight_selection"]
+            con.print(
+                f"selected weights {w['weights']}: validation {_pct(w['validation_accuracy'])}, "
+                f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
+            )
+    print(cap.get().rstrip("\n"))
+    return 0
+
+
+def _pct(v) -> str:
+    return "–" if v is None else fmt_rate(v)
+
+
+def _num(v) -> str:
+    return "–" if v is None else f"{v:+.3f}"
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from voxjudge.cli.common import check_bootstrap_options
+    from voxjudge.pairwise import compare_judges, read_pairs
+
+    args.confidence = 0.95
+    check_bootstrap_options(args)
+    rubric = _rubric(args)
+    pairs = read_pairs(args.pairs, check_audio=False)
+    res = compare_judges(
+        _read_records(args.a), _read_records(args.b), pairs, rubric, n_resamples=args.resamples, seed=args.seed
+    )
+    if args.json:
+        print_json(res)
+        return 0
+    print(
+        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"difference {100 * res['difference']:+.2f} pts, 95% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
+        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
+    )
+    return 0
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    from voxjudge.pairwise import hit_rates, read_candidate_sets, select_best
+
+    rubric = _rubric(args)
+    sets = read_candidate_sets(args.candidates)
+    judge, llm = _pair_judge(args, rubric)
+    try:
+        with progress_bar("round robin") as progress:
+            coro = select_best(sets, judge, rubric, args.samples, progress)
+            selections, records = llm.run(coro) if llm else _run(coro)
+    finally:
+        if llm:
+            llm.close()
+    rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
+    write_out(args.out, rows)
+    write_out(args.records, records)
+    summary = hit_rates(selections, sets)
+    if args.json:
+        print_json({**summary, "selections": rows})
+        return 0
+    for r in rows:
+        print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
+    if summary["n_rated"]:
+        print(
+            " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
+        )
+    return 0
+
+
+def cmd_distill(args: argparse.Namespace) -> int:
+    from voxjudge.pairwise import build_sft, read_pairs
+
+    rubric = _rubric(args)
+    pairs = read_pairs(args.pairs, check_audio=False)
+    examples, report = build_sft(
+        _read_records(args.judgments), pairs, rubric, args.keep, per_dimension=args.per_dimension, seed=args.seed
+    )
+    write_out(args.out, examples)
+    print(json.dumps(report), file=sys.stderr)
+    return 0

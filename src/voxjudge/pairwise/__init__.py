@@ -1,0 +1,52 @@
+"""Pairwise prosody judging (the Live-ProsodyJudge protocol): rubric dimensions, both-order
+sampled judgments with swap-back, position-bias diagnostics, paired bootstrap comparison,
+best-of-N tournaments, and distillation data with GRPO rewards."""
+
+from voxjudge.pairwise.acoustic import AcousticJudge, analyze, read_audio
+from voxjudge.pairwise.analysis import accuracy_report, compare_judges, position_bias, select_weights
+from voxjudge.pairwise.data import CandidateSet, Pair, read_candidate_sets, read_pairs
+from voxjudge.pairwise.distill import (
+    FILTERS,
+    build_sft,
+    confident_winner,
+    dimension_rewards,
+    group_advantages,
+    span_local_advantages,
+    verdict_reward,
+)
+from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge, SlotJudgment
+from voxjudge.pairwise.protocol import PairResult, aggregate, run_judgments
+from voxjudge.pairwise.rubric import Dimension, Rubric
+from voxjudge.pairwise.tournament import Selection, hit_rates, select_best
+
+__all__ = [
+    "FILTERS",
+    "AcousticJudge",
+    "AcousticPairJudge",
+    "CandidateSet",
+    "Dimension",
+    "LLMPairJudge",
+    "Pair",
+    "PairResult",
+    "Rubric",
+    "Selection",
+    "SlotJudgment",
+    "accuracy_report",
+    "aggregate",
+    "analyze",
+    "build_sft",
+    "compare_judges",
+    "confident_winner",
+    "dimension_rewards",
+    "group_advantages",
+    "hit_rates",
+    "position_bias",
+    "read_audio",
+    "read_candidate_sets",
+    "read_pairs",
+    "run_judgments",
+    "select_best",
+    "select_weights",
+    "span_local_advantages",
+    "verdict_reward",
+]

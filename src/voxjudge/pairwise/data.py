@@ -1,0 +1,105 @@
+"""Pairwise inputs: clip pairs with optional human labels, and candidate sets for best-of-N.
+
+Pairs (JSONL): ``pair_id``, ``text``, ``audio_a``, ``audio_b``; optionally ``human`` (labels "A",
+"B" or "tie" under ``overall`` and per dimension id), ``human_confident`` (the dimensions whose
+human label is confident), ``system_a`` / ``system_b`` (which system made each clip; "human"
+for a recording, used for curriculum tags). Candidate sets (JSONL): ``set_id``, ``text``,
+``candidates`` (audio paths) and optionally ``human_topk`` (paths or 0-based indices, best first).
+Relative audio paths are taken from the JSONL file's folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voxjudge.errors import InputError
+from voxjudge.io.readers import jsonl_objects
+
+LABELS = ("A", "B", "tie")
+
+
+@dataclass(frozen=True)
+class Pair:
+    pair_id: str
+    text: str
+    audio_a: Path
+    audio_b: Path
+    human: dict[str, str] = field(default_factory=dict)
+    human_confident: tuple[str, ...] = ()
+    system_a: str | None = None
+    system_b: str | None = None
+
+
+@dataclass(frozen=True)
+class CandidateSet:
+    set_id: str
+    text: str
+    candidates: tuple[Path, ...]
+    human_topk: tuple[int, ...] = ()
+
+
+def _path(base: Path, value: Any, where: str, check: bool) -> Path:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: audio paths must be non-empty strings")
+    p = Path(value)
+    p = p if p.is_absolute() else base / p
+    if check and not p.is_file():
+        raise InputError(f"{where}: audio file {p} not found")
+    return p
+
+
+def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
+    base = Path(path).parent
+    pairs, seen = [], {}
+    for n, obj in jsonl_objects(path):
+        where = f"{path}:{n}"
+        for key in ("pair_id", "text", "audio_a", "audio_b"):
+            if key not in obj:
+                raise InputError(f"{where}: missing field {key!r} (a pair needs pair_id, text, audio_a, audio_b)")
+        pid = str(obj["pair_id"])
+        if pid in seen:
+            raise InputError(f"{where}: duplicate pair_id {pid!r} (first on line {seen[pid]})")
+        seen[pid] = n
+        human = obj.get("human") or {}
+        if not isinstance(human, dict) or any(v not in LABELS for v in human.values()):
+            raise InputError(f'{where}: human labels must be an object of "A", "B" or "tie"')
+        pairs.append(
+            Pair(
+                pid,
+                str(obj["text"]),
+                _path(base, obj["audio_a"], where, check_audio),
+                _path(base, obj["audio_b"], where, check_audio),
+                {str(k): v for k, v in human.items()},
+                tuple(obj.get("human_confident") or ()),
+                obj.get("system_a"),
+                obj.get("system_b"),
+            )
+        )
+    if not pairs:
+        raise InputError(f"{path}: no pairs found")
+    return pairs
+
+
+def read_candidate_sets(path: str | Path, *, check_audio: bool = True) -> list[CandidateSet]:
+    base = Path(path).parent
+    sets = []
+    for n, obj in jsonl_objects(path):
+        where = f"{path}:{n}"
+        cands = obj.get("candidates")
+        if "set_id" not in obj or not isinstance(cands, list) or len(cands) < 2:
+            raise InputError(f"{where}: a candidate set needs set_id and a list of at least two candidates")
+        paths = tuple(_path(base, c, where, check_audio) for c in cands)
+        topk = []
+        for t in obj.get("human_topk") or []:
+            if isinstance(t, int) and 0 <= t < len(paths):
+                topk.append(t)
+            elif isinstance(t, str) and t in cands:
+                topk.append(cands.index(t))
+            else:
+                raise InputError(f"{where}: human_topk entry {t!r} is neither a candidate nor its index")
+        sets.append(CandidateSet(str(obj["set_id"]), str(obj.get("text", "")), paths, tuple(topk)))
+    if not sets:
+        raise InputError(f"{path}: no candidate sets found")
+    return sets

@@ -1,0 +1,219 @@
+"""Distillation data from teacher judgments (training itself happens elsewhere, with standard
+tools), and the GRPO reward functions as pure functions.
+
+Confidence filters work on teacher *votes* after swap-back, one vote per sampled judgment
+(its weighted verdict, or a dimension's verdict with ``--per-dimension``):
+
+* ``4-0``: every vote names the same winner;
+* ``3-1``: all but one vote agree and the odd one out is the other clip or a tie (no abstention);
+* ``3+abstain``: all but one vote agree, the odd one out being anything, an abstention included
+  (the filter the per-dimension teacher uses). Each filter keeps what the stricter ones keep.
+
+The names follow the four-vote setting (two samples in each order); with n votes they mean n-0,
+(n-1)-1 and n-1 plus one abstention.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from voxjudge.errors import InputError
+from voxjudge.pairwise.data import Pair
+from voxjudge.pairwise.protocol import sign_verdict
+from voxjudge.pairwise.rubric import Rubric
+
+FILTERS = ("4-0", "3-1", "3+abstain")
+CURRICULUM = ("human-vs-tts", "cross-model", "same-model", "unknown")
+
+
+def record_vote(record: dict[str, Any], weights: dict[str, float], dim: str | None = None) -> str | None:
+    """One judgment's vote for clip "A", "B", "tie", or None when it abstained."""
+    scores = record["scores"]
+    if dim is not None:
+        return sign_verdict(scores[dim]["A"] - scores[dim]["B"]) if dim in scores else None
+    used = [d for d in scores if d in weights]
+    if not used:
+        return None
+    return sign_verdict(sum(weights[d] * (scores[d]["A"] - scores[d]["B"]) for d in used))
+
+
+def confident_winner(votes: Sequence[str | None], rule: str) -> str | None:
+    """The winner ("A"/"B") when the votes pass ``rule``, else None."""
+    if rule not in FILTERS:
+        raise InputError(f"unknown filter {rule!r}; choose one of {', '.join(FILTERS)}")
+    n = len(votes)
+    counts = Counter(votes)
+    for winner in ("A", "B"):
+        agree = counts[winner]
+        if agree == n and n > 0:
+            return winner
+        if agree == n - 1 and n >= 2:
+            odd = next(v for v in votes if v != winner)
+            if rule == "3-1" and odd is not None:
+                return winner
+            if rule == "3+abstain":
+                return winner
+    return None
+
+
+def curriculum_tag(pair: Pair) -> str:
+    a, b = (pair.system_a or "").lower(), (pair.system_b or "").lower()
+    if not a or not b:
+        return "unknown"
+    if "human" in (a, b):
+        return "human-vs-tts"
+    return "cross-model" if a != b else "same-model"
+
+
+def _section(dim, rationale: str, s_first: float, s_second: float) -> str:
+    return f"{dim.id} ({dim.name}): {rationale.strip()} Scores: first {s_first:.0f}, second {s_second:.0f}."
+
+
+def build_sft(
+    records: Sequence[dict[str, Any]],
+    pairs: Sequence[Pair],
+    rubric: Rubric,
+    rule: str = "4-0",
+    *,
+    per_dimension: bool = False,
+    seed: int = 0,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Chat-format SFT examples (audio paths, per-section loss weights) and a filter report."""
+    weights = rubric.weights
+    by_pair: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        by_pair.setdefault(rec["pair_id"], []).append(rec)
+    pair_of = {p.pair_id: p for p in pairs}
+    kept: list[tuple[Pair, str, dict[str, str]]] = []  # pair, overall winner, dim -> winner (confident)
+    report = Counter()
+    for pid, recs in by_pair.items():
+        if pid not in pair_of:
+            raise InputError(f"judgments name pair {pid!r}, which is not in the pairs file")
+        if per_dimension:
+            dims = {}
+            for d in rubric.ids:
+                w = confident_winner([record_vote(r, weights, d) for r in recs], rule)
+                if w is not None:
+                    dims[d] = w
+            report["pair_dimensions_kept"] += len(dims)
+            report["pair_dimensions_masked"] += len(rubric.ids) - len(dims)
+            if not dims:
+                report["pairs_dropped"] += 1
+                continue
+            overall = max(dims.values(), key=list(dims.values()).count)
+        else:
+            overall = confident_winner([record_vote(r, weights) for r in recs], rule)
+            if overall is None:
+                report["pairs_dropped"] += 1
+                continue
+            dims = {d: overall for d in rubric.ids}
+        kept.append((pair_of[pid], overall, dims))
+    # winner balancing: a seeded alternation puts the winner first in half of the examples
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(kept))
+    examples = []
+    for rank, k in enumerate(order):
+        pair, overall, dims = kept[k]
+        winner_first = rank % 2 == 0
+        first = overall if winner_first else ("B" if overall == "A" else "A")
+        examples.append(_example(pair, first, overall, dims, by_pair[pair.pair_id], rubric, per_dimension, rule))
+    examples.sort(key=lambda e: (CURRICULUM.index(e["curriculum"]), e["id"]))
+    report["examples"] = len(examples)
+    report["winner_first"] = sum(1 for e in examples if e["winner_slot"] == "first")
+    report["by_curriculum"] = dict(Counter(e["curriculum"] for e in examples))
+    return examples, dict(report)
+
+
+def _example(pair, first, overall, dims, recs, rubric, per_dimension, rule) -> dict[str, Any]:
+    second = "B" if first == "A" else "A"
+    # rationales from a teacher judgment made in the same presentation order
+    same_order = [r for r in recs if r["first"] == first] or recs
+    teacher = same_order[0]
+    means = {
+        d: (
+            np.mean([r["scores"][d][first] for r in recs if d in r["scores"]]),
+            np.mean([r["scores"][d][second] for r in recs if d in r["scores"]]),
+        )
+        for d in rubric.ids
+        if any(d in r["scores"] for r in recs)
+    }
+    sections = []
+    for dim in rubric.dimensions:
+        if dim.id not in means:
+            continue
+        confident = dim.id in dims
+        weight = dim.weight if confident else 0.0  # masked: other dimensions stay trainable
+        text = _section(dim, teacher["rationale"].get(dim.id, ""), *means[dim.id])
+        sections.append({"name": dim.id, "text": text, "loss_weight": weight})
+    if not per_dimension:
+        summary = teacher["rationale"].get("summary", "")
+        verdict = "first" if overall == first else "second"
+        sections.append(
+            {"name": "summary", "text": f"Summary: {summary}".strip(), "loss_weight": rubric.section_weights["summary"]}
+        )
+        sections.append(
+            {
+                "name": "conclusion",
+                "text": f"Conclusion: the {verdict} clip has better prosody.",
+                "loss_weight": rubric.section_weights["conclusion"],
+            }
+        )
+    prompt = f"Text: {pair.text}\nFirst clip: <audio>\nSecond clip: <audio>\nJudge the prosody of both clips."
+    return {
+        "id": pair.pair_id,
+        "curriculum": curriculum_tag(pair),
+        "filter": rule,
+        "messages": [
+            {"role": "system", "content": rubric.prompts["system"]},
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": "\n".join(s["text"] for s in sections)},
+        ],
+        "audios": [
+            str(pair.audio_a if first == "A" else pair.audio_b),
+            str(pair.audio_b if first == "A" else pair.audio_a),
+        ],
+        "sections": sections,
+        "winner_slot": "first" if overall == first else "second",
+        "confident_dimensions": sorted(dims),
+    }
+
+
+# ---- GRPO rewards ------------------------------------------------------------------------------
+
+
+def verdict_reward(predicted: str | None, target: str) -> float:
+    """The coupled judge's reward: +1 when its overall verdict matches the target, else -1."""
+    return 1.0 if predicted is not None and predicted == target else -1.0
+
+
+def dimension_rewards(predicted: dict[str, str | None], target: dict[str, str]) -> dict[str, float]:
+    """Per confident dimension: +1 for the target verdict, -1 otherwise (a missing one included)."""
+    return {d: verdict_reward(predicted.get(d), t) for d, t in target.items()}
+
+
+def group_advantages(rewards: Sequence[float], eps: float = 1e-8) -> np.ndarray:
+    """Rewards normalised across a rollout group; zero when every rollout got the same reward."""
+    r = np.asarray(rewards, dtype=float)
+    sd = r.std()
+    return np.zeros_like(r) if sd < eps else (r - r.mean()) / sd
+
+
+def span_local_advantages(rewards: np.ndarray, mask: Sequence[bool] | None = None, eps: float = 1e-8) -> np.ndarray:
+    """Span-local GRPO: rewards (rollouts x dimensions) normalised per dimension across the group.
+
+    A dimension whose rollouts all agree gets zero advantage (no gradient for that span), as does
+    a masked (non-confident) dimension; one dimension's reward never offsets another's.
+    """
+    r = np.asarray(rewards, dtype=float)
+    if r.ndim != 2:
+        raise ValueError("rewards must be rollouts x dimensions")
+    out = np.zeros_like(r)
+    for d in range(r.shape[1]):
+        if mask is not None and not mask[d]:
+            continue
+        out[:, d] = group_advantages(r[:, d], eps)
+    return out

@@ -1,0 +1,150 @@
+"""The Live-ProsodyJudge protocol: both presentation orders, several samples, swap-back, means.
+
+Each pair is judged with clip A first in half of the samples and clip B first in the other half
+(an odd sample goes to A-first). Every sampled judgment becomes one record that keeps the raw
+slot scores *and* the scores mapped back to the physical clips. Per clip and dimension the scores
+are averaged over all samples that did not abstain; a dimension's verdict is the sign of the
+mean difference (a zero difference is a tie) and the overall verdict is
+``V_w = sgn(sum_d w_d (s_A - s_B))`` over the dimensions with scores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from voxjudge.pairwise.data import Pair
+from voxjudge.pairwise.judges import PairJudge, SlotJudgment
+from voxjudge.pairwise.rubric import Rubric
+
+
+def orders(samples: int) -> list[tuple[str, int]]:
+    """(clip presented first, number of samples) for the two orders."""
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
+    return [("A", (samples + 1) // 2), ("B", samples // 2)]
+
+
+def to_record(pair: Pair, first: str, index: int, j: SlotJudgment, rubric: Rubric, judge: PairJudge) -> dict[str, Any]:
+    second = "B" if first == "A" else "A"
+    scores = {d: {first: j.first[d], second: j.second[d]} for d in rubric.ids if d in j.first and d in j.second}
+    verdict = {"first": first, "second": second, "tie": "tie"}.get(j.verdict or "")
+    return {
+        "pair_id": pair.pair_id,
+        "first": first,  # the physical clip in the first slot
+        "sample": index,
+        "raw": {"first": {d: j.first[d] for d in scores}, "second": {d: j.second[d] for d in scores}},
+        "scores": scores,  # mapped back to the physical clips
+        "abstained": [d for d in rubric.ids if d not in scores],
+        "verdict": verdict,  # the judge's own overall verdict, mapped back (coupled mode only)
+        "rationale": j.rationale,
+        "error": j.error,
+        "judge": judge.name,
+        "mode": judge.mode,
+        "rubric": rubric.sha256,
+    }
+
+
+async def run_judgments(
+    pairs: Sequence[Pair],
+    judge: PairJudge,
+    rubric: Rubric,
+    samples: int = 10,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """All sampled judgments as records, pair by pair in input order, A-first before B-first."""
+    done = 0
+
+    async def one(pair: Pair) -> list[dict[str, Any]]:
+        nonlocal done
+        plan = [(first, n) for first, n in orders(samples) if n]
+        results = await asyncio.gather(*(judge.judge(pair, first, n) for first, n in plan))
+        out = [
+            to_record(pair, first, k, j, rubric, judge)
+            for (first, _), judgments in zip(plan, results)
+            for k, j in enumerate(judgments)
+        ]
+        done += 1
+        if progress is not None:
+            progress(done, len(pairs))
+        return out
+
+    batches = await asyncio.gather(*(one(p) for p in pairs))
+    return [r for batch in batches for r in batch]
+
+
+@dataclass
+class PairResult:
+    pair_id: str
+    means: dict[str, dict[str, float]] = field(default_factory=dict)  # dim -> {"A": mean, "B": mean}
+    verdicts: dict[str, str] = field(default_factory=dict)  # dim -> "A" | "B" | "tie" | "abstain"
+    overall: str = "abstain"
+    margin: float = 0.0  # sum_d w_d (mean_A - mean_B)
+    n_judgments: int = 0
+    n_abstentions: int = 0  # (judgment, dimension) cells without a score
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def sign_verdict(diff: float) -> str:
+    return "A" if diff > 0 else "B" if diff < 0 else "tie"
+
+
+def aggregate(
+    records: Sequence[dict[str, Any]], rubric: Rubric, weights: dict[str, float] | None = None
+) -> dict[str, PairResult]:
+    """Per pair: mean score per clip and dimension, dimension verdicts and the weighted verdict."""
+    weights = weights or rubric.weights
+    sums: dict[str, dict[str, list[float]]] = {}
+    results: dict[str, PairResult] = {}
+    for rec in records:
+        res = results.setdefault(rec["pair_id"], PairResult(rec["pair_id"]))
+        res.n_judgments += 1
+        res.n_abstentions += len(rec["abstained"])
+        acc = sums.setdefault(rec["pair_id"], {})
+        for dim, s in rec["scores"].items():
+            cell = acc.setdefault(dim, [0.0, 0.0, 0.0])
+            cell[0] += s["A"]
+            cell[1] += s["B"]
+            cell[2] += 1
+    for pid, res in results.items():
+        acc = sums.get(pid, {})
+        margin, used = 0.0, False
+        for dim in rubric.ids:
+            if dim not in acc:
+                res.verdicts[dim] = "abstain"
+                continue
+            a, b, n = acc[dim]
+            res.means[dim] = {"A": a / n, "B": b / n}
+            diff = a / n - b / n
+            res.verdicts[dim] = sign_verdict(diff)
+            if dim in weights:
+                margin += weights[dim] * diff
+                used = True
+        res.margin = margin
+        res.overall = sign_verdict(margin) if used else "abstain"
+    return results
+
+
+def margins_matrix(records: Sequence[dict[str, Any]], dims: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Pair ids and their per-dimension mean differences (A - B), NaN where every sample abstained."""
+    agg: dict[str, dict[str, list[float]]] = {}
+    for rec in records:
+        acc = agg.setdefault(rec["pair_id"], {})
+        for dim, s in rec["scores"].items():
+            cell = acc.setdefault(dim, [0.0, 0])
+            cell[0] += s["A"] - s["B"]
+            cell[1] += 1
+    ids = list(agg)
+    m = np.full((len(ids), len(dims)), np.nan)
+    for i, pid in enumerate(ids):
+        for k, dim in enumerate(dims):
+            if dim in agg[pid]:
+                total, n = agg[pid][dim]
+                m[i, k] = total / n
+    return ids, m

@@ -1,0 +1,80 @@
+"""Best-of-N selection by round robin: every pair of candidates, both orders, several samples.
+
+The winner has the most pairwise wins (by the weighted verdict); ties are broken by the summed
+score margin over its comparisons, then by candidate order. With human top-k rankings, Hit@k is
+whether the winner is in the human top k; the random baseline is k/N.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from voxjudge.pairwise.data import CandidateSet, Pair
+from voxjudge.pairwise.judges import PairJudge
+from voxjudge.pairwise.protocol import aggregate, run_judgments
+from voxjudge.pairwise.rubric import Rubric
+
+
+@dataclass
+class Selection:
+    set_id: str
+    winner: int
+    wins: list[int]
+    margins: list[float]
+    comparisons: int
+    hits: dict[int, bool | None]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def candidate_pairs(cset: CandidateSet) -> list[Pair]:
+    return [
+        Pair(f"{cset.set_id}:{i}-{j}", cset.text, cset.candidates[i], cset.candidates[j])
+        for i, j in itertools.combinations(range(len(cset.candidates)), 2)
+    ]
+
+
+def rank(cset: CandidateSet, results: dict[str, Any], ks: Sequence[int] = (1, 2, 3)) -> Selection:
+    n = len(cset.candidates)
+    wins, margins = [0] * n, [0.0] * n
+    for i, j in itertools.combinations(range(n), 2):
+        res = results[f"{cset.set_id}:{i}-{j}"]
+        if res.overall == "A":
+            wins[i] += 1
+        elif res.overall == "B":
+            wins[j] += 1
+        margins[i] += res.margin
+        margins[j] -= res.margin
+    winner = min(range(n), key=lambda c: (-wins[c], -margins[c], c))
+    hits = {k: (winner in cset.human_topk[:k]) if cset.human_topk else None for k in ks}
+    return Selection(cset.set_id, winner, wins, margins, n * (n - 1) // 2, hits)
+
+
+async def select_best(
+    sets: Sequence[CandidateSet],
+    judge: PairJudge,
+    rubric: Rubric,
+    samples: int = 10,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[Selection], list[dict[str, Any]]]:
+    pairs = [p for s in sets for p in candidate_pairs(s)]
+    records = await run_judgments(pairs, judge, rubric, samples, progress)
+    results = aggregate(records, rubric)
+    return [rank(s, results) for s in sets], records
+
+
+def hit_rates(
+    selections: Sequence[Selection], sets: Sequence[CandidateSet], ks: Sequence[int] = (1, 2, 3)
+) -> dict[str, Any]:
+    rated = [(sel, s) for sel, s in zip(selections, sets) if s.human_topk]
+    out: dict[str, Any] = {"n_sets": len(selections), "n_rated": len(rated)}
+    for k in ks:
+        out[f"hit@{k}"] = (sum(sel.hits[k] for sel, _ in rated) / len(rated)) if rated else None
+        out[f"random@{k}"] = (
+            (sum(min(k, len(s.candidates)) / len(s.candidates) for _, s in rated) / len(rated)) if rated else None
+        )
+    return out

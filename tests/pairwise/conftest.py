@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import io
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((np.clip(x, -1, 1) * 32000).astype(np.int16).tobytes())
+    return path
+
+
+def voice(f0: np.ndarray, rate: int = 16000) -> np.ndarray:
+    """A buzzy harmonic 'voice' following an F0 contour (one value per sample)."""
+    phase = 2 * np.pi * np.cumsum(f0) / rate
+    return sum(np.sin(k * phase) / k for k in range(1, 8)) * 0.3
+
+
+@pytest.fixture
+def clip_factory(tmp_path):
+    """Synthetic clips: segments of voiced speech (F0 contour given) separated by silences."""
+
+    def make(name: str, segments: list[tuple[float, str]], pauses: list[float], rate: int = 16000) -> Path:
+        parts = []
+        for k, (seconds, contour) in enumerate(segments):
+            n = int(seconds * rate)
+            t = np.arange(n) / rate
+            f0 = np.full(n, 120.0) if contour == "flat" else 120.0 * 2 ** (4 * np.sin(2 * np.pi * 1.5 * t) / 12)
+            syll = 0.55 + 0.45 * np.abs(np.sin(np.pi * 4.5 * t))  # ~4.5 syllable pulses per second
+            parts.append(voice(f0, rate) * syll)
+            if k < len(pauses):
+                parts.append(np.zeros(int(pauses[k] * rate)))
+        return write_wav(tmp_path / f"{name}.wav", np.concatenate(parts), rate)
+
+    return make
+
+
+@pytest.fixture
+def pairs_file(tmp_path):
+    """A pairs JSONL over given (pair_id, text, audio_a, audio_b, human) tuples."""
+
+    def make(rows, name="pairs.jsonl") -> Path:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return path
+
+    return make
+
+
+def read_wav_bytes(data: bytes):
+    with wave.open(io.BytesIO(data)) as w:
+        return w.getnframes()

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from voxjudge.cli.main import main
+from voxjudge.errors import InputError
+from voxjudge.pairwise import Rubric, read_candidate_sets, read_pairs
+
+
+def test_default_rubric_and_selection():
+    r = Rubric.default()
+    assert r.ids == ["C1", "C2", "C3", "C4", "L1", "L2", "L3"] and r.core == ["C1", "C2", "C3", "C4"]
+    assert (
+        r.weights["C1"] == 1.5 and r.weights["L1"] == 0.7 and r.section_weights == {"summary": 1.0, "conclusion": 2.0}
+    )
+    assert (r.low, r.high) == (1, 10) and len(r.sha256) == 16
+    assert r.select(["C2"]).ids == ["C2"]
+    with pytest.raises(InputError, match="unknown dimension 'C9'"):
+        r.select(["C9"])
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{", "not valid JSON"),
+        (
+            '{"scale": [1, 10], "dimensions": [], "prompts": {"system": "", "coupled": "", "per_dimension": ""}}',
+            "non-empty",
+        ),
+        ('{"scale": [1, 10], "dimensions": [{"id": "X"}]}', "rubric needs"),
+        (
+            '{"scale": [5, 1], "dimensions": [{"id": "X", "name": "x", "description": "d"}], '
+            '"prompts": {"system": "", "coupled": "", "per_dimension": ""}}',
+            "lower to a higher",
+        ),
+    ],
+)
+def test_bad_rubrics(tmp_path, content, message):
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message):
+        Rubric.load(path)
+
+
+def test_read_pairs_and_errors(tmp_path, pairs_file):
+    (tmp_path / "a.wav").write_bytes(b"x")
+    (tmp_path / "b.wav").write_bytes(b"y")
+    good = {"pair_id": "p", "text": "t", "audio_a": "a.wav", "audio_b": "b.wav", "human": {"overall": "A"}}
+    pairs = read_pairs(pairs_file([good]))
+    assert pairs[0].audio_a == tmp_path / "a.wav" and pairs[0].human == {"overall": "A"}
+    cases = [
+        ([{k: v for k, v in good.items() if k != "audio_b"}], "missing field 'audio_b'"),
+        ([good, good], "duplicate pair_id 'p'"),
+        ([dict(good, audio_a="nope.wav")], "audio file .*nope.wav not found"),
+        ([dict(good, human={"overall": "first"})], "human labels must be"),
+    ]
+    for rows, message in cases:
+        with pytest.raises(InputError, match=message):
+            read_pairs(pairs_file(rows, "bad.jsonl"))
+
+
+def test_read_candidate_sets(tmp_path):
+    for name in ("x.wav", "y.wav"):
+        (tmp_path / name).write_bytes(b"z")
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        json.dumps({"set_id": "s", "text": "t", "candidates": ["x.wav", "y.wav"], "human_topk": ["y.wav", 0]}) + "\n"
+    )
+    assert read_candidate_sets(path)[0].human_topk == (1, 0)
+    path.write_text(json.dumps({"set_id": "s", "candidates": ["x.wav"]}) + "\n")
+    with pytest.raises(InputError, match="at least two candidates"):
+        read_candidate_sets(path)
+
+
+def test_cli_end_to_end_on_examples(examples, tmp_path, capsys):
+    d = examples / "pairwise"
+    out = tmp_path / "j.jsonl"
+    assert main(["pairwise", "judge", "--pairs", str(d / "pairs.jsonl"), "--samples", "2", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 18 * 2 and records[0]["judge"] == "acoustic" and "C3" in records[0]["abstained"]
+    capsys.readouterr()
+    assert main(["pairwise", "analyze", str(out), "--pairs", str(d / "pairs.jsonl"), "--json", "--select-weights"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    for key in (
+        "accuracy",
+        "accuracy_by_dimension",
+        "delta_pos",
+        "second_slot_rate",
+        "t_stat",
+        "n_pairs",
+        "n_abstained",
+    ):
+        assert key in rep
+    assert rep["accuracy"] == 1.0 and rep["delta_pos"] == 0.0 and rep["n_pairs"] == 18
+    fake = tmp_path / "fake.jsonl"
+    assert (
+        main(
+            [
+                "pairwise",
+                "judge",
+                "--pairs",
+                str(d / "pairs.jsonl"),
+                "--judge",
+                "fake/prosody?bias=2&noise=0",
+                "--samples",
+                "4",
+                "--out",
+                str(fake),
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["pairwise", "analyze", str(fake), "--pairs", str(d / "pairs.jsonl"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["delta_pos"] > 1.5
+    assert (
+        main(["pairwise", "compare", str(out), str(fake), "--pairs", str(d / "pairs.jsonl"), "--resamples", "500"]) == 0
+    )
+    assert "paired resamples of pair indices" in capsys.readouterr().out
+    sft = tmp_path / "sft.jsonl"
+    assert (
+        main(["pairwise", "distill", str(fake), "--pairs", str(d / "pairs.jsonl"), "--keep", "3-1", "--out", str(sft)])
+        == 0
+    )
+    assert sft.exists()
+    assert main(["pairwise", "select", "--candidates", str(d / "candidates.jsonl"), "--samples", "2", "--json"]) == 0
+    sel = json.loads(capsys.readouterr().out)
+    assert sel["hit@1"] == 1.0 and sel["random@1"] == 0.25
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["pairwise", "judge", "--pairs", "{tmp}/none.jsonl", "--out", "{tmp}/o.jsonl"], "no such file"),
+        (
+            ["pairwise", "judge", "--pairs", "{pairs}", "--samples", "0", "--out", "{tmp}/o.jsonl"],
+            "--samples must be at least 1",
+        ),
+        (["pairwise", "analyze", "{tmp}/bad.jsonl", "--pairs", "{pairs}"], "not a judgment record"),
+        (
+            ["pairwise", "judge", "--pairs", "{pairs}", "--dimensions", "C1,Z9", "--out", "{tmp}/o.jsonl"],
+            "unknown dimension 'Z9'",
+        ),
+        (
+            ["pairwise", "judge", "--pairs", "{pairs}", "--judge", "nonsense", "--out", "{tmp}/o.jsonl"],
+            "is not provider/model",
+        ),
+    ],
+)
+def test_cli_bad_input(examples, tmp_path, capsys, argv, message):
+    (tmp_path / "bad.jsonl").write_text('{"x": 1}\n')
+    argv = [a.format(tmp=tmp_path, pairs=examples / "pairwise" / "pairs.jsonl") for a in argv]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
