@@ -84,10 +84,12 @@ def main() -> None:
     print(f"  coupled, with cache: judging {judge_s:.2f}s + analysis {analysis_s:.2f}s = {total:.2f}s (target <= 5 s)")
     print(f"  rerun from the cache: {again_s:.2f}s ({second['requests']} requests, {second['hits']} cache hits)")
     print(
-        f"  coupled, no cache: {nocache_s:.2f}s; per-dimension, no cache: {perdim_s:.2f}s ({perdim['requests']} requests)"
+        f"  coupled, no cache: {nocache_s:.2f}s; "
+        f"per-dimension, no cache: {perdim_s:.2f}s ({perdim['requests']} requests)"
     )
     print(
-        f"  injected slot bias 0.8 -> delta_pos {first['delta_pos']:+.3f}, second-slot rate {first['second_slot_rate']:.3f}"
+        f"  injected slot bias 0.8 -> delta_pos {first['delta_pos']:+.3f}, "
+        f"second-slot rate {first['second_slot_rate']:.3f}"
     )
 
 

@@ -67,7 +67,8 @@ def test_espeak_generated_now(tmp_path):
     good = say("good", '<speak>When the rain stopped, <break time="500ms"/> the streets were full of people.</speak>')
     bad = say(
         "bad",
-        '<speak>When the <break time="500ms"/> rain stopped the streets were <break time="500ms"/> full of people.</speak>',
+        '<speak>When the <break time="500ms"/> rain stopped the streets were '
+        '<break time="500ms"/> full of people.</speak>',
     )
     res = verdicts(good, bad)
     assert res.verdicts["C1"] == "A" and res.verdicts["L2"] == "A"

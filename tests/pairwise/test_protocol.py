@@ -165,7 +165,7 @@ def test_t_statistic_equals_scipy():
     records = []
     diffs = {}
     for k in range(12):
-        for s in range(4):
+        for _ in range(4):
             a, b = float(rng.integers(1, 11)), float(rng.integers(1, 11))
             records.append({"pair_id": f"p{k}", "raw": {"first": {"C1": a, "C2": b}, "second": {"C1": b, "C2": a + 1}}})
             diffs.setdefault(k, []).append(((b - a) + (a + 1 - b)) / 2)

@@ -163,7 +163,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     con = console()
     with con.capture() as cap:
         t = Table(
-            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, {report['n_labelled']} with human labels"
+            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
+            f"{report['n_labelled']} with human labels"
         )
         t.add_column("measure")
         t.add_column("value", justify="right")
@@ -219,7 +220,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
-        f"difference {100 * res['difference']:+.2f} pts, 95% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
+        f"difference {100 * res['difference']:+.2f} pts, "
+        f"95% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
         f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
     )
     return 0
