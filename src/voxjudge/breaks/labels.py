@@ -7,7 +7,6 @@ IP (intonation phrase), SB (sentence end). The order is the hierarchy used by th
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -79,12 +78,9 @@ class LabelMap:
 
     @classmethod
     def load(cls, path: str | Path) -> LabelMap:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: label map not found") from None
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{e.lineno}: label map is not valid JSON") from None
+        from voxjudge.io.readers import read_json
+
+        data = read_json(path, "label map")
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise InputError(f'{path}: a label map is a JSON object of "source": "canonical" labels')
         return cls(str(path), {str(k): v for k, v in data.items()})

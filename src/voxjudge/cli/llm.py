@@ -98,21 +98,13 @@ def cmd_ping(args: argparse.Namespace) -> int:
 
 
 def _read_prompts(path: str, args: argparse.Namespace):
-    import json
     from pathlib import Path
 
     from voxjudge.errors import InputError
-    from voxjudge.io.readers import jsonl_objects
+    from voxjudge.io.readers import jsonl_objects, read_json
     from voxjudge.llm import AudioPart, Message, Request, TextPart
 
-    schema = None
-    if args.schema:
-        try:
-            schema = json.loads(Path(args.schema).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{args.schema}: no such file") from None
-        except json.JSONDecodeError as e:
-            raise InputError(f"{args.schema}:{e.lineno}: not valid JSON ({e.msg})") from None
+    schema = read_json(args.schema, "schema file") if args.schema else None
     if args.n < 1:
         raise InputError("--n must be at least 1")
     items, seen = [], {}

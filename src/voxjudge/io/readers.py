@@ -10,6 +10,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from voxjudge.errors import InputError
 
@@ -61,6 +62,21 @@ def read_lines(path: str | Path) -> list[str]:
         raise InputError(f"{p}: file is empty; expected one utterance per line")
     lines = text.splitlines()
     return lines
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """A whole JSON document; a missing file or bad JSON is an InputError naming file and line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{p}: {what} not found") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: {what} is not UTF-8") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{p}:{e.lineno}: {what} is not valid JSON ({e.msg})") from None
 
 
 def _detect(path: str | Path, fmt: str, ids: bool) -> str:

@@ -75,12 +75,9 @@ class PriceTable:
 
     @classmethod
     def load(cls, path: str | Path) -> PriceTable:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{path}: price table not found") from None
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}:{e.lineno}: price table is not valid JSON") from None
+        from voxjudge.io.readers import read_json
+
+        data = read_json(path, "price table")
         table = cls.default()
         table.entries.update(cls._from_data(data, str(path)).entries)
         return table
