@@ -1,0 +1,22 @@
+"""LASER: graded-penalty ASR scoring (no penalty / minor 0.5 / major 1.0 per word pair;
+score = 1 - total penalty / reference words), with a rules judge, LLM judges and a trainable one."""
+
+from voxjudge.asr.laser.align import RubricPair, rubric_align
+from voxjudge.asr.laser.rubric import LABELS, ErrorType, LaserRubric
+from voxjudge.asr.laser.rules import Label, classify, classify_words
+from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, score, summarize
+
+__all__ = [
+    "LABELS",
+    "ErrorType",
+    "Label",
+    "LaserRubric",
+    "RubricPair",
+    "ScoredPair",
+    "UtteranceScore",
+    "classify",
+    "classify_words",
+    "rubric_align",
+    "score",
+    "summarize",
+]

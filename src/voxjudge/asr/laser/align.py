@@ -1,0 +1,126 @@
+"""Word alignment for rubric scoring.
+
+Start from the minimum-edit alignment, then re-align every stretch between two matching words
+with a small dynamic programme that may also take:
+
+* N:1 and 1:N merges (up to three words) when the two sides are the same thing written
+  differently -- a compound split or joined (``इस लिए``/``इसलिए``, ``every one``/``everyone``), a
+  number in words and digits (``पाँच सौ``/``500``), a contraction (``going to``/``gonna``);
+* an adjacent swap (``x y``/``y x``) as one reordering.
+
+Each merge or swap costs one edit, so the re-aligned stretch never costs more than the plain
+edit script (which is one of the programme's options). Insertions and deletions stay separate
+pairs with an empty side -- never glued onto a correct neighbour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from voxjudge.asr.align import align_tokens
+
+MAX_MERGE = 3
+Equivalent = Callable[[tuple[str, ...], tuple[str, ...]], bool]
+
+
+@dataclass(frozen=True)
+class RubricPair:
+    ref: tuple[str, ...]
+    hyp: tuple[str, ...]
+    op: str  # equal | substitute | delete | insert | merge | swap
+    ref_start: int
+    hyp_start: int
+
+    @property
+    def ref_text(self) -> str:
+        return " ".join(self.ref)
+
+    @property
+    def hyp_text(self) -> str:
+        return " ".join(self.hyp)
+
+    @property
+    def cost(self) -> int:
+        return 0 if self.op == "equal" else 1
+
+
+def _region(ref: Sequence[str], hyp: Sequence[str], r0: int, h0: int, equivalent: Equivalent) -> list[RubricPair]:
+    """Best alignment of one mismatched stretch (ref[r0:], hyp[h0:] are the stretch's words)."""
+    n, m = len(ref), len(hyp)
+    inf = float("inf")
+    # cost[i][j]: best cost aligning ref[i:] with hyp[j:]; ties prefer merges/swaps, then substitutions
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    move: list[list[tuple | None]] = [[None] * (m + 1) for _ in range(n + 1)]
+    cost[n][m] = 0
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            if i == n and j == m:
+                continue
+            options = []
+            if i < n and j < m:
+                tag = "equal" if ref[i] == hyp[j] else "substitute"
+                options.append((cost[i + 1][j + 1] + (tag != "equal"), 1, tag, 1, 1))
+            for k in range(2, MAX_MERGE + 1):
+                if i + k <= n and j < m and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
+                    options.append((cost[i + k][j + 1] + 1, 0, "merge", k, 1))
+                if j + k <= m and i < n and equivalent((ref[i],), tuple(hyp[j : j + k])):
+                    options.append((cost[i + 1][j + k] + 1, 0, "merge", 1, k))
+            if i + 1 < n and j + 1 < m and ref[i] == hyp[j + 1] and ref[i + 1] == hyp[j] and ref[i] != ref[i + 1]:
+                options.append((cost[i + 2][j + 2] + 1, 0, "swap", 2, 2))
+            if i < n:
+                options.append((cost[i + 1][j] + 1, 2, "delete", 1, 0))
+            if j < m:
+                options.append((cost[i][j + 1] + 1, 2, "insert", 0, 1))
+            best = min(options, key=lambda o: (o[0], o[1]))
+            cost[i][j] = best[0]
+            move[i][j] = best
+    out, i, j = [], 0, 0
+    while i < n or j < m:
+        _, _, tag, di, dj = move[i][j]  # type: ignore[misc]
+        out.append(RubricPair(tuple(ref[i : i + di]), tuple(hyp[j : j + dj]), tag, r0 + i, h0 + j))
+        i, j = i + di, j + dj
+    return out
+
+
+def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent | None = None) -> list[RubricPair]:
+    """Pairs covering both word sequences in order (see the module docstring)."""
+    equivalent = equivalent or (lambda a, b: False)
+    pairs: list[RubricPair] = []
+    pending_r = pending_h = None  # start of the current mismatched stretch
+    chunks = align_tokens(ref, hyp)
+    for c in chunks + [None]:  # type: ignore[operator]
+        if c is not None and c.type != "equal":
+            if pending_r is None:
+                pending_r, pending_h = c.ref_start, c.hyp_start
+            continue
+        if pending_r is not None:
+            end_r = c.ref_start if c is not None else len(ref)
+            end_h = c.hyp_start if c is not None else len(hyp)
+            pairs += _region(ref[pending_r:end_r], hyp[pending_h:end_h], pending_r, pending_h, equivalent)
+            pending_r = pending_h = None
+        if c is not None:
+            pairs += [RubricPair((ref[c.ref_start + k],), (hyp[c.hyp_start + k],), "equal", c.ref_start + k, c.hyp_start + k)
+                      for k in range(c.ref_end - c.ref_start)]
+    return _swaps(pairs)
+
+
+def _swaps(pairs: list[RubricPair]) -> list[RubricPair]:
+    """An edit script may spell an adjacent swap as insert x, keep y, delete x (or the mirror);
+    that is one reordering, not two errors."""
+    out: list[RubricPair] = []
+    k = 0
+    while k < len(pairs):
+        a, b, c = pairs[k], pairs[k + 1] if k + 1 < len(pairs) else None, pairs[k + 2] if k + 2 < len(pairs) else None
+        if b is not None and c is not None and b.op == "equal":
+            if a.op == "insert" and c.op == "delete" and a.hyp == c.ref:
+                out.append(RubricPair(b.ref + c.ref, a.hyp + b.hyp, "swap", b.ref_start, a.hyp_start))
+                k += 3
+                continue
+            if a.op == "delete" and c.op == "insert" and a.ref == c.hyp:
+                out.append(RubricPair(a.ref + b.ref, b.hyp + c.hyp, "swap", a.ref_start, b.hyp_start))
+                k += 3
+                continue
+        out.append(a)
+        k += 1
+    return out

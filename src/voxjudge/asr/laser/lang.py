@@ -1,0 +1,202 @@
+"""Language knowledge for rubric rules: script detection, spelling folds, number words,
+abbreviations, colloquial forms, function words and inflection endings.
+
+Hindi and Marathi (Devanagari), Malayalam, Kannada and English. The Indic folds work on any of
+the three scripts because their Unicode blocks share one layout (ISCII heritage): the same offset
+is the same letter.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+LANGS = ("hi", "mr", "ml", "kn", "en")
+BLOCKS = {"deva": 0x0900, "knda": 0x0C80, "mlym": 0x0D00}
+_SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn"}
+
+# Offsets inside an Indic block
+_NUKTA, _VIRAMA, _ANUSVARA, _CHANDRABINDU = 0x3C, 0x4D, 0x02, 0x01
+_HOMORGANIC = {0x19: range(0x15, 0x19), 0x1E: range(0x1A, 0x1E), 0x23: range(0x1F, 0x23), 0x28: range(0x24, 0x28), 0x2E: range(0x2A, 0x2E)}
+_DEVA_NUKTA_LETTERS = {0x29: 0x28, 0x31: 0x30, 0x34: 0x33, 0x58: 0x15, 0x59: 0x16, 0x5A: 0x17, 0x5B: 0x1C, 0x5C: 0x21, 0x5D: 0x22, 0x5E: 0x2B, 0x5F: 0x2F}
+# Malayalam chillu letters -> consonant + virama
+_CHILLU = {"\u0d7a": "\u0d23\u0d4d", "\u0d7b": "\u0d28\u0d4d", "\u0d7c": "\u0d30\u0d4d", "\u0d7d": "\u0d32\u0d4d", "\u0d7e": "\u0d33\u0d4d", "\u0d7f": "\u0d15\u0d4d"}
+
+
+def script_of(word: str) -> str:
+    for ch in word:
+        cp = ord(ch)
+        for name, base in BLOCKS.items():
+            if base <= cp < base + 0x80:
+                return name
+        if ch.isalpha() and cp < 0x250:
+            return "latn"
+    return "other"
+
+
+def detect_language(text: str) -> str:
+    counts: dict[str, int] = {}
+    for word in text.split():
+        s = script_of(word)
+        counts[s] = counts.get(s, 0) + 1
+    script = max(counts, key=counts.get) if counts else "latn"
+    return {"deva": "hi", "knda": "kn", "mlym": "ml"}.get(script, "en")
+
+
+def _build_fold_table() -> tuple[dict[int, str | None], re.Pattern]:
+    table: dict[int, str | None] = {0x200C: None, 0x200D: None, 0x00A0: " "}
+    nasal_rules = []
+    for base in BLOCKS.values():
+        table[base + _NUKTA] = None
+        table[base + _CHANDRABINDU] = chr(base + _ANUSVARA)
+        for nasal, stops in _HOMORGANIC.items():
+            cls = "".join(chr(base + s) for s in stops)
+            nasal_rules.append(f"{chr(base + nasal)}{chr(base + _VIRAMA)}(?=[{cls}])")
+    for src, dst in _DEVA_NUKTA_LETTERS.items():
+        table[0x0900 + src] = chr(0x0900 + dst)
+    for chillu, full in _CHILLU.items():
+        table[ord(chillu)] = full
+    # English loan words: candra o / candra e are written either way (डॉक्टर/डाक्टर, ऑटो/आटो)
+    table.update({0x0949: "\u093e", 0x0911: "\u0906", 0x0945: "\u0947", 0x090D: "\u090f"})
+    return table, re.compile("|".join(nasal_rules))
+
+
+_FOLD_TABLE, _NASALS = _build_fold_table()
+# य-glide spellings: गयी/गई, लिये/लिए, जायेगा/जाएगा (not word-initial, not after a virama)
+_YA_GLIDE = re.compile("(?<=[\u0901-\u094c])य([ीे])")
+
+
+def _strip_punct(word: str) -> str:
+    start, end = 0, len(word)
+    while start < end and unicodedata.category(word[start])[0] in "PZ":
+        start += 1
+    while end > start and unicodedata.category(word[end - 1])[0] in "PZ":
+        end -= 1
+    return word[start:end]
+
+
+@lru_cache(maxsize=200_000)
+def fold(word: str) -> str:
+    """Spelling fold: NFC, case, edge punctuation, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
+    nasal + virama -> anusvara, Malayalam chillu, Hindi य-glide spellings (गयी/गई, लिये/लिए)."""
+    w = _strip_punct(unicodedata.normalize("NFC", word).casefold())
+    w = unicodedata.normalize("NFC", unicodedata.normalize("NFD", w).translate(_FOLD_TABLE))
+    # the blocks are 0x80-aligned, so a letter's block base is its code point with the low 7 bits cleared
+    w = _NASALS.sub(lambda m: chr((ord(m.group(0)[0]) & ~0x7F) + _ANUSVARA), w)
+    return _YA_GLIDE.sub(lambda m: {"ी": "ई", "े": "ए"}[m.group(1)], w)
+
+
+# ---- numbers ------------------------------------------------------------------------------------
+
+_DIGITS = {}
+for _base in (0x0966, 0x0CE6, 0x0D66):  # Devanagari, Kannada, Malayalam digits
+    for _d in range(10):
+        _DIGITS[chr(_base + _d)] = str(_d)
+_DIGIT_TABLE = str.maketrans(_DIGITS)
+_NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?$")
+
+
+def as_number(text: str) -> int | None:
+    """An integer written in digits of any of the scripts (commas allowed), else None."""
+    t = text.translate(_DIGIT_TABLE).strip(".")
+    if not _NUMBER.match(t) or "." in t:
+        return None
+    return int(t.replace(",", ""))
+
+
+@lru_cache(maxsize=50_000)
+def number_words(n: int, lang: str) -> frozenset[str]:
+    """Folded, space-free spellings of ``n`` in words (with and without English 'and')."""
+    if n > 10**9:
+        return frozenset()
+    try:
+        from indic_numtowords import num2words
+    except ImportError:  # a core dependency; only a broken install lands here
+        return frozenset()
+    try:
+        words = num2words(n, lang=lang)
+    except Exception:  # the package raises plain exceptions for unsupported numbers
+        return frozenset()
+    forms = {words, words.replace(" and ", " ")}
+    if lang == "en" and 1000 <= n < 10000 and n % 100:
+        forms.add(f"{num2words(n // 100, lang='en')} {num2words(n % 100, lang='en')}")  # "nineteen ninety"
+    return frozenset("".join(fold(w) for w in f.replace("-", " ").split()) for f in forms)
+
+
+def numbers_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
+    for digits, words in ((a, b), (b, a)):
+        if len(digits) == 1:
+            n = as_number(digits[0])
+            if n is not None:
+                if "".join(fold(w) for w in words) in number_words(n, lang):
+                    return True
+                other = as_number(words[0]) if len(words) == 1 else None
+                if other is not None and other == n:
+                    return True
+    return False
+
+
+# ---- word lists ---------------------------------------------------------------------------------
+
+ABBREVIATIONS = {
+    "en": {"dr": "doctor", "mr": "mister", "mrs": "missus", "st": "street", "km": "kilometres", "kms": "kilometres",
+           "kg": "kilograms", "min": "minutes", "hrs": "hours", "no": "number", "govt": "government", "dept": "department",
+           "approx": "approximately", "etc": "etcetera", "vs": "versus", "ave": "avenue", "kilometers": "kilometres"},
+    "hi": {"डॉ": "डॉक्टर", "डा": "डॉक्टर", "कि.मी": "किलोमीटर", "किमी": "किलोमीटर", "श्री": "श्रीमान", "सं": "संख्या"},
+    "mr": {"डॉ": "डॉक्टर", "किमी": "किलोमीटर", "श्री": "श्रीमान"},
+    "ml": {"ഡോ": "ഡോക്ടർ", "കി.മീ": "കിലോമീറ്റർ"},
+    "kn": {"ಡಾ": "ಡಾಕ್ಟರ್", "ಕಿ.ಮೀ": "ಕಿಲೋಮೀಟರ್"},
+}
+COLLOQUIAL = {
+    "en": [("gonna", "going to"), ("wanna", "want to"), ("gotta", "got to"), ("gimme", "give me"), ("lemme", "let me"),
+           ("kinda", "kind of"), ("cause", "because"), ("ya", "you"), ("yeah", "yes"), ("ok", "okay"), ("til", "until"),
+           ("it'll", "it will"), ("i'm", "i am"), ("i'd", "i would"), ("i've", "i have"), ("they've", "they have"),
+           ("we're", "we are"), ("you're", "you are"), ("they're", "they are"), ("she's", "she has"), ("he's", "he is"),
+           ("it's", "it is"), ("let's", "let us"), ("lets", "let us"), ("don't", "do not"), ("can't", "cannot"),
+           ("couldn't", "could not"), ("won't", "will not"), ("isn't", "is not"), ("doesn't", "does not"),
+           ("didn't", "did not"), ("i'll", "i will"), ("we'll", "we will"), ("there's", "there is")],
+    "hi": [("नईं", "नहीं"), ("नै", "नहीं"), ("हां", "हाँ"), ("अच्छा", "अछा"), ("क्यूं", "क्यों"), ("कोई नी", "कोई नहीं")],
+    "mr": [("नाय", "नाही"), ("काय", "कय")],
+    "ml": [],
+    "kn": [],
+}
+FUNCTION_WORDS = {
+    "en": set("a an the of in on at to for from by with and or but is are was were be been am do does did not no this that these those it its he she they we you i my your his her their our as if so than then there here".split()),
+    "hi": set("में से को का की के ने है हैं था थी थे और पर भी ही तो न ना नहीं कि जो यह वह ये वे इस उस एक या".split()),
+    "mr": set("आणि ला ने चा ची चे च आहे आहेत होता होती होते व तो ती ते हे ही नाही की या मध्ये वर".split()),
+    "ml": set("ഒരു ആണ് ഇല്ല എന്ന് ഉം ഈ ആ അത് ഇത്".split()),
+    "kn": set("ಒಂದು ಇದೆ ಇಲ್ಲ ಮತ್ತು ಈ ಆ ಅದು ಇದು ಎಂದು".split()),
+}
+# Endings that carry gender, number or tense: a shared stem with different endings is agreement.
+ENDINGS = {
+    "hi": ["ाओं", "ियों", "ियां", "ियाँ", "ां", "ों", "ें", "ीं", "ा", "ी", "े", "ए", "ई", "ओ", "ता", "ती", "ते", "ना", "नी", "ने", "गा", "गी", "गे", "या", "यी", "ये", "ूंगा", "ूंगी", "ेंगे", "ेगा", "ेगी", "ं"],
+    "mr": ["ा", "ी", "े", "ो", "ला", "ली", "ले", "तो", "ती", "ते", "णार", "त", "ं", "ांना", "ांचा", "ची", "चा", "चे"],
+    "en": ["s", "es", "ed", "d", "ing", "'s", "er", "est"],
+    "ml": ["ം", "ു", "ി", "ന്", "ന്നു", "ും", "ിൽ", "ിന്റെ", "ുകൾ", "കൾ"],
+    "kn": ["ು", "ಿ", "ನು", "ಳು", "ರು", "ದು", "ಗಳು", "ದ", "ನ", "ಳ", "ರ", "ಿದ", "ುತ್ತಾನೆ", "ುತ್ತಾಳೆ"],
+}
+
+
+def abbreviation_equal(a: str, b: str, lang: str) -> bool:
+    table = ABBREVIATIONS.get(lang, {})
+    fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
+    return any(table.get(x) is not None and fold(table[x]) == y for x, y in ((fa, fb), (fb, fa)))
+
+
+def colloquial_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
+    fa = " ".join(fold(w) for w in a)
+    fb = " ".join(fold(w) for w in b)
+    for x, y in COLLOQUIAL.get(lang, []):
+        x, y = " ".join(fold(w) for w in x.split()), " ".join(fold(w) for w in y.split())
+        if {fa, fb} == {x, y}:
+            return True
+    return False
+
+
+def is_function_word(word: str, lang: str) -> bool:
+    return fold(word) in FUNCTION_WORDS.get(lang, ())
+
+
+def script_for(lang: str) -> str:
+    return _SCRIPT_OF_LANG[lang]

@@ -1,0 +1,77 @@
+"""The LASER rubric as data: tiers with penalties, error types with descriptions and examples.
+
+The default ships as ``rubric.json``; ``--rubric FILE`` replaces it (other weights, more types).
+Its content hash is recorded with every result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from voxjudge.errors import InputError
+
+LABELS = ("match", "no_penalty", "minor", "major")
+
+
+@dataclass(frozen=True)
+class ErrorType:
+    id: str
+    tier: str
+    description: str
+    examples: dict[str, list[list[str]]]
+
+
+@dataclass(frozen=True)
+class LaserRubric:
+    name: str
+    version: str
+    tiers: dict[str, float]
+    types: tuple[ErrorType, ...]
+    sha256: str
+
+    def penalty(self, label: str) -> float:
+        return 0.0 if label == "match" else self.tiers[label]
+
+    def type(self, type_id: str) -> ErrorType:
+        for t in self.types:
+            if t.id == type_id:
+                return t
+        raise InputError(f"unknown error type {type_id!r}; the rubric has {', '.join(t.id for t in self.types)}")
+
+    @property
+    def type_ids(self) -> list[str]:
+        return [t.id for t in self.types]
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> LaserRubric:
+        if path is None:
+            text = resources.files("voxjudge.asr.laser").joinpath("rubric.json").read_text(encoding="utf-8")
+            where = "the default LASER rubric"
+        else:
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise InputError(f"{path}: rubric file not found") from None
+            where = str(path)
+        try:
+            data = json.loads(text)
+            tiers = {str(k): float(v) for k, v in data["tiers"].items()}
+            types = tuple(
+                ErrorType(str(t["id"]), str(t["tier"]), str(t.get("description", "")), dict(t.get("examples", {})))
+                for t in data["types"]
+            )
+        except json.JSONDecodeError as e:
+            raise InputError(f"{where}:{e.lineno}: rubric is not valid JSON") from None
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{where}: a LASER rubric needs tiers {{name: penalty}} and types [{{id, tier}}] ({e!r})") from None
+        if set(tiers) != {"no_penalty", "minor", "major"}:
+            raise InputError(f"{where}: tiers must be no_penalty, minor and major, got {sorted(tiers)}")
+        bad = [t.id for t in types if t.tier not in tiers]
+        if bad:
+            raise InputError(f"{where}: types with an unknown tier: {', '.join(bad)}")
+        return cls(str(data.get("name", "laser")), str(data.get("version", "")), tiers, types,
+                   hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])

@@ -1,0 +1,182 @@
+"""The ``rules`` judge: deterministic, offline, explainable word-pair classification.
+
+Checks run in order; the first that applies decides, and every label carries its reason:
+
+1. identical -> match;
+2. equal after the spelling fold (nukta, chandrabindu/anusvara, nasal + virama, ZWJ/ZWNJ,
+   Malayalam chillu, य-glide spellings, case, punctuation) -> no penalty, alternate spelling;
+3. British/American spelling variants -> no penalty, alternate spelling;
+4. a number in digits against the same number in words, or in another script's digits -> no
+   penalty, numerical phrase;
+5. a word and its abbreviation -> no penalty; a listed colloquial or contracted form -> no penalty;
+6. the two sides joined are the same word (a compound split or joined) -> no penalty;
+7. a loan word in Latin script against its native-script spelling (same consonant skeleton after
+   transliteration) -> no penalty, transliteration variant; a capitalised Latin name with the
+   same skeleton -> no penalty, proper noun;
+8. the same stem with a different gender/number/tense ending -> minor, grammar agreement;
+9. a vowel-length slip (ि/ी, ु/ू ...) or, in English, a doubled/transposed letter -> minor, spelling;
+10. a function word replaced -> major, wrong word;
+11. omissions, additions and reorderings -> major; anything else -> major, wrong word (the rules
+    cannot justify leniency).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voxjudge.asr.laser.align import RubricPair
+from voxjudge.asr.laser.lang import (
+    ENDINGS,
+    abbreviation_equal,
+    as_number,
+    colloquial_equal,
+    fold,
+    is_function_word,
+    numbers_equal,
+    script_of,
+)
+
+
+@dataclass(frozen=True)
+class Label:
+    label: str  # match | no_penalty | minor | major
+    error_type: str | None
+    reason: str
+
+
+_UK_US = [(r"our$", "or"), (r"ise$", "ize"), (r"ised$", "ized"), (r"ising$", "izing"), (r"yse$", "yze"),
+          (r"tre$", "ter"), (r"ogue$", "og"), (r"ence$", "ense"), (r"lled$", "led"), (r"lling$", "ling")]
+_ITRANS_SCRIPTS = {"deva": "devanagari", "knda": "kannada", "mlym": "malayalam"}
+_DIGRAPHS = [("ph", "f"), ("th", "t"), ("kh", "k"), ("gh", "g"), ("chh", "c"), ("ch", "c"), ("jh", "j"), ("dh", "d"),
+             ("bh", "b"), ("sh", "s"), ("ck", "k"), ("w", "v"), ("q", "k"), ("x", "ks"), ("z", "j"), ("c", "k")]
+# vowel length: long -> short, at the same offsets in the Devanagari, Kannada and Malayalam blocks
+_SHORTEN = {}
+for _base in (0x0900, 0x0C80, 0x0D00):
+    _SHORTEN.update({_base + 0x40: chr(_base + 0x3F), _base + 0x42: chr(_base + 0x41),
+                     _base + 0x08: chr(_base + 0x07), _base + 0x0A: chr(_base + 0x09)})
+
+
+def _uk_us(a: str, b: str) -> bool:
+    for uk, us in _UK_US:
+        if re.sub(uk, us, a) == b or re.sub(uk, us, b) == a:
+            return True
+    return False
+
+
+@lru_cache(maxsize=100_000)
+def skeleton(word: str) -> str:
+    """Consonant skeleton of a word in Latin letters (Indic words transliterated first)."""
+    script = script_of(word)
+    if script in _ITRANS_SCRIPTS:
+        from indic_transliteration import sanscript
+
+        text = sanscript.transliterate(fold(word), _ITRANS_SCRIPTS[script], sanscript.ITRANS)
+    else:
+        text = word
+    s = re.sub(r"[^a-z]", "", text.lower())
+    for a, b in _DIGRAPHS:
+        s = s.replace(a, b)
+    if not s:
+        return ""
+    body = re.sub(r"[aeiouyh]", "", s[1:])
+    return re.sub(r"(.)\1+", r"\1", s[0] + body)
+
+
+def _transliterated(a: str, b: str) -> bool:
+    from rapidfuzz.fuzz import ratio
+
+    ka, kb = skeleton(a), skeleton(b)
+    return len(ka) >= 2 and len(kb) >= 2 and (ka == kb or ratio(ka, kb) >= 80)
+
+
+def _stem(word: str, lang: str) -> str:
+    if lang == "en":  # close/closed/closes/closing, light/lights
+        stem = re.sub(r"(ing|ed|es|s|d)$", "", word) if len(word) > 4 else word
+        return stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
+    # Indic stems can be a single consonant (गया/गई/गए, का/की/के)
+    shortest = 1
+    for ending in sorted(ENDINGS.get(lang, []), key=len, reverse=True):
+        if word.endswith(ending) and len(word) - len(ending) >= shortest:
+            return word[: -len(ending)]
+    return word
+
+
+def _vowel_length_only(a: str, b: str) -> bool:
+    return a != b and a.translate(_SHORTEN) == b.translate(_SHORTEN)
+
+
+def _english_slip(a: str, b: str) -> bool:
+    if not (a.isascii() and b.isascii()) or min(len(a), len(b)) < 4:
+        return False
+    if re.sub(r"(.)\1", r"\1", a) == re.sub(r"(.)\1", r"\1", b):
+        return True  # a doubled letter: occured / occurred
+    if len(a) == len(b):
+        diff = [k for k in range(len(a)) if a[k] != b[k]]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    return False
+
+
+def equivalent(lang: str):
+    """What the aligner may merge: a split/joined compound, a number, a contraction."""
+
+    def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return (
+            "".join(fold(w) for w in a) == "".join(fold(w) for w in b)
+            or numbers_equal(a, b, lang)
+            or colloquial_equal(a, b, lang)
+        )
+
+    return eq
+
+
+@lru_cache(maxsize=200_000)
+def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Label:
+    if not hyp:
+        return Label("major", "omission", "reference word missing from the transcript")
+    if not ref:
+        return Label("major", "addition", "word added that the reference does not have")
+    if ref == hyp:
+        return Label("match", None, "identical")
+    fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
+    if fr == fh:
+        return Label("no_penalty", "alternate_spelling", "same word after the spelling fold (nukta, nasal, case...)")
+    if len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
+        return Label("no_penalty", "alternate_spelling", "British/American spelling")
+    if numbers_equal(ref, hyp, lang):
+        return Label("no_penalty", "numerical_phrase", "same number in digits and words")
+    if len(ref) == len(hyp) == 1 and abbreviation_equal(ref[0], hyp[0], lang):
+        return Label("no_penalty", "abbreviation", "a word and its abbreviation")
+    if colloquial_equal(ref, hyp, lang):
+        return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
+    if fr.replace(" ", "") == fh.replace(" ", "").replace("-", "") or fr.replace(" ", "").replace("-", "") == fh.replace(" ", ""):
+        return Label("no_penalty", "compound_word", "compound written joined on one side, split on the other")
+    if len(ref) == len(hyp) == 1:
+        r, h = fold(ref[0]), fold(hyp[0])
+        sr, sh = script_of(ref[0]), script_of(hyp[0])
+        if sr != sh and "latn" in (sr, sh) and _transliterated(r, h):
+            return Label("no_penalty", "transliteration_variant", "same word in Latin and native script")
+        if sr == sh == "latn" and ref[0][:1].isupper() and skeleton(r) == skeleton(h) and len(skeleton(r)) >= 2:
+            return Label("no_penalty", "proper_noun", "another rendering of the same name")
+        if as_number(r) is None and as_number(h) is None:
+            stem_r, stem_h = _stem(r, lang), _stem(h, lang)
+            if stem_r == stem_h:
+                return Label("minor", "grammar_agreement", "same stem, different gender/number/tense ending")
+            if _vowel_length_only(r, h):
+                return Label("minor", "spelling_minor", "vowel length slip; the word stays recognisable")
+            if _english_slip(r, h):
+                return Label("minor", "spelling_minor", "doubled or transposed letter")
+        if is_function_word(r, lang) or is_function_word(h, lang):
+            return Label("major", "wrong_word", "a function word was replaced")
+    if len(ref) > 1 and len(hyp) > 1 and sorted(ref) == sorted(hyp):
+        return Label("major", "reordering", "the same words in another order")
+    return Label("major", "wrong_word", "different word (no rule shows it is an accepted variant)")
+
+
+def classify(pair: RubricPair, lang: str) -> Label:
+    if pair.op == "equal":
+        return Label("match", None, "identical")
+    if pair.op == "swap":
+        return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
+    return classify_words(pair.ref, pair.hyp, lang)

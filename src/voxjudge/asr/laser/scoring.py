@@ -1,0 +1,144 @@
+"""LASER scores: align, classify every pair, and compute 1 - total penalty / reference words.
+
+The model (or the rules) only labels pairs; penalties, scores and corpus figures are computed
+here. Tokens are whitespace-separated words with punctuation-only tokens (।, -, ...) dropped.
+An empty reference has no LASER score (the formula divides by the number of reference words);
+such utterances are reported as unscored. Scores are not clipped: additions can push one below 0.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from voxjudge.asr.laser.align import RubricPair, rubric_align
+from voxjudge.asr.laser.lang import detect_language
+from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.asr.laser.rules import Label, classify, equivalent
+
+PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
+
+
+def words(text: str) -> list[str]:
+    return [w for w in text.split() if not all(unicodedata.category(ch)[0] in "PS" for ch in w)]
+
+
+@dataclass
+class ScoredPair:
+    ref: str
+    hyp: str
+    op: str
+    label: str
+    error_type: str | None
+    reason: str
+    penalty: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class UtteranceScore:
+    id: str
+    lang: str
+    ref_words: int
+    pairs: list[ScoredPair] = field(default_factory=list)
+    penalty: float = 0.0
+    laser: float | None = None
+    wer: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "lang": self.lang,
+            "laser": self.laser,
+            "wer": self.wer,
+            "penalty": self.penalty,
+            "ref_words": self.ref_words,
+            "pairs": [p.as_dict() for p in self.pairs],
+        }
+
+
+def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
+    return [classify(pair, lang) for _, pair, lang in items]
+
+
+def align_utterances(
+    references: Sequence[str], hypotheses: Sequence[str], ids: Sequence[str], lang: str | None
+) -> list[tuple[str, str, list[RubricPair]]]:
+    out = []
+    for uid, ref, hyp in zip(ids, references, hypotheses):
+        language = lang or detect_language(ref + " " + hyp)
+        out.append((uid, language, rubric_align(words(ref), words(hyp), equivalent(language))))
+    return out
+
+
+def score_aligned(
+    aligned: list[tuple[str, str, list[RubricPair]]],
+    labels: dict[tuple[str, int], Label],
+    rubric: LaserRubric,
+    wers: Sequence[float | None],
+) -> list[UtteranceScore]:
+    results = []
+    for (uid, lang, pairs), wer in zip(aligned, wers):
+        ref_words = sum(len(p.ref) for p in pairs)
+        u = UtteranceScore(uid, lang, ref_words, wer=wer)
+        for k, p in enumerate(pairs):
+            lab = labels[(uid, k)]
+            pen = rubric.penalty(lab.label)
+            u.pairs.append(ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen))
+            u.penalty += pen
+        u.laser = (1 - u.penalty / ref_words) if ref_words else None
+        results.append(u)
+    return results
+
+
+def score(
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    ids: Sequence[str] | None = None,
+    *,
+    lang: str | None = None,
+    rubric: LaserRubric | None = None,
+    labeler: PairLabeler = rules_labeler,
+) -> list[UtteranceScore]:
+    """LASER per utterance with a synchronous pair labeler (the rules judge by default)."""
+    from voxjudge.asr.measures import Tokenizer, count_errors
+
+    rubric = rubric or LaserRubric.load()
+    ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
+    aligned = align_utterances(references, hypotheses, ids, lang)
+    items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
+    keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
+    labels = dict(zip(keys, labeler(items)))
+    counts = count_errors([" ".join(words(r)) for r in references], [" ".join(words(h)) for h in hypotheses], Tokenizer())
+    wers = [c.wer if c.ref_len else None for c in counts]
+    return score_aligned(aligned, labels, rubric, wers)
+
+
+def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict[str, Any]:
+    scored = [u for u in utterances if u.laser is not None]
+    total_words = sum(u.ref_words for u in scored)
+    by_type: dict[str, dict[str, float]] = {}
+    by_label = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
+    for u in scored:
+        for p in u.pairs:
+            by_label[p.label] += 1
+            if p.error_type:
+                cell = by_type.setdefault(p.error_type, {"count": 0, "penalty": 0.0})
+                cell["count"] += 1
+                cell["penalty"] += p.penalty
+    wers = [u.wer for u in scored if u.wer is not None]
+    return {
+        "n": len(scored),
+        "n_unscored": len(utterances) - len(scored),
+        "laser_micro": (1 - sum(u.penalty for u in scored) / total_words) if total_words else None,
+        "laser_macro": (sum(u.laser for u in scored) / len(scored)) if scored else None,
+        "wer_macro": (sum(wers) / len(wers)) if wers else None,
+        "penalty": sum(u.penalty for u in scored),
+        "ref_words": total_words,
+        "labels": by_label,
+        "error_types": dict(sorted(by_type.items(), key=lambda kv: -kv[1]["count"])),
+        "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
+    }
