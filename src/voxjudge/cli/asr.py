@@ -78,6 +78,10 @@ def register(groups) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=cmd_compare)
 
+    from voxjudge.cli import laser
+
+    laser.register(cmds)
+
 
 def _add_ref_hyp(p) -> None:
     p.add_argument("--ref", required=True, help="reference transcripts")

@@ -68,14 +68,18 @@ def _pairwise_demo(folder: Path) -> None:
     rep = accuracy_report(records, pairs, rubric)
     by_dim = ", ".join(f"{d} {100 * v:.0f}%" for d, v in rep["accuracy_by_dimension"].items() if v is not None)
     print(f"\n=== pairwise prosody: acoustic judge on {rep['n_pairs']} espeak-ng pairs, both orders ===")
-    print(f"accuracy against the human labels {100 * rep['accuracy']:.1f}% (by dimension: {by_dim}); "
-          f"position bias Δpos {rep['delta_pos']:+.3f}; {rep['n_abstained']} abstained (judgment, dimension) "
-          "cells on what a waveform cannot tell (C3, L1, L3)")
+    print(
+        f"accuracy against the human labels {100 * rep['accuracy']:.1f}% (by dimension: {by_dim}); "
+        f"position bias Δpos {rep['delta_pos']:+.3f}; {rep['n_abstained']} abstained (judgment, dimension) "
+        "cells on what a waveform cannot tell (C3, L1, L3)"
+    )
     sets = read_candidate_sets(folder / "candidates.jsonl")
     selections, _ = asyncio.run(select_best(sets, judge, rubric, samples=2))
     rates = hit_rates(selections, sets)
-    print(f"best of 4 by round robin over {len(sets)} texts: Hit@1 {100 * rates['hit@1']:.0f}% "
-          f"(random {100 * rates['random@1']:.0f}%)")
+    print(
+        f"best of 4 by round robin over {len(sets)} texts: Hit@1 {100 * rates['hit@1']:.0f}% "
+        f"(random {100 * rates['random@1']:.0f}%)"
+    )
 
 
 def _breaks_demo(folder: Path) -> None:

@@ -15,8 +15,8 @@ pairs with an empty side -- never glued onto a correct neighbour.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from voxjudge.asr.align import align_tokens
 
@@ -100,8 +100,10 @@ def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent 
             pairs += _region(ref[pending_r:end_r], hyp[pending_h:end_h], pending_r, pending_h, equivalent)
             pending_r = pending_h = None
         if c is not None:
-            pairs += [RubricPair((ref[c.ref_start + k],), (hyp[c.hyp_start + k],), "equal", c.ref_start + k, c.hyp_start + k)
-                      for k in range(c.ref_end - c.ref_start)]
+            pairs += [
+                RubricPair((ref[c.ref_start + k],), (hyp[c.hyp_start + k],), "equal", c.ref_start + k, c.hyp_start + k)
+                for k in range(c.ref_end - c.ref_start)
+            ]
     return _swaps(pairs)
 
 

@@ -18,10 +18,35 @@ _SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en":
 
 # Offsets inside an Indic block
 _NUKTA, _VIRAMA, _ANUSVARA, _CHANDRABINDU = 0x3C, 0x4D, 0x02, 0x01
-_HOMORGANIC = {0x19: range(0x15, 0x19), 0x1E: range(0x1A, 0x1E), 0x23: range(0x1F, 0x23), 0x28: range(0x24, 0x28), 0x2E: range(0x2A, 0x2E)}
-_DEVA_NUKTA_LETTERS = {0x29: 0x28, 0x31: 0x30, 0x34: 0x33, 0x58: 0x15, 0x59: 0x16, 0x5A: 0x17, 0x5B: 0x1C, 0x5C: 0x21, 0x5D: 0x22, 0x5E: 0x2B, 0x5F: 0x2F}
+_HOMORGANIC = {
+    0x19: range(0x15, 0x19),
+    0x1E: range(0x1A, 0x1E),
+    0x23: range(0x1F, 0x23),
+    0x28: range(0x24, 0x28),
+    0x2E: range(0x2A, 0x2E),
+}
+_DEVA_NUKTA_LETTERS = {
+    0x29: 0x28,
+    0x31: 0x30,
+    0x34: 0x33,
+    0x58: 0x15,
+    0x59: 0x16,
+    0x5A: 0x17,
+    0x5B: 0x1C,
+    0x5C: 0x21,
+    0x5D: 0x22,
+    0x5E: 0x2B,
+    0x5F: 0x2F,
+}
 # Malayalam chillu letters -> consonant + virama
-_CHILLU = {"\u0d7a": "\u0d23\u0d4d", "\u0d7b": "\u0d28\u0d4d", "\u0d7c": "\u0d30\u0d4d", "\u0d7d": "\u0d32\u0d4d", "\u0d7e": "\u0d33\u0d4d", "\u0d7f": "\u0d15\u0d4d"}
+_CHILLU = {
+    "\u0d7a": "\u0d23\u0d4d",
+    "\u0d7b": "\u0d28\u0d4d",
+    "\u0d7c": "\u0d30\u0d4d",
+    "\u0d7d": "\u0d32\u0d4d",
+    "\u0d7e": "\u0d33\u0d4d",
+    "\u0d7f": "\u0d15\u0d4d",
+}
 
 
 def script_of(word: str) -> str:
@@ -140,29 +165,76 @@ def numbers_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
 # ---- word lists ---------------------------------------------------------------------------------
 
 ABBREVIATIONS = {
-    "en": {"dr": "doctor", "mr": "mister", "mrs": "missus", "st": "street", "km": "kilometres", "kms": "kilometres",
-           "kg": "kilograms", "min": "minutes", "hrs": "hours", "no": "number", "govt": "government", "dept": "department",
-           "approx": "approximately", "etc": "etcetera", "vs": "versus", "ave": "avenue", "kilometers": "kilometres"},
+    "en": {
+        "dr": "doctor",
+        "mr": "mister",
+        "mrs": "missus",
+        "st": "street",
+        "km": "kilometres",
+        "kms": "kilometres",
+        "kg": "kilograms",
+        "min": "minutes",
+        "hrs": "hours",
+        "no": "number",
+        "govt": "government",
+        "dept": "department",
+        "approx": "approximately",
+        "etc": "etcetera",
+        "vs": "versus",
+        "ave": "avenue",
+        "kilometers": "kilometres",
+    },
     "hi": {"डॉ": "डॉक्टर", "डा": "डॉक्टर", "कि.मी": "किलोमीटर", "किमी": "किलोमीटर", "श्री": "श्रीमान", "सं": "संख्या"},
     "mr": {"डॉ": "डॉक्टर", "किमी": "किलोमीटर", "श्री": "श्रीमान"},
     "ml": {"ഡോ": "ഡോക്ടർ", "കി.മീ": "കിലോമീറ്റർ"},
     "kn": {"ಡಾ": "ಡಾಕ್ಟರ್", "ಕಿ.ಮೀ": "ಕಿಲೋಮೀಟರ್"},
 }
 COLLOQUIAL = {
-    "en": [("gonna", "going to"), ("wanna", "want to"), ("gotta", "got to"), ("gimme", "give me"), ("lemme", "let me"),
-           ("kinda", "kind of"), ("cause", "because"), ("ya", "you"), ("yeah", "yes"), ("ok", "okay"), ("til", "until"),
-           ("it'll", "it will"), ("i'm", "i am"), ("i'd", "i would"), ("i've", "i have"), ("they've", "they have"),
-           ("we're", "we are"), ("you're", "you are"), ("they're", "they are"), ("she's", "she has"), ("he's", "he is"),
-           ("it's", "it is"), ("let's", "let us"), ("lets", "let us"), ("don't", "do not"), ("can't", "cannot"),
-           ("couldn't", "could not"), ("won't", "will not"), ("isn't", "is not"), ("doesn't", "does not"),
-           ("didn't", "did not"), ("i'll", "i will"), ("we'll", "we will"), ("there's", "there is")],
+    "en": [
+        ("gonna", "going to"),
+        ("wanna", "want to"),
+        ("gotta", "got to"),
+        ("gimme", "give me"),
+        ("lemme", "let me"),
+        ("kinda", "kind of"),
+        ("cause", "because"),
+        ("ya", "you"),
+        ("yeah", "yes"),
+        ("ok", "okay"),
+        ("til", "until"),
+        ("it'll", "it will"),
+        ("i'm", "i am"),
+        ("i'd", "i would"),
+        ("i've", "i have"),
+        ("they've", "they have"),
+        ("we're", "we are"),
+        ("you're", "you are"),
+        ("they're", "they are"),
+        ("she's", "she has"),
+        ("he's", "he is"),
+        ("it's", "it is"),
+        ("let's", "let us"),
+        ("lets", "let us"),
+        ("don't", "do not"),
+        ("can't", "cannot"),
+        ("couldn't", "could not"),
+        ("won't", "will not"),
+        ("isn't", "is not"),
+        ("doesn't", "does not"),
+        ("didn't", "did not"),
+        ("i'll", "i will"),
+        ("we'll", "we will"),
+        ("there's", "there is"),
+    ],
     "hi": [("नईं", "नहीं"), ("नै", "नहीं"), ("हां", "हाँ"), ("अच्छा", "अछा"), ("क्यूं", "क्यों"), ("कोई नी", "कोई नहीं")],
     "mr": [("नाय", "नाही"), ("काय", "कय")],
     "ml": [],
     "kn": [],
 }
 FUNCTION_WORDS = {
-    "en": set("a an the of in on at to for from by with and or but is are was were be been am do does did not no this that these those it its he she they we you i my your his her their our as if so than then there here".split()),
+    "en": set(
+        "a an the of in on at to for from by with and or but is are was were be been am do does did not no this that these those it its he she they we you i my your his her their our as if so than then there here".split()
+    ),
     "hi": set("में से को का की के ने है हैं था थी थे और पर भी ही तो न ना नहीं कि जो यह वह ये वे इस उस एक या".split()),
     "mr": set("आणि ला ने चा ची चे च आहे आहेत होता होती होते व तो ती ते हे ही नाही की या मध्ये वर".split()),
     "ml": set("ഒരു ആണ് ഇല്ല എന്ന് ഉം ഈ ആ അത് ഇത്".split()),
@@ -170,7 +242,40 @@ FUNCTION_WORDS = {
 }
 # Endings that carry gender, number or tense: a shared stem with different endings is agreement.
 ENDINGS = {
-    "hi": ["ाओं", "ियों", "ियां", "ियाँ", "ां", "ों", "ें", "ीं", "ा", "ी", "े", "ए", "ई", "ओ", "ता", "ती", "ते", "ना", "नी", "ने", "गा", "गी", "गे", "या", "यी", "ये", "ूंगा", "ूंगी", "ेंगे", "ेगा", "ेगी", "ं"],
+    "hi": [
+        "ाओं",
+        "ियों",
+        "ियां",
+        "ियाँ",
+        "ां",
+        "ों",
+        "ें",
+        "ीं",
+        "ा",
+        "ी",
+        "े",
+        "ए",
+        "ई",
+        "ओ",
+        "ता",
+        "ती",
+        "ते",
+        "ना",
+        "नी",
+        "ने",
+        "गा",
+        "गी",
+        "गे",
+        "या",
+        "यी",
+        "ये",
+        "ूंगा",
+        "ूंगी",
+        "ेंगे",
+        "ेगा",
+        "ेगी",
+        "ं",
+    ],
     "mr": ["ा", "ी", "े", "ो", "ला", "ली", "ले", "तो", "ती", "ते", "णार", "त", "ं", "ांना", "ांचा", "ची", "चा", "चे"],
     "en": ["s", "es", "ed", "d", "ing", "'s", "er", "est"],
     "ml": ["ം", "ു", "ി", "ന്", "ന്നു", "ും", "ിൽ", "ിന്റെ", "ുകൾ", "കൾ"],

@@ -67,11 +67,18 @@ class LaserRubric:
         except json.JSONDecodeError as e:
             raise InputError(f"{where}:{e.lineno}: rubric is not valid JSON") from None
         except (KeyError, TypeError, ValueError) as e:
-            raise InputError(f"{where}: a LASER rubric needs tiers {{name: penalty}} and types [{{id, tier}}] ({e!r})") from None
+            raise InputError(
+                f"{where}: a LASER rubric needs tiers {{name: penalty}} and types [{{id, tier}}] ({e!r})"
+            ) from None
         if set(tiers) != {"no_penalty", "minor", "major"}:
             raise InputError(f"{where}: tiers must be no_penalty, minor and major, got {sorted(tiers)}")
         bad = [t.id for t in types if t.tier not in tiers]
         if bad:
             raise InputError(f"{where}: types with an unknown tier: {', '.join(bad)}")
-        return cls(str(data.get("name", "laser")), str(data.get("version", "")), tiers, types,
-                   hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])
+        return cls(
+            str(data.get("name", "laser")),
+            str(data.get("version", "")),
+            tiers,
+            types,
+            hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+        )

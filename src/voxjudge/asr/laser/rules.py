@@ -23,6 +23,7 @@ Checks run in order; the first that applies decides, and every label carries its
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,16 +47,56 @@ class Label:
     reason: str
 
 
-_UK_US = [(r"our$", "or"), (r"ise$", "ize"), (r"ised$", "ized"), (r"ising$", "izing"), (r"yse$", "yze"),
-          (r"tre$", "ter"), (r"ogue$", "og"), (r"ence$", "ense"), (r"lled$", "led"), (r"lling$", "ling")]
+_UK_US = [
+    (r"our$", "or"),
+    (r"ise$", "ize"),
+    (r"ised$", "ized"),
+    (r"ising$", "izing"),
+    (r"yse$", "yze"),
+    (r"tre$", "ter"),
+    (r"ogue$", "og"),
+    (r"ence$", "ense"),
+    (r"lled$", "led"),
+    (r"lling$", "ling"),
+]
 _ITRANS_SCRIPTS = {"deva": "devanagari", "knda": "kannada", "mlym": "malayalam"}
-_DIGRAPHS = [("ph", "f"), ("th", "t"), ("kh", "k"), ("gh", "g"), ("chh", "c"), ("ch", "c"), ("jh", "j"), ("dh", "d"),
-             ("bh", "b"), ("sh", "s"), ("ck", "k"), ("w", "v"), ("q", "k"), ("x", "ks"), ("z", "j"), ("c", "k")]
+_DIGRAPHS = [
+    ("ph", "f"),
+    ("th", "t"),
+    ("kh", "k"),
+    ("gh", "g"),
+    ("chh", "c"),
+    ("ch", "c"),
+    ("jh", "j"),
+    ("dh", "d"),
+    ("bh", "b"),
+    ("sh", "s"),
+    ("ck", "k"),
+    ("w", "v"),
+    ("q", "k"),
+    ("x", "ks"),
+    ("z", "j"),
+    ("c", "k"),
+]
 # vowel length: long -> short, at the same offsets in the Devanagari, Kannada and Malayalam blocks
 _SHORTEN = {}
 for _base in (0x0900, 0x0C80, 0x0D00):
-    _SHORTEN.update({_base + 0x40: chr(_base + 0x3F), _base + 0x42: chr(_base + 0x41),
-                     _base + 0x08: chr(_base + 0x07), _base + 0x0A: chr(_base + 0x09)})
+    _SHORTEN.update(
+        {
+            _base + 0x40: chr(_base + 0x3F),
+            _base + 0x42: chr(_base + 0x41),
+            _base + 0x08: chr(_base + 0x07),
+            _base + 0x0A: chr(_base + 0x09),
+        }
+    )
+
+
+def _plain(word: str) -> str:
+    return (
+        unicodedata.normalize("NFC", word)
+        .casefold()
+        .strip("".join(ch for ch in word if unicodedata.category(ch)[0] == "P"))
+    )
 
 
 def _uk_us(a: str, b: str) -> bool:
@@ -139,6 +180,8 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
         return Label("major", "addition", "word added that the reference does not have")
     if ref == hyp:
         return Label("match", None, "identical")
+    if [_plain(w) for w in ref] == [_plain(w) for w in hyp]:
+        return Label("match", None, "identical apart from case or punctuation")
     fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
     if fr == fh:
         return Label("no_penalty", "alternate_spelling", "same word after the spelling fold (nukta, nasal, case...)")
@@ -150,7 +193,9 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
         return Label("no_penalty", "abbreviation", "a word and its abbreviation")
     if colloquial_equal(ref, hyp, lang):
         return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
-    if fr.replace(" ", "") == fh.replace(" ", "").replace("-", "") or fr.replace(" ", "").replace("-", "") == fh.replace(" ", ""):
+    if fr.replace(" ", "") == fh.replace(" ", "").replace("-", "") or fr.replace(" ", "").replace(
+        "-", ""
+    ) == fh.replace(" ", ""):
         return Label("no_penalty", "compound_word", "compound written joined on one side, split on the other")
     if len(ref) == len(hyp) == 1:
         r, h = fold(ref[0]), fold(hyp[0])

@@ -9,8 +9,9 @@ such utterances are reported as unscored. Scores are not clipped: additions can 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from voxjudge.asr.laser.align import RubricPair, rubric_align
 from voxjudge.asr.laser.lang import detect_language
@@ -104,17 +105,23 @@ def score(
     labeler: PairLabeler = rules_labeler,
 ) -> list[UtteranceScore]:
     """LASER per utterance with a synchronous pair labeler (the rules judge by default)."""
-    from voxjudge.asr.measures import Tokenizer, count_errors
-
     rubric = rubric or LaserRubric.load()
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
     keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
     labels = dict(zip(keys, labeler(items)))
-    counts = count_errors([" ".join(words(r)) for r in references], [" ".join(words(h)) for h in hypotheses], Tokenizer())
-    wers = [c.wer if c.ref_len else None for c in counts]
-    return score_aligned(aligned, labels, rubric, wers)
+    return score_aligned(aligned, labels, rubric, side_by_side_wer(references, hypotheses))
+
+
+def side_by_side_wer(references: Sequence[str], hypotheses: Sequence[str]) -> list[float | None]:
+    """Per-utterance WER under the 'basic' normalization (case and punctuation ignored), so that
+    it sits beside LASER on equal terms."""
+    from voxjudge.asr.measures import Tokenizer, count_errors
+    from voxjudge.asr.normalize import get_normalizer
+
+    counts = count_errors(references, hypotheses, Tokenizer(), get_normalizer("basic"))
+    return [c.wer if c.ref_len else None for c in counts]
 
 
 def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict[str, Any]:

@@ -1,0 +1,382 @@
+"""``voxjudge asr score | classify | export-pairs | train`` (LASER)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
+from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.errors import InputError
+
+JUDGE_HELP = "rules (offline, default), an LLM spec (openai/<model>, gemini/<model>, ...), or model:PATH"
+
+
+def register(cmds) -> None:
+    p = cmds.add_parser(
+        "score",
+        help="LASER rubric scores: graded penalties per word pair, beside WER",
+        description="Aligns reference and hypothesis into word pairs, labels every mismatch (no penalty, "
+        "minor 0.5, major 1.0) and scores 1 - penalty / reference words, per utterance and for the corpus "
+        "(micro: total penalty / total words; macro: mean of utterance scores).",
+    )
+    p.add_argument("--ref", required=True, help="reference transcripts")
+    p.add_argument("--hyp", required=True, help="hypothesis transcripts")
+    add_input_options(p)
+    _common(p)
+    p.add_argument(
+        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
+    )
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
+    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
+    p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for the CIs (default: 10000)")
+    p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
+    p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_score)
+
+    p = cmds.add_parser("classify", help="label word pairs (CSV/TSV/JSONL with ref and hyp columns)")
+    p.add_argument("pairs", help="word pairs: columns ref, hyp (either may be empty), optional lang")
+    _common(p)
+    p.add_argument("--out", metavar="FILE", help="write here (.csv, .tsv, .jsonl, .json); default: CSV on stdout")
+    p.set_defaults(func=cmd_classify)
+
+    p = cmds.add_parser("export-pairs", help="labelled word pairs as a dataset: CSV and chat-format JSONL for LoRA")
+    p.add_argument("pairs", help="labelled pairs (ref, hyp, error_type[, lang]) or results from 'asr score --out'")
+    p.add_argument("--out", required=True, metavar="FILE.csv", help="the pairs as CSV")
+    p.add_argument("--chat", metavar="FILE.jsonl", help="also as chat-format JSONL (system, user, assistant)")
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.set_defaults(func=cmd_export)
+
+    p = cmds.add_parser("train", help="fit the CPU pair classifier (scikit-learn) for --judge model:PATH")
+    p.add_argument("pairs", help="labelled pairs (ref, hyp, error_type, lang)")
+    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    p.add_argument("--test-fraction", type=float, default=0.2, help="held out to report accuracy (default: 0.2)")
+    p.add_argument("--seed", type=int, default=0, help="split and training seed (default: 0)")
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.set_defaults(func=cmd_train)
+
+
+def _common(p) -> None:
+    p.add_argument(
+        "--lang", choices=["hi", "mr", "ml", "kn", "en"], help="language (default: detected from the script)"
+    )
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    add_judge_options(p, judge=None)
+    p.add_argument("--judge", default="rules", metavar="SPEC", help=JUDGE_HELP)
+
+
+def read_pair_rows(path: str) -> list[dict[str, str]]:
+    """Rows with at least ref and hyp, from CSV, TSV or JSONL."""
+    from voxjudge.io.readers import jsonl_objects, read_lines
+
+    suffix = Path(path).suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        rows = [(n, obj) for n, obj in jsonl_objects(path)]
+    elif suffix in (".csv", ".tsv"):
+        reader = csv.DictReader(io.StringIO("\n".join(read_lines(path))), delimiter="\t" if suffix == ".tsv" else ",")
+        rows = [(reader.line_num, dict(r)) for r in reader]
+    else:
+        raise InputError(f"{path}: word pairs must be .csv, .tsv or .jsonl")
+    out = []
+    for n, row in rows:
+        if "pairs" in row and isinstance(row["pairs"], list):  # results from 'asr score --out'
+            out += [
+                {
+                    "ref": p["ref"],
+                    "hyp": p["hyp"],
+                    "lang": row.get("lang", ""),
+                    "error_type": p["error_type"] or "none",
+                    "op": p.get("op", "substitute"),
+                }
+                for p in row["pairs"]
+            ]
+            continue
+        if "ref" not in row or "hyp" not in row:
+            raise InputError(f"{path}:{n}: needs 'ref' and 'hyp' columns (found: {', '.join(row)})")
+        out.append({k: ("" if v is None else str(v)) for k, v in row.items()})
+    if not out:
+        raise InputError(f"{path}: no word pairs found")
+    return out
+
+
+def _labeler(args, rubric):
+    """A synchronous labeler for rules and trained models, or None for an LLM judge."""
+    from voxjudge.asr.laser.scoring import rules_labeler
+
+    if args.judge == "rules":
+        return rules_labeler, None
+    if args.judge.startswith("model:"):
+        from voxjudge.asr.laser import trained
+
+        data = trained.load(args.judge[len("model:") :])
+        return trained.model_labeler(data["model"], rubric), None
+    return None, make_judge(args, args.judge)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.scoring import score, summarize
+
+    rubric = LaserRubric.load(args.rubric)
+    paired = read_pair(args, args.ref, args.hyp)
+    labeler, llm = _labeler(args, rubric)
+    extra: dict = {}
+    try:
+        if llm is None:
+            utterances = score(
+                paired.references, paired.hypotheses, paired.ids, lang=args.lang, rubric=rubric, labeler=labeler
+            )
+        else:
+            with progress_bar(f"asking {llm.spec.name}") as progress:
+                utterances, extra = llm.run(_score_llm(llm, paired, args, rubric, progress))
+            extra["usage"] = llm.meter.as_dict()
+    finally:
+        if llm is not None:
+            llm.close()
+    summary = {**summarize(utterances, rubric), "judge": args.judge, "mode": args.mode if llm else "pairs", **extra}
+    human = None
+    if args.human:
+        human = _agreement(args, utterances, summary)
+    write_out(args.out, [u.as_dict() for u in utterances])
+    if args.report:
+        from voxjudge.asr.laser.report import laser_report
+        from voxjudge.cli.breaks import _write_lines
+
+        _write_lines(args.report, [laser_report(summary, utterances, human)])
+    if args.json:
+        print_json(summary)
+    else:
+        print(render(summary))
+    return 3 if summary.get("stopped") else 0
+
+
+async def _score_llm(llm, paired, args, rubric, progress):
+    from voxjudge.asr.laser.llm_judges import check_sentence_answer, llm_label_pairs, sentence_request
+    from voxjudge.asr.laser.scoring import (
+        ScoredPair,
+        UtteranceScore,
+        align_utterances,
+        score_aligned,
+        side_by_side_wer,
+        words,
+    )
+
+    wers = side_by_side_wer(paired.references, paired.hypotheses)
+    aligned = align_utterances(paired.references, paired.hypotheses, paired.ids, args.lang)
+    if args.mode == "pairs":
+        items = [(uid, p, lang) for uid, lang, pairs in aligned for p in pairs]
+        keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
+        labels, stats = await llm_label_pairs(
+            llm, items, rubric, batch_size=args.batch_size, prefilter=not args.no_prefilter
+        )
+        missing = {key[0] for key, lab in zip(keys, labels) if lab is None}
+        from voxjudge.asr.laser.rules import Label
+
+        table = {
+            key: (lab or Label("major", None, "unscored: no valid model answer")) for key, lab in zip(keys, labels)
+        }
+        utterances = score_aligned(aligned, table, rubric, wers)
+        for u in utterances:
+            if u.id in missing:
+                u.laser = None  # a pair without a label: the utterance cannot be scored exactly
+        return utterances, {"llm": stats.as_dict(), "stopped": llm.stop_reason}
+    requests = [
+        (uid, sentence_request(r, h, lang, rubric))
+        for (uid, lang, _), r, h in zip(aligned, paired.references, paired.hypotheses)
+    ]
+    answers = await llm.complete_many(requests, progress=progress)
+    utterances, invalid_total = [], 0
+    for (uid, lang, pairs), resp, ref, hyp, wer in zip(aligned, answers, paired.references, paired.hypotheses, wers):
+        ref_w, hyp_w = words(ref), words(hyp)
+        u = UtteranceScore(uid, lang, len(ref_w), wer=wer)
+        if resp is None or not resp[0].ok:
+            utterances.append(u)
+            continue
+        valid, invalid = check_sentence_answer(resp[0].parsed, ref_w, hyp_w, rubric)
+        invalid_total += len(invalid)
+        for r, h, etype, tier in valid:
+            u.pairs.append(ScoredPair(r, h, "listed", tier, etype, "model (sentence mode)", rubric.tiers[tier]))
+            u.penalty += rubric.tiers[tier]
+        u.laser = (1 - u.penalty / u.ref_words) if u.ref_words else None
+        utterances.append(u)
+    return utterances, {"invalid_listed_errors": invalid_total, "stopped": llm.stop_reason}
+
+
+def _agreement(args, utterances, summary) -> dict[str, float]:
+    from voxjudge.io.scores import read_score_file
+    from voxjudge.stats import correlate
+
+    ts = read_score_file(args.human, column=args.human_col)
+    human = {}
+    for r in ts.records:
+        try:
+            human[r.id] = float(r.text)
+        except ValueError:
+            raise InputError(f"{args.human}:{r.line}: human score {r.text!r} is not a number") from None
+    scored = [u for u in utterances if u.laser is not None and u.wer is not None]
+    missing = [u.id for u in scored if u.id not in human]
+    if missing:
+        raise InputError(f"human scores missing for {len(missing)} utterances: {', '.join(missing[:5])}")
+    h = [human[u.id] for u in scored]
+    if len(scored) < 3:
+        raise InputError("agreement needs at least 3 scored utterances")
+    summary["agreement"] = {
+        name: [c.as_dict() for c in correlate(x, h, n_resamples=args.resamples)]
+        for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored]))
+    }
+    return human
+
+
+def render(s: dict) -> str:
+    from rich.table import Table
+
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"LASER ({s['judge']}): {s['n']} utterances, {s['ref_words']} reference words")
+        for col in ("LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored"):
+            t.add_column(col, justify="right")
+        f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731
+        t.add_row(
+            f(s["laser_micro"]),
+            f(s["laser_macro"]),
+            f(s["wer_macro"]),
+            str(s["labels"]["no_penalty"]),
+            str(s["labels"]["minor"]),
+            str(s["labels"]["major"]),
+            str(s["n_unscored"]),
+        )
+        con.print(t)
+        e = Table(title="Error types")
+        for col in ("type", "count", "penalty"):
+            e.add_column(col, justify="left" if col == "type" else "right")
+        for name, cell in s["error_types"].items():
+            e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
+        con.print(e)
+        if s.get("agreement"):
+            a = Table(title="Agreement with human scores (95% bootstrap CI)")
+            for col in ("metric", "pearson", "spearman", "kendall"):
+                a.add_column(col, justify="left" if col == "metric" else "right")
+            for name, cs in s["agreement"].items():
+                a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
+            con.print(a)
+        if s.get("llm"):
+            con.print(
+                f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
+                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored)"
+            )
+    return cap.get().rstrip("\n")
+
+
+def cmd_classify(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric, RubricPair
+    from voxjudge.asr.laser.lang import detect_language
+
+    rubric = LaserRubric.load(args.rubric)
+    rows = read_pair_rows(args.pairs)
+    items = []
+    for k, row in enumerate(rows):
+        ref, hyp = tuple(row["ref"].split()), tuple(row["hyp"].split())
+        op = "equal" if ref == hyp and ref else "delete" if not hyp else "insert" if not ref else "substitute"
+        lang = args.lang or row.get("lang") or detect_language(row["ref"] + " " + row["hyp"])
+        items.append((str(k), RubricPair(ref, hyp, op, 0, 0), lang))
+    labeler, llm = _labeler(args, rubric)
+    try:
+        if llm is None:
+            labels = labeler(items)
+        else:
+            from voxjudge.asr.laser.llm_judges import llm_label_pairs
+
+            labels, _ = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
+    finally:
+        if llm is not None:
+            llm.close()
+    out = [
+        {
+            **row,
+            "label": lab.label if lab else "unscored",
+            "error_type": (lab.error_type if lab else None) or "",
+            "reason": lab.reason if lab else "no valid model answer",
+        }
+        for row, lab in zip(rows, labels)
+    ]
+    if args.out:
+        write_out(args.out, out)
+    else:
+        w = csv.DictWriter(sys.stdout, fieldnames=list(out[0]))
+        w.writeheader()
+        w.writerows(out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.llm_judges import _system
+
+    rubric = LaserRubric.load(args.rubric)
+    rows = read_pair_rows(args.pairs)
+    for r in rows:
+        if not r.get("error_type"):
+            raise InputError(f"{args.pairs}: every pair needs an error_type ('none' for a match) to be exported")
+    write_out(
+        args.out,
+        [
+            {
+                "ref": r["ref"],
+                "hyp": r["hyp"],
+                "lang": r.get("lang", ""),
+                "error_type": r["error_type"],
+                "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
+            }
+            for r in rows
+        ],
+    )
+    if args.chat:
+        chats = [
+            {
+                "messages": [
+                    {"role": "system", "content": _system(rubric, r.get("lang") or "en")},
+                    {"role": "user", "content": json.dumps({"ref": r["ref"], "hyp": r["hyp"]}, ensure_ascii=False)},
+                    {"role": "assistant", "content": json.dumps({"error_type": r["error_type"]}, ensure_ascii=False)},
+                ]
+            }
+            for r in rows
+        ]
+        write_out(args.chat, chats)
+    print(f"{len(rows)} pairs -> {args.out}" + (f" and {args.chat}" if args.chat else ""), file=sys.stderr)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from voxjudge.asr.laser import LaserRubric, trained
+
+    rubric = LaserRubric.load(args.rubric)
+    rows = read_pair_rows(args.pairs)
+    for r in rows:
+        if not r.get("error_type") or not r.get("lang"):
+            raise InputError(f"{args.pairs}: training pairs need error_type and lang")
+        if r["error_type"] != "none":
+            rubric.type(r["error_type"])
+    if not 0 <= args.test_fraction < 1:
+        raise InputError("--test-fraction must be in [0, 1)")
+    order = np.random.default_rng(args.seed).permutation(len(rows))
+    cut = int(round(len(rows) * args.test_fraction))
+    test, fit = [rows[k] for k in order[:cut]], [rows[k] for k in order[cut:]]
+    model = trained.train(fit, seed=args.seed)
+    report = {"train_pairs": len(fit), "test_pairs": len(test)}
+    if test:
+        pred = model.predict([(r["ref"], r["hyp"], r["lang"], r.get("op", "substitute")) for r in test])
+        tier = lambda t: "match" if t == "none" else rubric.type(t).tier  # noqa: E731
+        report["test_type_accuracy"] = float(np.mean([p == r["error_type"] for p, r in zip(pred, test)]))
+        report["test_tier_accuracy"] = float(np.mean([tier(p) == tier(r["error_type"]) for p, r in zip(pred, test)]))
+    trained.save(model, args.out, rubric, len(fit))
+    print(json.dumps({"model": args.out, **report}), file=sys.stderr)
+    return 0
