@@ -193,7 +193,7 @@ async def _score_llm(llm, paired, args, rubric, progress):
     ]
     answers = await llm.complete_many(requests, progress=progress)
     utterances, invalid_total = [], 0
-    for (uid, lang, pairs), resp, ref, hyp, wer in zip(aligned, answers, paired.references, paired.hypotheses, wers):
+    for (uid, lang, _pairs), resp, ref, hyp, wer in zip(aligned, answers, paired.references, paired.hypotheses, wers):
         ref_w, hyp_w = words(ref), words(hyp)
         u = UtteranceScore(uid, lang, len(ref_w), wer=wer)
         if resp is None or not resp[0].ok:

@@ -173,7 +173,8 @@ def sentence_request(ref: str, hyp: str, lang: str, rubric: LaserRubric) -> Requ
         "word pairs, decide for every mismatch which rubric error type it is, and list each error once with "
         "the exact reference words and hypothesis words involved (an empty string for an omission or an "
         "addition). Do not list matching words and do not compute a score.\n"
-        f"Language: {lang}\nReference: {json.dumps(ref, ensure_ascii=False)}\nHypothesis: {json.dumps(hyp, ensure_ascii=False)}"
+        f"Language: {lang}\nReference: {json.dumps(ref, ensure_ascii=False)}\n"
+        f"Hypothesis: {json.dumps(hyp, ensure_ascii=False)}"
     )
     return Request(
         (Message.text("system", _system(rubric, lang)), Message.text("user", user)),

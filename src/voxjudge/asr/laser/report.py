@@ -19,7 +19,8 @@ def _pairs_html(u: UtteranceScore) -> str:
         title = escape(f"{p.label}: {p.error_type or ''} {p.reason}".strip())
         cells.append(
             f'<span title="{title}" style="display:inline-block;margin:2px;padding:2px 4px;'
-            f'background:{COLORS[p.label]};border:1px solid #ccc">{escape(p.ref or "∅")}<br>{escape(p.hyp or "∅")}</span>'
+            f'background:{COLORS[p.label]};border:1px solid #ccc">'
+            f"{escape(p.ref or '∅')}<br>{escape(p.hyp or '∅')}</span>"
         )
     return "".join(cells)
 

@@ -123,7 +123,7 @@ def model_labeler(model: Any, rubric: LaserRubric):
     def label(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
         out: list[Label | None] = [None] * len(items)
         todo = []
-        for k, (_, pair, lang) in enumerate(items):
+        for k, (_, pair, _lang) in enumerate(items):
             if pair.op == "equal":
                 out[k] = Label("match", None, "identical")
             else:
