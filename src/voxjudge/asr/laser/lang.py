@@ -234,7 +234,8 @@ COLLOQUIAL = {
 FUNCTION_WORDS = {
     "en": set(
         "a an the of in on at to for from by with and or but is are was were be been am do does did not no "
-        "this that these those it its he she they we you i my your his her their our as if so than then there here".split()
+        "this that these those it its he she they we you i my your his her their our as if so than "
+        "then there here".split()
     ),
     "hi": set("में से को का की के ने है हैं था थी थे और पर भी ही तो न ना नहीं कि जो यह वह ये वे इस उस एक या".split()),
     "mr": set("आणि ला ने चा ची चे च आहे आहेत होता होती होते व तो ती ते हे ही नाही की या मध्ये वर".split()),
