@@ -144,6 +144,10 @@ def number_words(n: int, lang: str) -> frozenset[str]:
     except Exception:  # the package raises plain exceptions for unsupported numbers
         return frozenset()
     forms = {words, words.replace(" and ", " ")}
+    one = num2words(1, lang=lang)
+    for f in list(forms):
+        if f.startswith(one + " "):
+            forms.add(f[len(one) + 1 :])  # सौ / hundred / ಸಾವಿರ for "one hundred", "one thousand"
     if lang == "en" and 1000 <= n < 10000 and n % 100:
         forms.add(f"{num2words(n // 100, lang='en')} {num2words(n % 100, lang='en')}")  # "nineteen ninety"
     return frozenset("".join(fold(w) for w in f.replace("-", " ").split()) for f in forms)
@@ -278,17 +282,17 @@ ENDINGS = {
         "ेगी",
         "ं",
     ],
-    "mr": ["ा", "ी", "े", "ो", "ला", "ली", "ले", "तो", "ती", "ते", "णार", "त", "ं", "ांना", "ांचा", "ची", "चा", "चे"],
+    "mr": ["ा", "ी", "े", "ो", "ला", "ली", "ले", "तो", "ती", "ते", "णार", "त", "ेत", "ं", "ांना", "ांनी", "ाने", "ांचा", "ची", "चा", "चे"],
     "en": ["s", "es", "ed", "d", "ing", "'s", "er", "est"],
-    "ml": ["ം", "ു", "ി", "ന്", "ന്നു", "ും", "ിൽ", "ിന്റെ", "ുകൾ", "കൾ"],
+    "ml": ["ം", "ു", "ി", "്", "ന്", "ള്", "ന്നു", "ും", "ില്", "ിന്റെ", "ുകള്", "കള്", "ങ്ങള്"],
     "kn": ["ು", "ಿ", "ನು", "ಳು", "ರು", "ದು", "ಗಳು", "ದ", "ನ", "ಳ", "ರ", "ಿದ", "ುತ್ತಾನೆ", "ುತ್ತಾಳೆ"],
 }
 
 
 def abbreviation_equal(a: str, b: str, lang: str) -> bool:
-    table = ABBREVIATIONS.get(lang, {})
+    table = {fold(k): fold(v) for k, v in ABBREVIATIONS.get(lang, {}).items()}
     fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
-    return any(table.get(x) is not None and fold(table[x]) == y for x, y in ((fa, fb), (fb, fa)))
+    return any(table.get(x) == y for x, y in ((fa, fb), (fb, fa)))
 
 
 def colloquial_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:

@@ -100,7 +100,9 @@ def _plain(word: str) -> str:
 
 
 def _uk_us(a: str, b: str) -> bool:
-    for uk, us in _UK_US:
+    if (len(a) > 5 and a.replace("our", "or") == b) or (len(b) > 5 and b.replace("our", "or") == a):
+        return True  # colour/color, favourite/favorite (not four/for: short words are left alone)
+    for uk, us in _UK_US[1:]:
         if re.sub(uk, us, a) == b or re.sub(uk, us, b) == a:
             return True
     return False
@@ -113,7 +115,10 @@ def skeleton(word: str) -> str:
     if script in _ITRANS_SCRIPTS:
         from indic_transliteration import sanscript
 
-        text = sanscript.transliterate(fold(word), _ITRANS_SCRIPTS[script], sanscript.ITRANS)
+        w = fold(word)
+        if script == "mlym":
+            w = w.replace("\u0d31\u0d4d\u0d31", "\u0d1f\u0d4d\u0d1f")  # റ്റ spells /tt/ in loan words
+        text = sanscript.transliterate(w, _ITRANS_SCRIPTS[script], sanscript.ITRANS)
     else:
         text = word
     s = re.sub(r"[^a-z]", "", text.lower())
@@ -122,7 +127,8 @@ def skeleton(word: str) -> str:
     if not s:
         return ""
     body = re.sub(r"[aeiouyh]", "", s[1:])
-    return re.sub(r"(.)\1+", r"\1", s[0] + body)
+    s = re.sub(r"(.)\1+", r"\1", s[0] + body)
+    return re.sub(r"m(?=[kgcjtd])", "n", s)  # a nasal takes the place of the next consonant (anusvara)
 
 
 def _transliterated(a: str, b: str) -> bool:
@@ -132,16 +138,29 @@ def _transliterated(a: str, b: str) -> bool:
     return len(ka) >= 2 and len(kb) >= 2 and (ka == kb or ratio(ka, kb) >= 80)
 
 
-def _stem(word: str, lang: str) -> str:
+IRREGULAR_EN = [
+    {"be", "am", "is", "are", "was", "were", "been"}, {"have", "has", "had"}, {"do", "does", "did"},
+    {"go", "goes", "went", "gone"}, {"child", "children"}, {"man", "men"}, {"woman", "women"},
+    {"person", "people"}, {"foot", "feet"}, {"tooth", "teeth"}, {"mouse", "mice"}, {"this", "these"},
+    {"that", "those"}, {"come", "came"}, {"take", "took", "taken"}, {"give", "gave", "given"},
+    {"see", "saw", "seen"}, {"say", "said"}, {"make", "made"}, {"get", "got"}, {"know", "knew", "known"},
+]
+
+
+def _stems(word: str, lang: str) -> set[str]:
+    """The word and what is left after removing one inflection ending (an ending may be empty)."""
     if lang == "en":  # close/closed/closes/closing, light/lights
         stem = re.sub(r"(ing|ed|es|s|d)$", "", word) if len(word) > 4 else word
-        return stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
+        stems = {word, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
+        stems |= {f"irregular:{k}" for k, forms in enumerate(IRREGULAR_EN) if word in forms}
+        return stems
     # Indic stems can be a single consonant (गया/गई/गए, का/की/के)
-    shortest = 1
-    for ending in sorted(ENDINGS.get(lang, []), key=len, reverse=True):
-        if word.endswith(ending) and len(word) - len(ending) >= shortest:
-            return word[: -len(ending)]
-    return word
+    return {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+
+
+def _stem(word: str, lang: str) -> str:
+    """One representative stem (the shortest), for features."""
+    return min(_stems(word, lang), key=len)
 
 
 def _vowel_length_only(a: str, b: str) -> bool:
@@ -205,8 +224,7 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
         if sr == sh == "latn" and ref[0][:1].isupper() and skeleton(r) == skeleton(h) and len(skeleton(r)) >= 2:
             return Label("no_penalty", "proper_noun", "another rendering of the same name")
         if as_number(r) is None and as_number(h) is None:
-            stem_r, stem_h = _stem(r, lang), _stem(h, lang)
-            if stem_r == stem_h:
+            if _stems(r, lang) & _stems(h, lang):
                 return Label("minor", "grammar_agreement", "same stem, different gender/number/tense ending")
             if _vowel_length_only(r, h):
                 return Label("minor", "spelling_minor", "vowel length slip; the word stays recognisable")
