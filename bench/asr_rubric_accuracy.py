@@ -59,7 +59,9 @@ def main() -> None:
         types_ok += (p.error_type or "none") == row["error_type"]
     total = sum(sum(v) for v in per_class.values())
     print(f"{args.judge} judge on {len(rows)} labelled pairs ({dict(Counter(r['lang'] for r in rows))})")
-    print(f"  label accuracy {total}/{len(rows)} = {100 * total / len(rows):.2f}%; error type {100 * types_ok / len(rows):.2f}%")
+    print(
+        f"  label accuracy {total}/{len(rows)} = {100 * total / len(rows):.2f}%; error type {100 * types_ok / len(rows):.2f}%"
+    )
     for cls in ("match", "no_penalty", "minor", "major"):
         v = per_class[cls]
         print(f"  {cls:<11} {sum(v):>3}/{len(v):<3} {100 * sum(v) / len(v):6.2f}%")
@@ -69,8 +71,10 @@ def main() -> None:
     if args.errors:
         for row, p in zip(rows, preds):
             if p.label != row["label"]:
-                print(f"  {row['lang']} {row['ref']!r} -> {row['hyp']!r}: expected {row['label']}/{row['error_type']}, "
-                      f"got {p.label}/{p.error_type} ({p.reason})")
+                print(
+                    f"  {row['lang']} {row['ref']!r} -> {row['hyp']!r}: expected {row['label']}/{row['error_type']}, "
+                    f"got {p.label}/{p.error_type} ({p.reason})"
+                )
 
 
 if __name__ == "__main__":

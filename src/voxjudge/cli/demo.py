@@ -41,6 +41,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         print(f"\n=== {lang}: system A vs system B ===")
         print(render_compare(comparison.summary(), ["A", "B"]))
+    _laser_demo(root)
     _breaks_demo(Path(args.examples) / "breaks")
     _pairwise_demo(Path(args.examples) / "pairwise")
     return 0
@@ -80,6 +81,24 @@ def _pairwise_demo(folder: Path) -> None:
         f"best of 4 by round robin over {len(sets)} texts: Hit@1 {100 * rates['hit@1']:.0f}% "
         f"(random {100 * rates['random@1']:.0f}%)"
     )
+
+
+def _laser_demo(root: Path) -> None:
+    """LASER rubric scores beside WER on the Hindi and English examples (rules judge, offline)."""
+    from voxjudge.asr.laser import LaserRubric, score, summarize
+    from voxjudge.io import pair_texts, read_texts
+
+    rubric = LaserRubric.load()
+    print("\n=== ASR rubric scores (LASER, rules judge) beside WER ===")
+    for lang in ("en", "hi"):
+        ref = read_texts(root / lang / "ref.txt", ids=True)
+        for system in ("sys_a", "sys_b"):
+            p = pair_texts(ref, read_texts(root / lang / f"{system}.txt", ids=True))
+            s = summarize(score(p.references, p.hypotheses, p.ids, lang=lang), rubric)
+            print(
+                f"{lang} {system}: LASER micro {s['laser_micro']:.3f} (no penalty {s['labels']['no_penalty']}, "
+                f"minor {s['labels']['minor']}, major {s['labels']['major']}) vs 1 - mean WER {1 - s['wer_macro']:.3f}"
+            )
 
 
 def _breaks_demo(folder: Path) -> None:

@@ -134,8 +134,23 @@ def cmd_score(args: argparse.Namespace) -> int:
                 paired.references, paired.hypotheses, paired.ids, lang=args.lang, rubric=rubric, labeler=labeler
             )
         else:
+            from voxjudge.asr.laser.llm_judges import score_with_llm
+
             with progress_bar(f"asking {llm.spec.name}") as progress:
-                utterances, extra = llm.run(_score_llm(llm, paired, args, rubric, progress))
+                utterances, extra = llm.run(
+                    score_with_llm(
+                        llm,
+                        paired.references,
+                        paired.hypotheses,
+                        paired.ids,
+                        rubric,
+                        lang=args.lang,
+                        mode=args.mode,
+                        batch_size=args.batch_size,
+                        prefilter=not args.no_prefilter,
+                        progress=progress,
+                    )
+                )
             extra["usage"] = llm.meter.as_dict()
     finally:
         if llm is not None:
@@ -155,58 +170,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(render(summary))
     return 3 if summary.get("stopped") else 0
-
-
-async def _score_llm(llm, paired, args, rubric, progress):
-    from voxjudge.asr.laser.llm_judges import check_sentence_answer, llm_label_pairs, sentence_request
-    from voxjudge.asr.laser.scoring import (
-        ScoredPair,
-        UtteranceScore,
-        align_utterances,
-        score_aligned,
-        side_by_side_wer,
-        words,
-    )
-
-    wers = side_by_side_wer(paired.references, paired.hypotheses)
-    aligned = align_utterances(paired.references, paired.hypotheses, paired.ids, args.lang)
-    if args.mode == "pairs":
-        items = [(uid, p, lang) for uid, lang, pairs in aligned for p in pairs]
-        keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
-        labels, stats = await llm_label_pairs(
-            llm, items, rubric, batch_size=args.batch_size, prefilter=not args.no_prefilter
-        )
-        missing = {key[0] for key, lab in zip(keys, labels) if lab is None}
-        from voxjudge.asr.laser.rules import Label
-
-        table = {
-            key: (lab or Label("major", None, "unscored: no valid model answer")) for key, lab in zip(keys, labels)
-        }
-        utterances = score_aligned(aligned, table, rubric, wers)
-        for u in utterances:
-            if u.id in missing:
-                u.laser = None  # a pair without a label: the utterance cannot be scored exactly
-        return utterances, {"llm": stats.as_dict(), "stopped": llm.stop_reason}
-    requests = [
-        (uid, sentence_request(r, h, lang, rubric))
-        for (uid, lang, _), r, h in zip(aligned, paired.references, paired.hypotheses)
-    ]
-    answers = await llm.complete_many(requests, progress=progress)
-    utterances, invalid_total = [], 0
-    for (uid, lang, _pairs), resp, ref, hyp, wer in zip(aligned, answers, paired.references, paired.hypotheses, wers):
-        ref_w, hyp_w = words(ref), words(hyp)
-        u = UtteranceScore(uid, lang, len(ref_w), wer=wer)
-        if resp is None or not resp[0].ok:
-            utterances.append(u)
-            continue
-        valid, invalid = check_sentence_answer(resp[0].parsed, ref_w, hyp_w, rubric)
-        invalid_total += len(invalid)
-        for r, h, etype, tier in valid:
-            u.pairs.append(ScoredPair(r, h, "listed", tier, etype, "model (sentence mode)", rubric.tiers[tier]))
-            u.penalty += rubric.tiers[tier]
-        u.laser = (1 - u.penalty / u.ref_words) if u.ref_words else None
-        utterances.append(u)
-    return utterances, {"invalid_listed_errors": invalid_total, "stopped": llm.stop_reason}
 
 
 def _agreement(args, utterances, summary) -> dict[str, float]:

@@ -200,3 +200,91 @@ def check_sentence_answer(
         else:
             valid.append((e["ref"], e["hyp"], e["error_type"], rubric.type(e["error_type"]).tier))
     return valid, invalid
+
+
+async def score_with_llm(
+    llm: Judge,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    ids: Sequence[str],
+    rubric: LaserRubric,
+    *,
+    lang: str | None = None,
+    mode: str = "pairs",
+    batch_size: int = 32,
+    prefilter: bool = True,
+    progress=None,
+):
+    """LASER with an LLM judge in pair or sentence mode: utterance scores and a run report."""
+    from voxjudge.asr.laser.scoring import (
+        ScoredPair,
+        UtteranceScore,
+        align_utterances,
+        score_aligned,
+        side_by_side_wer,
+        words,
+    )
+
+    wers = side_by_side_wer(references, hypotheses)
+    aligned = align_utterances(references, hypotheses, ids, lang)
+    if mode == "pairs":
+        items = [(uid, p, lang) for uid, lang, pairs in aligned for p in pairs]
+        keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
+        labels, stats = await llm_label_pairs(llm, items, rubric, batch_size=batch_size, prefilter=prefilter)
+        missing = {key[0] for key, lab in zip(keys, labels) if lab is None}
+        from voxjudge.asr.laser.rules import Label
+
+        table = {
+            key: (lab or Label("major", None, "unscored: no valid model answer")) for key, lab in zip(keys, labels)
+        }
+        utterances = score_aligned(aligned, table, rubric, wers)
+        for u in utterances:
+            if u.id in missing:
+                u.laser = None  # a pair without a label: the utterance cannot be scored exactly
+        return utterances, {"llm": stats.as_dict(), "stopped": llm.stop_reason}
+    requests = [
+        (uid, sentence_request(r, h, lang, rubric)) for (uid, lang, _), r, h in zip(aligned, references, hypotheses)
+    ]
+    answers = await llm.complete_many(requests, progress=progress)
+    from voxjudge.asr.laser.rules import classify
+
+    utterances, invalid_total, unlisted_total = [], 0, 0
+    for (uid, lang, pairs), resp, ref, hyp, wer in zip(aligned, answers, references, hypotheses, wers):
+        ref_w, hyp_w = words(ref), words(hyp)
+        u = UtteranceScore(uid, lang, len(ref_w), wer=wer)
+        if resp is None or not resp[0].ok:
+            utterances.append(u)
+            continue
+        valid, invalid = check_sentence_answer(resp[0].parsed, ref_w, hyp_w, rubric)
+        invalid_total += len(invalid)
+        for r, h, etype, tier in valid:
+            u.pairs.append(ScoredPair(r, h, "listed", tier, etype, "model (sentence mode)", rubric.tiers[tier]))
+            u.penalty += rubric.tiers[tier]
+        # A mismatch the model did not list is not waved through: the rules label it.
+        listed = {w for r, h, _, _ in valid for w in (r.split() + h.split())}
+        for p in pairs:
+            if p.op == "equal" or set(p.ref + p.hyp) <= listed:
+                continue
+            lab = classify(p, lang)
+            if lab.label == "match":
+                continue
+            u.pairs.append(
+                ScoredPair(
+                    p.ref_text,
+                    p.hyp_text,
+                    p.op,
+                    lab.label,
+                    lab.error_type,
+                    f"not listed by the model; rules: {lab.reason}",
+                    rubric.penalty(lab.label),
+                )
+            )
+            u.penalty += rubric.penalty(lab.label)
+            unlisted_total += 1
+        u.laser = (1 - u.penalty / u.ref_words) if u.ref_words else None
+        utterances.append(u)
+    return utterances, {
+        "invalid_listed_errors": invalid_total,
+        "unlisted_mismatches": unlisted_total,
+        "stopped": llm.stop_reason,
+    }

@@ -139,11 +139,27 @@ def _transliterated(a: str, b: str) -> bool:
 
 
 IRREGULAR_EN = [
-    {"be", "am", "is", "are", "was", "were", "been"}, {"have", "has", "had"}, {"do", "does", "did"},
-    {"go", "goes", "went", "gone"}, {"child", "children"}, {"man", "men"}, {"woman", "women"},
-    {"person", "people"}, {"foot", "feet"}, {"tooth", "teeth"}, {"mouse", "mice"}, {"this", "these"},
-    {"that", "those"}, {"come", "came"}, {"take", "took", "taken"}, {"give", "gave", "given"},
-    {"see", "saw", "seen"}, {"say", "said"}, {"make", "made"}, {"get", "got"}, {"know", "knew", "known"},
+    {"be", "am", "is", "are", "was", "were", "been"},
+    {"have", "has", "had"},
+    {"do", "does", "did"},
+    {"go", "goes", "went", "gone"},
+    {"child", "children"},
+    {"man", "men"},
+    {"woman", "women"},
+    {"person", "people"},
+    {"foot", "feet"},
+    {"tooth", "teeth"},
+    {"mouse", "mice"},
+    {"this", "these"},
+    {"that", "those"},
+    {"come", "came"},
+    {"take", "took", "taken"},
+    {"give", "gave", "given"},
+    {"see", "saw", "seen"},
+    {"say", "said"},
+    {"make", "made"},
+    {"get", "got"},
+    {"know", "knew", "known"},
 ]
 
 
