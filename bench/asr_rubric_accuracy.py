@@ -60,7 +60,8 @@ def main() -> None:
     total = sum(sum(v) for v in per_class.values())
     print(f"{args.judge} judge on {len(rows)} labelled pairs ({dict(Counter(r['lang'] for r in rows))})")
     print(
-        f"  label accuracy {total}/{len(rows)} = {100 * total / len(rows):.2f}%; error type {100 * types_ok / len(rows):.2f}%"
+        f"  label accuracy {total}/{len(rows)} = {100 * total / len(rows):.2f}%; "
+        f"error type {100 * types_ok / len(rows):.2f}%"
     )
     for cls in ("match", "no_penalty", "minor", "major"):
         v = per_class[cls]
