@@ -145,7 +145,13 @@ def test_llm_pair_judge_round_trip_with_prefilter():
         calls.append(items)
         return {
             "items": [
-                {"id": it["id"], "error_type": "wrong_word" if it["hyp"] else "omission", "reason": "r"} for it in items
+                {
+                    "id": it["id"],
+                    "error_type": "wrong_word" if it["hyp"] else "omission",
+                    "tier": "major",
+                    "reason": "r",
+                }
+                for it in items
             ]
         }
 
@@ -212,7 +218,7 @@ def test_llm_label_pairs_unknown_ids_reported():
     from voxjudge.asr.laser.align import RubricPair
 
     def answer(items):
-        return {"items": [{"id": "zzz", "error_type": "wrong_word", "reason": "r"}]}
+        return {"items": [{"id": "zzz", "error_type": "wrong_word", "tier": "major", "reason": "r"}]}
 
     register_fake_script("laser-wrong-ids", _pairs_script(answer))
     judge = Judge("fake/laser-wrong-ids", cache=None)

@@ -66,7 +66,7 @@ def test_score_with_fake_llm_and_dry_run_free(capsys, tmp_path):
     def answer(request, index):
         prompt = next(m.text_content for m in request.messages if "Pairs:\n" in m.text_content)
         items = json.loads(prompt.split("Pairs:\n", 1)[1])
-        return {"items": [{"id": it["id"], "error_type": "wrong_word", "reason": "r"} for it in items]}
+        return {"items": [{"id": it["id"], "error_type": "wrong_word", "tier": "major", "reason": "r"} for it in items]}
 
     register_fake_script("laser-cli", answer)
     (tmp_path / "r.txt").write_text("the cat sat on the mat\n")

@@ -56,9 +56,10 @@ def pair_item_schema(rubric: LaserRubric) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "error_type": {"type": "string", "enum": [*rubric.type_ids, "none"]},
+            "tier": {"type": "string", "enum": ["match", *rubric.tiers]},
             "reason": {"type": "string"},
         },
-        "required": ["error_type", "reason"],
+        "required": ["error_type", "tier", "reason"],
         "additionalProperties": False,
     }
 
@@ -100,7 +101,7 @@ async def llm_label_pairs(
         def build(batch):
             shown = json.dumps([{"id": uid, **x} for uid, x in batch], ensure_ascii=False)
             user = (
-                'Classify every pair. Answer {"items": [{"id", "error_type", "reason"}]}, one entry per id.\n'
+                'Classify every pair. Answer {"items": [{"id", "error_type", "tier", "reason"}]}, one entry per id.\n'
                 f"Language: {lang}\nPairs:\n{shown}"
             )
             return (Message.text("system", _system(rubric, lang)), Message.text("user", user))
@@ -126,11 +127,15 @@ async def llm_label_pairs(
         for uid, answer in outcome.answers.items():
             k = int(uid[1:])
             etype = answer["error_type"]
+            # The penalty follows the rubric's tier for the type the model named; a different tier
+            # in its answer is noted, not obeyed (the model labels, the code computes).
             if etype == "none":
-                # the model may not call a mismatch a match: identical words never reach it
-                out[k] = Label("no_penalty", "alternate_spelling", f"model: {answer['reason']}")
+                # identical words never reach the model, so "none" means an accepted variant
+                tier, etype = "no_penalty", "alternate_spelling"
             else:
-                out[k] = Label(rubric.type(etype).tier, etype, f"model: {answer['reason']}")
+                tier = rubric.type(etype).tier
+            note = "" if answer["tier"] in (tier, "match") else f" (model said {answer['tier']})"
+            out[k] = Label(tier, etype, f"model: {answer['reason']}{note}")
     stats.unscored = sum(1 for x in out if x is None)
     return out, stats
 
