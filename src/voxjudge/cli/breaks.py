@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out, write_text
 from voxjudge.cli.judge_options import add_judge_options, make_judge
 from voxjudge.errors import InputError
 
@@ -104,23 +104,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
     anns = read_annotations(args.input, fmt=args.src, labelset=labelset, label_map=label_map)
     lines = [format_as(a, args.dst, labelset) for _, a in anns]
     if args.out:
-        _write_lines(args.out, lines)
+        write_text(args.out, lines)
     else:
         sys.stdout.write("\n".join(lines) + "\n")
     return 0
-
-
-def _write_lines(path: str, lines: list[str]) -> None:
-    import os
-    import tempfile
-
-    target = Path(path)
-    if not target.parent.exists():
-        raise InputError(f"{target}: directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, target)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -222,7 +209,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
-        _write_lines(args.report, [lmre_report(summary, records, human)])
+        write_text(args.report, [lmre_report(summary, records, human)])
     if args.json:
         print_json(summary)
         return 0

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from voxjudge.errors import InputError
@@ -107,6 +108,20 @@ def write_out(path: str | None, records: list[dict]) -> None:
         from voxjudge.io.writers import write_records
 
         write_records(path, [_clean(r) for r in records])
+
+
+def write_text(path: str, lines: list[str]) -> None:
+    """Write lines to a file whole or not at all (temp file + rename)."""
+    import os
+    import tempfile
+
+    target = Path(path)
+    if not target.parent.exists():
+        raise InputError(f"{target}: directory {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, target)
 
 
 def use_color(stream=None) -> bool:

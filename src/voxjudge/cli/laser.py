@@ -162,9 +162,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     write_out(args.out, [u.as_dict() for u in utterances])
     if args.report:
         from voxjudge.asr.laser.report import laser_report
-        from voxjudge.cli.breaks import _write_lines
+        from voxjudge.cli.common import write_text
 
-        _write_lines(args.report, [laser_report(summary, utterances, human)])
+        write_text(args.report, [laser_report(summary, utterances, human)])
     if args.json:
         print_json(summary)
     else:
