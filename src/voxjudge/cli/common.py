@@ -119,9 +119,13 @@ def write_text(path: str, lines: list[str]) -> None:
     if not target.parent.exists():
         raise InputError(f"{target}: directory {target.parent} does not exist")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, target)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def use_color(stream=None) -> bool:
