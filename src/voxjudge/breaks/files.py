@@ -43,13 +43,6 @@ def read_annotations(
 
 
 def read_human_scores(path: str | Path, column: str = "score") -> dict[str, float]:
-    from voxjudge.io.scores import read_score_file
+    from voxjudge.io.scores import read_scores
 
-    ts = read_score_file(path, column=column)
-    scores = {}
-    for r in ts.records:
-        try:
-            scores[r.id] = float(r.text)
-        except ValueError:
-            raise InputError(f"{path}:{r.line}: human score {r.text!r} is not a number") from None
-    return scores
+    return read_scores(path, column)

@@ -173,16 +173,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _agreement(args, utterances, summary) -> dict[str, float]:
-    from voxjudge.io.scores import read_score_file
+    from voxjudge.io.scores import read_scores
     from voxjudge.stats import correlate
 
-    ts = read_score_file(args.human, column=args.human_col)
-    human = {}
-    for r in ts.records:
-        try:
-            human[r.id] = float(r.text)
-        except ValueError:
-            raise InputError(f"{args.human}:{r.line}: human score {r.text!r} is not a number") from None
+    human = read_scores(args.human, args.human_col)
     scored = [u for u in utterances if u.laser is not None and u.wer is not None]
     missing = [u.id for u in scored if u.id not in human]
     if missing:

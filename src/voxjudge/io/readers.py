@@ -64,6 +64,20 @@ def read_lines(path: str | Path) -> list[str]:
     return lines
 
 
+def read_bytes(path: str | Path, what: str = "file") -> bytes:
+    """A whole non-empty file; a missing or empty one is an InputError."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: {what} not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, expected a {what}") from None
+    if not data:
+        raise InputError(f"{p}: {what} is empty")
+    return data
+
+
 def read_json(path: str | Path, what: str = "file") -> Any:
     """A whole JSON document; a missing file or bad JSON is an InputError naming file and line."""
     p = Path(path)

@@ -35,3 +35,15 @@ def paired_scores(a: TextSet, b: TextSet) -> tuple[list[str], list[float], list[
     xs = [_to_float(a, uid, t) for uid, t in zip(paired.ids, paired.references)]
     ys = [_to_float(b, uid, t) for uid, t in zip(paired.ids, paired.hypotheses)]
     return paired.ids, xs, ys
+
+
+def read_scores(path: str | Path, column: str = "score") -> dict[str, float]:
+    """Scores by id from a score file (``id score`` text, TSV/CSV/JSONL with ``column``)."""
+    ts = read_score_file(path, column=column)
+    scores = {}
+    for r in ts.records:
+        try:
+            scores[r.id] = float(r.text)
+        except ValueError:
+            raise InputError(f"{path}:{r.line}: score {r.text!r} is not a number") from None
+    return scores

@@ -33,15 +33,9 @@ class AudioPart:
 
     @classmethod
     def from_path(cls, path: str | Path) -> AudioPart:
-        p = Path(path)
-        fmt = p.suffix.lower().lstrip(".")
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise InputError(f"{p}: audio file not found") from None
-        if not data:
-            raise InputError(f"{p}: audio file is empty")
-        return cls(data, fmt)
+        from voxjudge.io.readers import read_bytes
+
+        return cls(read_bytes(path, "audio file"), Path(path).suffix.lower().lstrip("."))
 
     @cached_property
     def sha256(self) -> str:

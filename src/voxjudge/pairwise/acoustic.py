@@ -40,13 +40,10 @@ _VOWELS = re.compile(r"[aeiouyàáâäèéêëìíîïòóôöùúûüæœ]+", r
 
 def read_audio(path: str | Path) -> tuple[np.ndarray, int]:
     """Mono float samples in [-1, 1] and the sample rate."""
+    from voxjudge.io.readers import read_bytes
+
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: audio file not found") from None
-    if not data:
-        raise InputError(f"{p}: audio file is empty")
+    data = read_bytes(p, "audio file")
     try:
         with wave.open(io.BytesIO(data)) as w:
             width, rate, channels = w.getsampwidth(), w.getframerate(), w.getnchannels()
