@@ -1,9 +1,9 @@
 """Language knowledge for rubric rules: script detection, spelling folds, number words,
 abbreviations, colloquial forms, function words and inflection endings.
 
-Hindi and Marathi (Devanagari), Malayalam, Kannada and English. The Indic folds work on any of
-the three scripts because their Unicode blocks share one layout (ISCII heritage): the same offset
-is the same letter.
+Hindi and Marathi (Devanagari), Malayalam, Kannada and English. The script fold is the shared
+Indic one (``voxjudge.asr.lang.indic``); LASER adds case, edge punctuation, candra vowels in loan
+words and the Hindi य-glide spellings on top.
 """
 
 from __future__ import annotations
@@ -12,41 +12,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
-LANGS = ("hi", "mr", "ml", "kn", "en")
-BLOCKS = {"deva": 0x0900, "knda": 0x0C80, "mlym": 0x0D00}
-_SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn"}
+from voxjudge.asr.lang.indic import BLOCKS
+from voxjudge.asr.lang.indic import fold as indic_fold
 
-# Offsets inside an Indic block
-_NUKTA, _VIRAMA, _ANUSVARA, _CHANDRABINDU = 0x3C, 0x4D, 0x02, 0x01
-_HOMORGANIC = {
-    0x19: range(0x15, 0x19),
-    0x1E: range(0x1A, 0x1E),
-    0x23: range(0x1F, 0x23),
-    0x28: range(0x24, 0x28),
-    0x2E: range(0x2A, 0x2E),
-}
-_DEVA_NUKTA_LETTERS = {
-    0x29: 0x28,
-    0x31: 0x30,
-    0x34: 0x33,
-    0x58: 0x15,
-    0x59: 0x16,
-    0x5A: 0x17,
-    0x5B: 0x1C,
-    0x5C: 0x21,
-    0x5D: 0x22,
-    0x5E: 0x2B,
-    0x5F: 0x2F,
-}
-# Malayalam chillu letters -> consonant + virama
-_CHILLU = {
-    "\u0d7a": "\u0d23\u0d4d",
-    "\u0d7b": "\u0d28\u0d4d",
-    "\u0d7c": "\u0d30\u0d4d",
-    "\u0d7d": "\u0d32\u0d4d",
-    "\u0d7e": "\u0d33\u0d4d",
-    "\u0d7f": "\u0d15\u0d4d",
-}
+LANGS = ("hi", "mr", "ml", "kn", "en")
+_SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn"}
 
 
 def script_of(word: str) -> str:
@@ -69,25 +39,8 @@ def detect_language(text: str) -> str:
     return {"deva": "hi", "knda": "kn", "mlym": "ml"}.get(script, "en")
 
 
-def _build_fold_table() -> tuple[dict[int, str | None], re.Pattern]:
-    table: dict[int, str | None] = {0x200C: None, 0x200D: None, 0x00A0: " "}
-    nasal_rules = []
-    for base in BLOCKS.values():
-        table[base + _NUKTA] = None
-        table[base + _CHANDRABINDU] = chr(base + _ANUSVARA)
-        for nasal, stops in _HOMORGANIC.items():
-            cls = "".join(chr(base + s) for s in stops)
-            nasal_rules.append(f"{chr(base + nasal)}{chr(base + _VIRAMA)}(?=[{cls}])")
-    for src, dst in _DEVA_NUKTA_LETTERS.items():
-        table[0x0900 + src] = chr(0x0900 + dst)
-    for chillu, full in _CHILLU.items():
-        table[ord(chillu)] = full
-    # English loan words: candra o / candra e are written either way (डॉक्टर/डाक्टर, ऑटो/आटो)
-    table.update({0x0949: "\u093e", 0x0911: "\u0906", 0x0945: "\u0947", 0x090D: "\u090f"})
-    return table, re.compile("|".join(nasal_rules))
-
-
-_FOLD_TABLE, _NASALS = _build_fold_table()
+# English loan words: candra o / candra e are written either way (डॉक्टर/डाक्टर, ऑटो/आटो)
+_CANDRA = str.maketrans({0x0949: "\u093e", 0x0911: "\u0906", 0x0945: "\u0947", 0x090D: "\u090f"})
 # य-glide spellings: गयी/गई, लिये/लिए, जायेगा/जाएगा (not word-initial, not after a virama)
 _YA_GLIDE = re.compile("(?<=[\u0901-\u094c])य([ीे])")
 
@@ -106,9 +59,7 @@ def fold(word: str) -> str:
     """Spelling fold: NFC, case, edge punctuation, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
     nasal + virama -> anusvara, Malayalam chillu, Hindi य-glide spellings (गयी/गई, लिये/लिए)."""
     w = _strip_punct(unicodedata.normalize("NFC", word).casefold())
-    w = unicodedata.normalize("NFC", unicodedata.normalize("NFD", w).translate(_FOLD_TABLE))
-    # the blocks are 0x80-aligned, so a letter's block base is its code point with the low 7 bits cleared
-    w = _NASALS.sub(lambda m: chr((ord(m.group(0)[0]) & ~0x7F) + _ANUSVARA), w)
+    w = unicodedata.normalize("NFC", indic_fold(w).translate(_CANDRA))
     return _YA_GLIDE.sub(lambda m: {"ी": "ई", "े": "ए"}[m.group(1)], w)
 
 
