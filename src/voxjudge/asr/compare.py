@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voxjudge.asr.align import Alignment, align_tokens
+from voxjudge.asr.align import align
 from voxjudge.asr.confusions import Confusions, confusion_pairs
 from voxjudge.asr.measures import MetricsResult, Normalizer, compute_metrics
 from voxjudge.asr.significance import MapssweResult, mapsswe
-from voxjudge.asr.tokenize import Split, Tokenizer
+from voxjudge.asr.tokenize import Split
 from voxjudge.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     BootstrapDifference,
@@ -49,18 +49,6 @@ class Comparison:
         }
 
 
-def _word_alignments(
-    refs: Sequence[str], hyps: Sequence[str], tokenizer: Tokenizer, normalizer: Normalizer | None
-) -> list[Alignment]:
-    out = []
-    for r, h in zip(refs, hyps):
-        if normalizer is not None:
-            r, h = normalizer(r), normalizer(h)
-        rt, ht = list(tokenizer(r)), list(tokenizer(h))
-        out.append(Alignment(rt, ht, align_tokens(rt, ht)))
-    return out
-
-
 def compare_systems(
     references: Sequence[str],
     hypotheses_a: Sequence[str],
@@ -80,9 +68,8 @@ def compare_systems(
     kw = dict(normalizer=normalizer, split=split, char_unit=char_unit)
     ma = compute_metrics(references, hypotheses_a, ids, **kw)  # type: ignore[arg-type]
     mb = compute_metrics(references, hypotheses_b, ids, **kw)  # type: ignore[arg-type]
-    tokenizer = Tokenizer("word", split)
-    align_a = _word_alignments(references, hypotheses_a, tokenizer, normalizer)
-    align_b = _word_alignments(references, hypotheses_b, tokenizer, normalizer)
+    align_a = [align(r, h, split=split, normalizer=normalizer) for r, h in zip(references, hypotheses_a)]
+    align_b = [align(r, h, split=split, normalizer=normalizer) for r, h in zip(references, hypotheses_b)]
     errors_a = [c.errors for c in ma.word]
     errors_b = [c.errors for c in mb.word]
     boot = paired_bootstrap(

@@ -188,7 +188,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     from voxjudge.cli.common import check_bootstrap_options
 
-    args.confidence = 0.95
     check_bootstrap_options(args)
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)

@@ -78,7 +78,7 @@ def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
 def check_bootstrap_options(args: argparse.Namespace) -> None:
     if args.resamples < 1:
         raise InputError("--resamples must be at least 1")
-    if not 0 < args.confidence < 1:
+    if not 0 < getattr(args, "confidence", 0.95) < 1:  # commands without --confidence use 0.95
         raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
 
 

@@ -208,7 +208,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from voxjudge.cli.common import check_bootstrap_options
     from voxjudge.pairwise import compare_judges, read_pairs
 
-    args.confidence = 0.95
     check_bootstrap_options(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
