@@ -158,7 +158,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     summary = {**summarize(utterances, rubric), "judge": args.judge, "mode": args.mode if llm else "pairs", **extra}
     human = None
     if args.human:
-        human = _agreement(args, utterances, summary)
+        from voxjudge.asr.laser.scoring import agreement
+        from voxjudge.io.scores import read_scores
+
+        human = read_scores(args.human, args.human_col)
+        summary["agreement"] = agreement(utterances, human, n_resamples=args.resamples)
     write_out(args.out, [u.as_dict() for u in utterances])
     if args.report:
         from voxjudge.asr.laser.report import laser_report
@@ -170,25 +174,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(render(summary))
     return 3 if summary.get("stopped") else 0
-
-
-def _agreement(args, utterances, summary) -> dict[str, float]:
-    from voxjudge.io.scores import read_scores
-    from voxjudge.stats import correlate
-
-    human = read_scores(args.human, args.human_col)
-    scored = [u for u in utterances if u.laser is not None and u.wer is not None]
-    missing = [u.id for u in scored if u.id not in human]
-    if missing:
-        raise InputError(f"human scores missing for {len(missing)} utterances: {', '.join(missing[:5])}")
-    h = [human[u.id] for u in scored]
-    if len(scored) < 3:
-        raise InputError("agreement needs at least 3 scored utterances")
-    summary["agreement"] = {
-        name: [c.as_dict() for c in correlate(x, h, n_resamples=args.resamples)]
-        for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored]))
-    }
-    return human
 
 
 def render(s: dict) -> str:
