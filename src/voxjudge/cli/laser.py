@@ -175,7 +175,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(render(summary))
     if llm is None:
         return 0
-    reasons = (summary.get("llm") or {}).get("unscored_reasons")
+    # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
+    unit = "pairs" if args.mode == "pairs" else "utterances"
+    reasons = {f"{unit} with {k}": n for k, n in ((summary.get("llm") or {}).get("unscored_reasons") or {}).items()}
     return finish(
         unscored=summary["n_unscored"],
         total=len(utterances),
