@@ -134,7 +134,7 @@ def test_max_cost_stops_cleanly_and_keeps_finished_work(tmp_path):
     reqs = [(f"i{k}", Request.simple(f"item {k}", schema=SCHEMA, max_tokens=100)) for k in range(10)]
     out = j.run(j.complete_many(reqs))
     done = [r for r in out if r is not None]
-    assert 0 < len(done) < 10 and j.stop_reason and "--max-cost 30 USD reached" in j.stop_reason
+    assert 0 < len(done) < 10 and j.stop_reason and "cost limit of 30 USD reached" in j.stop_reason
     assert j.meter.cost <= 30.0
     # A call whose worst case does not fit in what is left is refused before it is made.
     paid = j.meter.requests

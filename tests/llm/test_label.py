@@ -152,10 +152,10 @@ def test_budget_stop_is_reported_never_raised(tmp_path, fake_script):
     outcome = j.run(
         label_many(j, TASK.with_options(batch_size=1, max_tokens_per_item=10), items(30), context={"lang": "en"})
     )
-    assert outcome.stopped and "--max-cost 100 USD reached" in outcome.stopped
+    assert outcome.stopped and "cost limit of 100 USD reached" in outcome.stopped
     done, left = outcome.answers, outcome.not_started
     assert done and left and len(done) + len(left) == 30
-    assert all(outcome.unscored[k].startswith("not asked: --max-cost") for k in left)
+    assert all(outcome.unscored[k].startswith("not asked: cost limit") for k in left)
     assert outcome.as_dict()["unscored_reasons"] == {"not asked": len(left)}
     j.close()
 

@@ -92,8 +92,8 @@ def test_max_cost_stops_asr_score_cleanly(asr_files, tmp_path, capsys, prices):
         )
     out = capsys.readouterr()
     assert code == 3 and "Traceback" not in out.err
-    assert "stopped early: --max-cost 0.01 USD reached" in out.err and "Rerun the same command" in out.err
-    assert json.loads(out.out)["stopped"].startswith("--max-cost")
+    assert "stopped early: cost limit of 0.01 USD reached" in out.err and "Rerun the same command" in out.err
+    assert json.loads(out.out)["stopped"].startswith("cost limit of 0.01 USD")
 
 
 def test_max_cost_stops_build_refs_cleanly(examples, tmp_path, capsys, prices):
@@ -123,7 +123,7 @@ def test_max_cost_stops_build_refs_cleanly(examples, tmp_path, capsys, prices):
             ]
         )
     err = capsys.readouterr().err
-    assert code == 3 and "Traceback" not in err and "stopped early: --max-cost" in err
+    assert code == 3 and "Traceback" not in err and "stopped early: cost limit" in err
 
 
 def test_max_cost_stops_pairwise_judge_cleanly(examples, tmp_path, capsys, prices):
@@ -154,7 +154,7 @@ def test_max_cost_stops_pairwise_judge_cleanly(examples, tmp_path, capsys, price
             ]
         )
     err = capsys.readouterr().err
-    assert code == 3 and "Traceback" not in err and "stopped early: --max-cost" in err
+    assert code == 3 and "Traceback" not in err and "stopped early: cost limit" in err
     records = [json.loads(line) for line in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert records and all(r["error"] and "not asked" in r["error"] and r["abstained"] for r in records)
 

@@ -73,9 +73,13 @@ def cmd_ping(args: argparse.Namespace) -> int:
         max_tokens=32,
         template="voxjudge-ping-v1",
     )
+    from voxjudge.llm import BudgetExceeded
+
     start = time.perf_counter()
     try:
         response = judge.complete_sync(request, item_id="ping")[0]
+    except BudgetExceeded as e:
+        return finish(stopped=str(e))
     finally:
         judge.close()
     say_notices()

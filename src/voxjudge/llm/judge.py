@@ -77,7 +77,7 @@ class Judge:
         self.meter = UsageMeter(table.price(self.spec.provider, self.spec.model))
         if max_cost is not None and self.meter.price is None:
             raise ConfigError(
-                f"--max-cost: no price known for {self.spec.name}; add it with --prices FILE "
+                f"a cost limit needs a price: no price known for {self.spec.name}; add it to a price table "
                 '({"models": {"provider/model": {"input_per_mtok": ..., "output_per_mtok": ...}}})'
             )
         self.max_cost = max_cost
@@ -389,7 +389,7 @@ class Judge:
         worst = self.meter.price.cost(Usage(input_tokens, max_output_tokens))
         if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
-                f"--max-cost {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
+                f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
                 "rerun with a higher limit to continue from the cache"
             )
         self._reserved += worst
