@@ -245,3 +245,14 @@ def test_task_files_are_checked(tmp_path):
         load_tasks('{"tasks": {"x": {"name": "x", "system": ""}}}', "t.json")
     with pytest.raises(ConfigError, match="bad placeholder in the user template"):
         Task("x", "", "price: $", {})
+
+
+def test_a_batch_that_exhausts_its_retries_is_not_asked_again_item_by_item(tmp_path, fake_script):
+    from voxjudge.llm.errors import TransientError
+
+    spec = fake_script("down", lambda r, i: TransientError("fake: 503", status=503))
+    j = Judge(spec, cache=None, retry=RetryPolicy(max_retries=1, base_delay=0.001))
+    outcome = j.run(label_many(j, TASK.with_options(batch_size=4), items(4), context={"lang": "en"}))
+    assert set(outcome.unscored) == {"w0", "w1", "w2", "w3"} and "gave up after 2 attempts" in outcome.unscored["w0"]
+    assert j.meter.failures == 1 and outcome.batches == 1  # one batch, two attempts, no singles
+    j.close()
