@@ -181,6 +181,14 @@ def test_dry_run_needs_no_key(examples, tmp_path, capsys, monkeypatch):
     )
     out = capsys.readouterr()
     assert code == 0 and json.loads(out.out)["requests"] > 0 and not (tmp_path / "t.jsonl").exists()
+    (tmp_path / "r.txt").write_text("the cat sat on the mat\n")
+    (tmp_path / "h.txt").write_text("the bat sat on mat\n")
+    asr = ["asr", "score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt")]
+    assert main([*asr, "--judge", "openai/gpt-4o-mini", "--dry-run"]) == 0
+    est = json.loads(capsys.readouterr().out)
+    assert est["requests"] == 1 and est["judge"] == "openai/gpt-4o-mini"  # two pairs, one batch
+    assert main([*asr, "--judge", "openai/gpt-4o-mini", "--dry-run", "--mode", "sentence"]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 1
     prompts = tmp_path / "p.jsonl"
     prompts.write_text('{"id": "a", "prompt": "hi"}\n')
     assert main(["llm", "run", str(prompts), "--judge", "openai/gpt-4o-mini", "--dry-run"]) == 0

@@ -33,6 +33,9 @@ def register(cmds) -> None:
     )
     p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
     p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
     p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for the CIs (default: 10000)")
@@ -140,6 +143,21 @@ def cmd_score(args: argparse.Namespace) -> int:
             utterances = score(
                 paired.references, paired.hypotheses, paired.ids, lang=args.lang, rubric=rubric, labeler=labeler
             )
+        elif args.dry_run:
+            from voxjudge.asr.laser.llm_judges import planned_laser_requests
+
+            requests = planned_laser_requests(
+                paired.references,
+                paired.hypotheses,
+                paired.ids,
+                rubric,
+                lang=args.lang,
+                mode=args.mode,
+                batch_size=args.batch_size,
+                prefilter=not args.no_prefilter,
+            )
+            print_json(llm.estimate(requests))
+            return 0
         else:
             from voxjudge.asr.laser.llm_judges import score_with_llm
 
