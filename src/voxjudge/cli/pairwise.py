@@ -26,6 +26,9 @@ def register(groups) -> None:
     p.add_argument("--pairs", required=True, help="pairs JSONL (pair_id, text, audio_a, audio_b, optional human)")
     _judge_args(p)
     p.add_argument("--out", required=True, metavar="FILE", help="judgment records (JSONL)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
     p.set_defaults(func=cmd_judge)
 
     p = cmds.add_parser("analyze", help="accuracy against human labels, position bias, sampling gain, weights")
@@ -119,6 +122,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     pairs = read_pairs(args.pairs)
     judge, llm = _pair_judge(args, rubric)
     try:
+        if llm is not None and args.dry_run:
+            print_json(llm.estimate(judge.planned_requests(pairs, args.samples)))
+            return 0
         with progress_bar(f"judging with {judge.name}") as progress:
             coro = run_judgments(pairs, judge, rubric, args.samples, progress)
             records = llm.run(coro) if llm else _run(coro)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -148,6 +149,27 @@ class LLMPairJudge:
         clip1, clip2 = _clips(pair, first)
         parts = (TextPart("\nFirst clip:"), clip1, TextPart("\nSecond clip:"), clip2)
         return Item(f"{pair.pair_id}:{first}{suffix}", {"text": pair.text}, parts=parts)
+
+    def planned_requests(self, pairs: Sequence[Pair], samples: int) -> list[Request]:
+        """Every request judging ``pairs`` would send (for a dry run's estimate)."""
+        from voxjudge.pairwise.protocol import orders
+
+        out = []
+        for pair in pairs:
+            for first, n in orders(samples):
+                if not n:
+                    continue
+                if self.mode == "coupled":
+                    asks = [(prosody_task(self.rubric, "coupled"), self._item(pair, first))]
+                else:
+                    asks = [
+                        (prosody_task(self.rubric, "per-dimension", d), self._item(pair, first, f":{d.id}"))
+                        for d in self.rubric.dimensions
+                    ]
+                for task, item in asks:
+                    task = task.with_options(samples=n, temperature=self.temperature, seed=self.seed)
+                    out.append(task.request([item]))
+        return out
 
     async def _ask(self, task: Task, item: Item, samples: int):
         task = task.with_options(samples=samples, temperature=self.temperature, seed=self.seed)
