@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,12 +159,17 @@ class AcousticJudge:
 
     def __init__(self) -> None:
         self._features: dict[str, ClipFeatures] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
 
     def features(self, path: str | Path) -> ClipFeatures:
         key = str(path)
-        if key not in self._features:
-            audio = read_audio(path)
-            self._features[key] = analyze(audio.samples, audio.rate)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # pairs sharing a clip are judged concurrently: measure it once
+            if key not in self._features:
+                audio = read_audio(path)
+                self._features[key] = analyze(audio.samples, audio.rate)
         return self._features[key]
 
     def compare(self, path_a: str | Path, path_b: str | Path, text: str) -> PairScores:

@@ -1,9 +1,9 @@
 """Prosody features measured from a waveform (numpy only), at 10 ms resolution.
 
 * Level: RMS of 10 ms frames in dB. The clip's own *speech level* is the 95th percentile of its
-  frame levels and its *floor* the 10th percentile; a frame is silent when it is 35 dB below the
-  speech level, or within a quarter of the speech-to-floor distance of the floor (so a noisy
-  recording's hiss counts as silence too).
+  frame levels and its *floor* the 5th percentile; a frame is silent when it is within a quarter
+  of the floor-to-speech distance of the floor, and in any case 35 dB below the speech level,
+  never less than 15 dB below it (so a noisy recording's hiss counts as silence too).
 * Pauses: internal silent runs of at least ``MIN_PAUSE`` (120 ms). espeak-ng's comma pause is
   ~150 ms at its default rate while stop closures stay under ~110 ms.
 * F0: YIN (25 ms window, 10 ms hop, 60-400 Hz); a frame is voiced when the normalised difference
@@ -70,8 +70,10 @@ def sounding_mask(db: np.ndarray) -> np.ndarray:
     if len(audible) == 0:
         return np.zeros(len(db), dtype=bool)
     level = np.percentile(audible, 95)
-    floor = max(np.percentile(db, 10), level - 80.0)
-    threshold = max(level - SILENCE_DROP_DB, floor + 0.25 * (level - floor))
+    floor = max(np.percentile(db, 5), level - 80.0)
+    # a quarter of the way from the floor to speech, but never closer to speech than 15 dB
+    # (a clip with few pauses has its 5th percentile inside speech) nor further than 35 dB
+    threshold = np.clip(floor + 0.25 * (level - floor), level - SILENCE_DROP_DB, level - 15.0)
     return db > threshold
 
 
