@@ -68,7 +68,7 @@ def test_espeak_comma_pauses_are_detected(espeak_clips, espeak_judged):
     """espeak-ng's ~150 ms comma pause is a pause; a rendition without commas has none."""
     judge = espeak_judged[3].acoustic  # the clips were measured there already
     found = missed = spurious = 0
-    for (voice, k, style), path in espeak_clips.items():
+    for (_voice, k, style), path in espeak_clips.items():
         if style not in ("natural", "commas_ignored"):
             continue
         f = judge.features(path)
