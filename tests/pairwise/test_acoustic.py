@@ -188,3 +188,18 @@ def test_warnings_for_clips_that_do_not_fit_their_text(clip_factory):
     warnings = check_pairs([Pair("p", TEXT, a, b), Pair("q", long_text, a, a)], judge)
     assert any("pair 'p'" in w and "5.5 times as long" in w for w in warnings)
     assert any("pair 'q', clip A" in w and "is the text right" in w for w in warnings)
+
+
+def test_level_only_check_for_clips_an_llm_will_judge(tmp_path, clip_factory):
+    """Without the F0 track (the quick check before an LLM run) silence and a click are still caught."""
+    from conftest import write_wav
+
+    speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
+    silence = write_wav(tmp_path / "silence.wav", np.zeros(16000))
+    click = write_wav(tmp_path / "click.wav", np.concatenate([np.zeros(8000), _tone(0.02), np.zeros(8000)]))
+    quick = AcousticJudge(pitch=False)
+    assert quick.features(speech).no_speech is None and quick.features(speech).f0_std_semitones is None
+    assert quick.features(silence).no_speech == "no speech: digital silence"
+    assert "ms of sound" in quick.features(click).no_speech
+    warnings = check_pairs([Pair("p", TEXT, speech, click)])
+    assert len(warnings) == 1 and warnings[0].startswith("pair 'p', clip B") and "no speech" in warnings[0]

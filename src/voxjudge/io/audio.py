@@ -88,13 +88,24 @@ def _decode(p: Path, data: bytes) -> Audio:
 
 
 def audio_part(path: str | Path):
-    """The clip as an ``AudioPart`` for an audio LLM, after the same validation as ``read_audio``."""
+    """The clip as an ``AudioPart`` for an audio LLM, after the same validation as ``read_audio``
+    (done once per file version: a judge sends the same clip in many requests)."""
     from voxjudge.io.readers import read_bytes
     from voxjudge.llm.types import AudioPart
 
     data = read_bytes(path, "audio file")
-    audio = _decode(Path(path), data)
-    fmt = _CONTAINERS.get(audio.container)
+    stat = Path(path).stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    fmt = _VALIDATED.get(key)
     if fmt is None:
-        raise InputError(f"{path}: {audio.container} audio cannot be sent to an audio LLM; convert it to WAV or FLAC")
+        audio = _decode(Path(path), data)
+        fmt = _CONTAINERS.get(audio.container)
+        if fmt is None:
+            raise InputError(
+                f"{path}: {audio.container} audio cannot be sent to an audio LLM; convert it to WAV or FLAC"
+            )
+        _VALIDATED[key] = fmt
     return AudioPart(data, fmt)
+
+
+_VALIDATED: dict[tuple[str, int, int], str] = {}  # (path, mtime, size) -> format, for files that passed

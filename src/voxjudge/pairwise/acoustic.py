@@ -157,7 +157,8 @@ class AcousticJudge:
 
     name = "acoustic"
 
-    def __init__(self) -> None:
+    def __init__(self, *, pitch: bool = True) -> None:
+        self.pitch = pitch  # False: level only, for checking clips an LLM will judge (much faster)
         self._features: dict[str, ClipFeatures] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -169,7 +170,7 @@ class AcousticJudge:
         with lock:  # pairs sharing a clip are judged concurrently: measure it once
             if key not in self._features:
                 audio = read_audio(path)
-                self._features[key] = analyze(audio.samples, audio.rate)
+                self._features[key] = analyze(audio.samples, audio.rate, pitch=self.pitch)
         return self._features[key]
 
     def compare(self, path_a: str | Path, path_b: str | Path, text: str) -> PairScores:

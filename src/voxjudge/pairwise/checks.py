@@ -12,8 +12,10 @@ from voxjudge.pairwise.data import CandidateSet, Pair
 
 
 def check_pairs(pairs: Sequence[Pair], acoustic: AcousticJudge | None = None) -> list[str]:
-    """Warnings about the pairs' clips (see the module docstring); reads every clip once."""
-    acoustic = acoustic or AcousticJudge()
+    """Warnings about the pairs' clips (see the module docstring); reads every clip once. Pass the
+    acoustic judge that will judge them to share its measurements; otherwise only levels are
+    measured (no F0), which is quick."""
+    acoustic = acoustic or AcousticJudge(pitch=False)
     warnings: list[str] = []
     for pair in pairs:
         fa, fb = acoustic.features(pair.audio_a), acoustic.features(pair.audio_b)
@@ -29,7 +31,7 @@ def check_pairs(pairs: Sequence[Pair], acoustic: AcousticJudge | None = None) ->
 
 def check_candidate_sets(sets: Sequence[CandidateSet], acoustic: AcousticJudge | None = None) -> list[str]:
     """Warnings about candidate clips: no speech, or a speaking rate implausible for the text."""
-    acoustic = acoustic or AcousticJudge()
+    acoustic = acoustic or AcousticJudge(pitch=False)
     warnings: list[str] = []
     for cset in sets:
         for k, path in enumerate(cset.candidates):

@@ -33,7 +33,7 @@ class ClipFeatures:
     speech_start: float
     speech_end: float
     speaking_time: float  # speech_end - speech_start minus the pauses
-    voiced_time: float
+    voiced_time: float | None  # None when the F0 track was skipped
     pauses: tuple[tuple[float, float], ...]  # (start, end) seconds, internal only
     f0_median: float | None
     f0_std_semitones: float | None
@@ -124,29 +124,37 @@ def _yin(frames: np.ndarray, rate: int, window: int, max_lag: int, threshold: fl
     return np.where(below.any(axis=1), rate / lag, np.nan)
 
 
-def _no_speech(x: np.ndarray, db: np.ndarray, sounding: np.ndarray, f0: np.ndarray, voiced_time: float) -> str | None:
+def _no_speech(x: np.ndarray, db: np.ndarray, sounding: np.ndarray, f0: np.ndarray | None) -> str | None:
+    """Why the clip holds no speech, or None. Without an F0 track only level is looked at."""
     peak = float(np.max(np.abs(x))) if len(x) else 0.0
     if peak == 0.0:
         return "no speech: digital silence"
     if 20 * np.log10(peak) < QUIET_DBFS:
         return f"no speech: the loudest sample is at {20 * np.log10(peak):.0f} dBFS"
-    if voiced_time < MIN_VOICED:
-        return f"no speech: {1000 * voiced_time:.0f} ms of voicing (at least {1000 * MIN_VOICED:.0f} ms needed)"
+    if f0 is None:
+        sounding_time = float(np.sum(sounding) * HOP)
+        if sounding_time < MIN_VOICED:
+            return f"no speech: {1000 * sounding_time:.0f} ms of sound (at least {1000 * MIN_VOICED:.0f} ms needed)"
+        return None
     voiced = f0[~np.isnan(f0)]
+    if len(voiced) * HOP < MIN_VOICED:
+        return f"no speech: {1000 * len(voiced) * HOP:.0f} ms of voicing (at least {1000 * MIN_VOICED:.0f} ms needed)"
     st = 12 * np.log2(voiced / np.median(voiced))
     if np.std(db[sounding]) < 1.5 and np.std(st) < 0.1:
         return "no speech: a steady tone (level and pitch do not move)"
     return None
 
 
-def analyze(x: np.ndarray, rate: int) -> ClipFeatures:
-    """Features of one mono clip (samples in [-1, 1])."""
+def analyze(x: np.ndarray, rate: int, *, pitch: bool = True) -> ClipFeatures:
+    """Features of one mono clip (samples in [-1, 1]). ``pitch=False`` skips the F0 track (most of
+    the cost): the F0 fields and voiced time are then None, and speech presence is judged by level."""
     db = frame_levels(x, rate)
     sounding = sounding_mask(db)
-    f0 = f0_track(x, rate)[: len(db)]
-    f0 = np.where(sounding[: len(f0)], f0, np.nan)
-    voiced_time = float(np.sum(~np.isnan(f0)) * HOP)
-    reason = _no_speech(x, db, sounding, f0, voiced_time)
+    f0 = None
+    if pitch:
+        f0 = f0_track(x, rate)[: len(db)]
+        f0 = np.where(sounding[: len(f0)], f0, np.nan)
+    reason = _no_speech(x, db, sounding, f0)
     on = np.flatnonzero(sounding)
     start = float(on[0] * HOP) if len(on) else 0.0
     end = float((on[-1] + 1) * HOP) if len(on) else 0.0
@@ -156,7 +164,7 @@ def analyze(x: np.ndarray, rate: int) -> ClipFeatures:
         min_frames = int(round(MIN_PAUSE / HOP))
         pauses = [((on[0] + a) * HOP, (on[0] + b) * HOP) for a, b in runs(inner) if b - a >= min_frames]
     speaking = max(end - start - sum(e - s for s, e in pauses), 0.0)
-    voiced = f0[~np.isnan(f0)]
+    voiced = f0[~np.isnan(f0)] if f0 is not None else np.zeros(0)
     if len(voiced) >= 5:
         st = 12 * np.log2(voiced / np.median(voiced))
         f0_med, f0_std = float(np.median(voiced)), float(np.std(st))
@@ -168,7 +176,7 @@ def analyze(x: np.ndarray, rate: int) -> ClipFeatures:
         speech_start=start,
         speech_end=end,
         speaking_time=float(speaking),
-        voiced_time=voiced_time,
+        voiced_time=float(len(voiced) * HOP) if f0 is not None else None,
         pauses=tuple((float(a), float(b)) for a, b in pauses),
         f0_median=f0_med,
         f0_std_semitones=f0_std,
