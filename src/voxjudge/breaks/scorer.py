@@ -282,12 +282,13 @@ def _score(
 
     keys = [hypotheses[k][1].text_key for k in valid]
     lay = _layout(table, [hypotheses[k][1] for k in valid], keys, single)
-    columns = [_metric_scores(m, lay, max_pairs, [table.entries[key].ranked() for key in keys]) for m in metrics]
-    counts = lay.counts[lay.text_of]
-    for n, k in enumerate(valid):
+    ranked = [table.entries[key].ranked() for key in keys] if any(m.kind != "consensus" for m in metrics) else []
+    columns = [_metric_scores(m, lay, max_pairs, ranked) for m in metrics]
+    counts = lay.counts[lay.text_of].tolist()
+    labelset = table.labelset
+    for n, (k, key, scores) in enumerate(zip(valid, keys, zip(*columns))):
         uid, ann = hypotheses[k]
-        scores = tuple(col[n] for col in columns)
-        out[k] = ScoredHypothesis(uid, keys[n], int(counts[n]), metrics, scores, ann, None, table.labelset)
+        out[k] = ScoredHypothesis(uid, key, counts[n], metrics, scores, ann, None, labelset)
     return out  # type: ignore[return-value]
 
 
@@ -305,21 +306,21 @@ def _metric_scores(metric: Metric, lay: _Layout, max_pairs: int, ranked: list[li
         scores, best_rank = _best_match(sim, lay, max_pairs)
         single_scores = sim.pairwise(lay.hyps, lay.single)
     single_scores = np.where(lay.has_single, single_scores, np.nan)
-    out = []
-    for n in range(len(scores)):
-        s, sc = float(scores[n]), float(single_scores[n])
-        has_single = sc == sc  # not NaN
-        out.append(
-            MetricScore(
-                s,
-                s > theta,
-                sc if has_single else None,
-                (sc > theta) if has_single else None,
-                None if best_rank is None else ranked[n][int(best_rank[n])],
-                None if agreement is None else agreement[n, : lay.n_junctures[n]],
-            )
-        )
-    return out
+    # plain Python values once, not numpy scalars per record (this runs once per hypothesis)
+    score_list, single_list = scores.tolist(), single_scores.tolist()
+    accepted, single_accepted = (scores > theta).tolist(), (single_scores > theta).tolist()
+    has_single = lay.has_single.tolist()
+    if best_rank is not None:
+        bests = [refs[r] for refs, r in zip(ranked, best_rank.tolist())]
+        return [
+            MetricScore(s, a, ss if h else None, sa if h else None, b)
+            for s, a, ss, sa, h, b in zip(score_list, accepted, single_list, single_accepted, has_single, bests)
+        ]
+    rows = [agreement[n, :j] for n, j in enumerate(lay.n_junctures.tolist())]  # type: ignore[index]
+    return [
+        MetricScore(s, a, ss if h else None, sa if h else None, None, g)
+        for s, a, ss, sa, h, g in zip(score_list, accepted, single_list, single_accepted, has_single, rows)
+    ]
 
 
 def _best_match(sim: Similarity, lay: _Layout, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
