@@ -72,7 +72,8 @@ def main() -> None:
     table = ReferenceTable.load(folder / "table.jsonl")
     hyps = read_annotations(folder / "hypotheses.tsv", labelset=table.labelset)
     human_by_id = read_human_scores(folder / "human.tsv")
-    print(f"{len(hyps)} hypotheses, {len(table)} texts, {table.reference_count} references; Pearson / Spearman (95% CI)")
+    print(f"{len(hyps)} hypotheses, {len(table)} texts, {table.reference_count} references")
+    print("Pearson / Spearman with 95% CIs")
     for mode, hierarchy in MODES:
         sims = [Similarity(m, mode if m != "em" else "typed", hierarchy) for m in ("em", "f1", "consensus")]
         records = score_hypotheses(table, hyps, sims)
@@ -94,9 +95,8 @@ def main() -> None:
             print("  consensus theta sweep: balanced accuracy against human >= 3 / >= 4")
             for theta in np.arange(0.70, 0.86, 0.01):
                 acc = scores > theta
-                print(
-                    f"    theta {theta:.2f}: {balanced_accuracy(acc, h >= 3):.3f} / {balanced_accuracy(acc, h >= 4):.3f}"
-                )
+                three, four = balanced_accuracy(acc, h >= 3), balanced_accuracy(acc, h >= 4)
+                print(f"    theta {theta:.2f}: {three:.3f} / {four:.3f}")
 
 
 if __name__ == "__main__":
