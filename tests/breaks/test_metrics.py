@@ -134,6 +134,12 @@ def test_single_baseline_same_in_summary_table_json_and_report(examples, tmp_pat
         all_row = m["acceptance_by_group"][-1]
         assert all_row["single_rate"] == m["single_acceptance"] and all_row["single_n"] == 18
     assert "covers 18 of 72 scored hypotheses" in report.read_text()
+    nothing = tmp_path / "nothing.txt"
+    nothing.write_text("zz yy <SB>\n")
+    assert main([*args, "--single", str(nothing), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["single_n"] == 0 and s["single_acceptance"] is None and s["single_pearson"] is None
+    assert {row["single_rate"] for row in s["acceptance_by_group"]} == {None}
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "the single reference covers 18" in out

@@ -110,15 +110,17 @@ def _metric_summary(
     out.update(_correlations("single_", single, covered_groups, n_resamples, seed))
     multi_rows = acceptance_table(list(multi > theta), groups)
     single_rows = {row["group"]: row for row in acceptance_table(list(single > theta), covered_groups)}
-    out["acceptance_by_group"] = [
-        {
-            **row,
-            "single_n": single_rows.get(row["group"], {}).get("n", 0),
-            "single_accepted": single_rows.get(row["group"], {}).get("accepted", 0),
-            "single_rate": single_rows[row["group"]]["rate"] if row["group"] in single_rows else None,
-        }
-        for row in multi_rows
-    ]
+    out["acceptance_by_group"] = []
+    for row in multi_rows:
+        single_row = single_rows.get(row["group"], {"n": 0, "accepted": 0})
+        out["acceptance_by_group"].append(
+            {
+                **row,
+                "single_n": single_row["n"],
+                "single_accepted": single_row["accepted"],
+                "single_rate": single_row["rate"] if single_row["n"] else None,  # no covered hypothesis
+            }
+        )
     return out
 
 
