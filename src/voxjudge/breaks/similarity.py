@@ -68,7 +68,7 @@ class Similarity:
     def juncture_kernel(self) -> np.ndarray:
         """Agreement of a hypothesis level (row) with a reference level (column) at one juncture:
         this similarity's F1 on that juncture alone (typed: same label; untyped: boundary vs none;
-        typed with hierarchy: 2·min/(h+r), 1 when both are no boundary)."""
+        typed with hierarchy: 2·min/(h+r), 1 when both are no boundary; em: the same label)."""
         lv = np.arange(self.n_levels)
         h, r = lv[:, None], lv[None, :]
         if self.f1_mode == "untyped" and self.metric != "em":
