@@ -1,5 +1,6 @@
 """Speech made by espeak-ng during the tests: natural renditions of texts with commas and four
-flawed ones, in several voices. The judge never saw these clips before the test made them."""
+flawed ones, in several voices. The judge never saw these clips before the test made them.
+Also ``write_wav`` for synthetic signals (importable by name, unlike a conftest)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import numpy as np
 
 ESPEAK = shutil.which("espeak-ng")
 VOICES = ("en-us", "en-gb", "en-029")
@@ -77,3 +80,11 @@ def make_corpus(folder: Path) -> dict[tuple[str, int, str], Path]:
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda item: render(item[1], item[0][0], SENTENCES[item[0][1]], item[0][2]), jobs.items()))
     return jobs
+
+
+def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
+    """16-bit PCM WAV of samples in [-1, 1]."""
+    import soundfile
+
+    soundfile.write(path, np.clip(x, -1, 1), rate, subtype="PCM_16")
+    return path

@@ -6,7 +6,7 @@ import asyncio
 
 import numpy as np
 import pytest
-from espeak_corpus import FLAWS, SENTENCES, VOICES
+from espeak_corpus import FLAWS, SENTENCES, VOICES, write_wav
 
 from voxjudge.pairwise import AcousticPairJudge, Pair, Rubric, aggregate, analyze, read_audio, run_judgments
 from voxjudge.pairwise.acoustic import (
@@ -95,8 +95,6 @@ def test_pause_resolution_is_ten_milliseconds(clip_factory):
 
 
 def test_pauses_are_relative_to_the_clips_own_level(clip_factory, tmp_path):
-    from conftest import write_wav
-
     loud = read_audio(clip_factory("loud", [(1.0, "varied"), (1.2, "varied")], [0.2])).samples
     rng = np.random.default_rng(0)
     for gain, noise in ((0.01, 0.0), (1.0, 0.003)):  # 40 dB quieter; hiss 30 dB below the speech
@@ -161,8 +159,6 @@ def _tone(seconds: float, rate: int = 16000) -> np.ndarray:
     ],
 )
 def test_no_speech_abstains_with_the_reason(tmp_path, clip_factory, name, signal, reason):
-    from conftest import write_wav
-
     speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
     if name == "whisper":  # below what 16-bit PCM keeps: write float
         import soundfile
@@ -192,8 +188,6 @@ def test_warnings_for_clips_that_do_not_fit_their_text(clip_factory):
 
 def test_level_only_check_for_clips_an_llm_will_judge(tmp_path, clip_factory):
     """Without the F0 track (the quick check before an LLM run) silence and a click are still caught."""
-    from conftest import write_wav
-
     speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
     silence = write_wav(tmp_path / "silence.wav", np.zeros(16000))
     click = write_wav(tmp_path / "click.wav", np.concatenate([np.zeros(8000), _tone(0.02), np.zeros(8000)]))

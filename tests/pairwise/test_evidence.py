@@ -9,6 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
+from espeak_corpus import write_wav
 
 from voxjudge.cli.main import main
 from voxjudge.errors import InputError
@@ -115,8 +116,6 @@ def test_judge_exits_3_when_answers_are_unusable_and_counts_the_failures(example
 
 
 def test_judge_with_a_silent_clip_abstains_and_exits_3(examples, tmp_path, capsys, pairs_file):
-    from conftest import write_wav
-
     speech = examples / "pairwise" / "audio" / "t0_natural.wav"
     write_wav(tmp_path / "silence.wav", np.zeros(4 * 16000))
     path = pairs_file([{"pair_id": "s", "text": "When the rain stopped, the streets were full of people.",
