@@ -255,7 +255,7 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
 
 def classify(pair: RubricPair, lang: str) -> Label:
     if pair.op == "equal":
-        return Label("match", None, "identical")
+        return classify_words(pair.ref, pair.hyp, lang)  # identical, or so apart from case/punctuation
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
     return classify_words(pair.ref, pair.hyp, lang)
