@@ -105,35 +105,34 @@ def test_classify_csv_to_stdout(capsys, tmp_path):
 
 def test_export_train_and_use_a_model(capsys, tmp_path, examples):
     data = examples.parent / "tests" / "data" / "laser_pairs.tsv"
-    out_csv, chat, model = tmp_path / "pairs.csv", tmp_path / "pairs.chat.jsonl", tmp_path / "model.pkl"
+    out_csv, chat, model = tmp_path / "pairs.csv", tmp_path / "pairs.chat.jsonl", tmp_path / "model.json"
     assert main(["asr", "export-pairs", str(data), "--out", str(out_csv), "--chat", str(chat)]) == 0
     first = json.loads(chat.read_text().splitlines()[0])
     assert [m["role"] for m in first["messages"]] == ["system", "user", "assistant"]
     assert json.loads(first["messages"][2]["content"]) == {"error_type": "none"}
+    hindi = tmp_path / "hi.tsv"  # a model is for one language; error types become tiers
+    lines = data.read_text(encoding="utf-8").splitlines()
+    hindi.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.startswith("hi\t")]) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25"]) == 0
-    report = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
-    assert report["test_pairs"] > 90 and report["test_tier_accuracy"] > 0.6
+    assert main(["asr", "train", str(hindi), "--out", str(model), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["lang"] == "hi" and report["model"] == str(model)
+    saved = json.loads(model.read_text(encoding="utf-8"))
+    assert saved["format"] == "voxjudge-laser-linear-1" and "Amparulekar" in saved["notice"]
     (tmp_path / "r.txt").write_text("मैंने बाज़ार से दस आम खरीदे\n")
     (tmp_path / "h.txt").write_text("मैंने बाजार से 10 केले खरीदे\n")
-    assert (
-        main(
-            [
-                "asr",
-                "score",
-                "--ref",
-                str(tmp_path / "r.txt"),
-                "--hyp",
-                str(tmp_path / "h.txt"),
-                "--judge",
-                f"model:{model}",
-                "--json",
-            ]
-        )
-        == 0
-    )
+    argv = ["asr", "score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--json"]
+    assert main([*argv, "--judge", f"model:{model}"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["judge"].startswith("model:") and s["n"] == 1
+    # issue 17: a model trained under another rubric is refused unless the user says so
+    other = tmp_path / "rubric.json"
+    rubric = json.loads((__import__("importlib").resources.files("voxjudge.asr.laser") / "rubric.json").read_text())
+    rubric["tiers"]["minor"] = 0.25
+    other.write_text(json.dumps(rubric), encoding="utf-8")
+    assert main([*argv, "--judge", f"model:{model}", "--rubric", str(other)]) == 2
+    assert "was trained under rubric" in capsys.readouterr().err
+    assert main([*argv, "--judge", f"model:{model}", "--rubric", str(other), "--allow-rubric-mismatch"]) == 0
 
 
 @pytest.mark.parametrize(
@@ -149,13 +148,24 @@ def test_export_train_and_use_a_model(capsys, tmp_path, examples):
             ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--rubric", "{tmp}/nope.json"],
             "rubric file not found",
         ),
-        (["asr", "train", "{tmp}/nolang.tsv", "--out", "{tmp}/m.pkl"], "need error_type and lang"),
+        (
+            ["asr", "train", "{tmp}/nolabel.tsv", "--out", "{tmp}/m.json"],
+            "nolabel.tsv:2: a training pair needs a 'label'",
+        ),
+        (["asr", "train", "{tmp}/badlabel.tsv", "--out", "{tmp}/m.json"], "badlabel.tsv:3: label 'big' is not one of"),
+        (["asr", "train", "{tmp}/badlabel.tsv"], "nothing to do"),
+        (["asr", "classify", "{tmp}/nolabel.tsv", "--eval"], "nolabel.tsv:2: --eval needs a 'label' column"),
+        (
+            ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--judge", "model:{tmp}/r.txt"],
+            "not a voxjudge LASER model",
+        ),
     ],
 )
 def test_bad_input(capsys, tmp_path, argv, message):
     (tmp_path / "pairs.txt").write_text("x")
     (tmp_path / "nohyp.tsv").write_text("ref\tword\na\tb\n")
-    (tmp_path / "nolang.tsv").write_text("ref\thyp\terror_type\na\tb\twrong_word\n")
+    (tmp_path / "nolabel.tsv").write_text("ref\thyp\tcomment\na\tb\tx\n")
+    (tmp_path / "badlabel.tsv").write_text("ref\thyp\tlabel\na\tb\tmajor\nc\td\tbig\n")
     (tmp_path / "r.txt").write_text("a b\n")
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     assert message in capsys.readouterr().err

@@ -62,6 +62,7 @@ class UtteranceScore:
 
 
 def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
+    """The pure rules judge under the shipped rubric's conventions."""
     return [classify(pair, lang) for _, pair, lang in items]
 
 
@@ -102,10 +103,15 @@ def score(
     *,
     lang: str | None = None,
     rubric: LaserRubric | None = None,
-    labeler: PairLabeler = rules_labeler,
+    labeler: PairLabeler | None = None,
 ) -> list[UtteranceScore]:
-    """LASER per utterance with a synchronous pair labeler (the rules judge by default)."""
+    """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules)."""
     rubric = rubric or LaserRubric.load()
+    if labeler is None:
+        from voxjudge.asr.laser.judges import offline_labeler
+
+        labeler, _ = offline_labeler(None, rubric)
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
