@@ -242,7 +242,8 @@ def _phrase_word(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
     return found
 
 
-_FUTURE = ("गा", "गी", "गे")  # जाएगी/जाएंगी: the nasal marks number on a future verb
+# जाएगी/जाएंगी, खरीदी/खरीदीं: there the nasal marks number on a verb
+_FUTURE = ("गा", "गी", "गे", "ीं")
 
 
 def _word_convention(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
