@@ -169,3 +169,59 @@ def test_bad_input(capsys, tmp_path, argv, message):
     (tmp_path / "r.txt").write_text("a b\n")
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_classify_eval_prints_agreement(capsys, tmp_path):
+    pairs = tmp_path / "labelled.csv"
+    pairs.write_text(
+        "ref,hyp,label\n"
+        "घर,घर,match\n"  # rules: match
+        "बाज़ार,बाजार,no_penalty\n"  # rules: no_penalty (nukta)
+        "खाते,गाते,major\n"  # rules: major
+        "खाते,गाते,major\n"  # the same pair again: one unique pair for the bootstrap
+        "घर,घर,no_penalty\n",  # rules: match -> one error (and the same pair as the first row)
+        encoding="utf-8",
+    )
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--judge", "rules", "--eval", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["n"] == 5 and r["unique_pairs"] == 3 and r["accuracy"] == pytest.approx(0.8)
+    assert r["per_class"]["no_penalty"] == {
+        "n": 2,
+        "correct": 1,
+        "accuracy": 0.5,
+        "ci": r["per_class"]["no_penalty"]["ci"],
+    }
+    labels = r["confusion"]["labels"]
+    assert r["confusion"]["rows_true_cols_predicted"][labels.index("no_penalty")][labels.index("match")] == 1
+    # po = 4/5; true (match 1, no_penalty 2, major 2), predicted (match 2, no_penalty 1, major 2)
+    pe = (1 * 2 + 2 * 1 + 2 * 2) / 25
+    assert r["kappa"] == pytest.approx((0.8 - pe) / (1 - pe))
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--eval"]) == 0
+    text = capsys.readouterr().out
+    assert "Cohen's kappa" in text and "Confusion matrix" in text and "default judge" in text
+
+
+def test_classify_defaults_to_the_learned_hindi_judge(capsys, tmp_path):
+    pairs = tmp_path / "p.csv"
+    pairs.write_text("ref,hyp\nहोती है,होती हैं\nऊपर,उपर\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert [r["label"] for r in rows] == ["minor", "no_penalty"] and all(r["reason"] for r in rows)
+
+
+@pytest.mark.slow
+def test_train_reproduces_the_shipped_model_and_reports_grouped_cv(capsys, tmp_path):
+    from voxjudge.asr.laser.learned import shipped_data_path, shipped_model_path
+
+    out = tmp_path / "hi.json"
+    assert (
+        main(["asr", "train", str(shipped_data_path()), "--out", str(out), "--cv", "3", "--resamples", "200", "--json"])
+        == 0
+    )
+    assert out.read_bytes() == shipped_model_path("hi").read_bytes()
+    cv = json.loads(capsys.readouterr().out)["cv"]
+    assert cv["split"] == "grouped by unique (ref, hyp) pair" and cv["folds"] == 3
+    for judge in ("hybrid", "rules"):
+        assert set(cv[judge]["per_class"]) == {"match", "no_penalty", "minor", "major"}
+        assert 0.7 < cv[judge]["accuracy"] <= 1 and cv[judge]["kappa_ci"][0] <= cv[judge]["kappa"]
