@@ -60,11 +60,29 @@ class Conventions:
         )
 
     def key(self, word: str, skip: str | None = None) -> str:
+        multi, table = self._tables(skip)
         w = _strip_markup(_plain(word))
-        for c in self.classes:
-            if c.name != skip:
-                w = c.apply(w)
-        return w
+        for a, b in multi:
+            if a in w:
+                w = w.replace(a, b)
+        return w.translate(table)
+
+    def _tables(self, skip: str | None):
+        """The classes (but ``skip``) as multi-character replacements plus one translate table;
+        single characters map to where the classes, applied in order, would take them."""
+        found = self._cache.get(("tables", skip))
+        if found is None:
+            used = [c for c in self.classes if c.name != skip]
+            multi = tuple((a, b) for c in used for a, b in c.table if len(a) > 1)
+            singles = {a for c in used for a, _ in c.table if len(a) == 1}
+            table = {}
+            for ch in singles:
+                out = ch
+                for c in used:
+                    out = c.apply(out)
+                table[ord(ch)] = out
+            found = self._cache[("tables", skip)] = (multi, table)
+        return found
 
     def variants(self, a: str, b: str) -> tuple[str, ...] | None:
         """The variant classes that make two words equal, or None when they are not variants."""

@@ -263,8 +263,19 @@ ENDINGS = {
 }
 
 
+@lru_cache(maxsize=16)
+def _abbreviations(lang: str) -> dict[str, str]:
+    return {fold(k): fold(v) for k, v in ABBREVIATIONS.get(lang, {}).items()}
+
+
+@lru_cache(maxsize=16)
+def _colloquial(lang: str) -> frozenset[frozenset[str]]:
+    fold_phrase = lambda x: " ".join(fold(w) for w in x.split())  # noqa: E731
+    return frozenset(frozenset((fold_phrase(x), fold_phrase(y))) for x, y in COLLOQUIAL.get(lang, []))
+
+
 def abbreviation_equal(a: str, b: str, lang: str) -> bool:
-    table = {fold(k): fold(v) for k, v in ABBREVIATIONS.get(lang, {}).items()}
+    table = _abbreviations(lang)
     fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
     return any(table.get(x) == y for x, y in ((fa, fb), (fb, fa)))
 
@@ -272,11 +283,7 @@ def abbreviation_equal(a: str, b: str, lang: str) -> bool:
 def colloquial_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
     fa = " ".join(fold(w) for w in a)
     fb = " ".join(fold(w) for w in b)
-    for x, y in COLLOQUIAL.get(lang, []):
-        x, y = " ".join(fold(w) for w in x.split()), " ".join(fold(w) for w in y.split())
-        if {fa, fb} == {x, y}:
-            return True
-    return False
+    return fa != fb and frozenset((fa, fb)) in _colloquial(lang)
 
 
 def is_function_word(word: str, lang: str) -> bool:

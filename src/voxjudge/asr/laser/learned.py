@@ -98,12 +98,18 @@ class LinearModel:
     meta: dict[str, Any]
 
     def predict(self, feats: list[dict[str, float]]) -> list[tuple[str, float]]:
-        scores = np.tile(self.intercept, (len(feats), 1))
+        rows, cols, vals = [], [], []
+        vocab = self.vocab
         for row, f in enumerate(feats):
             for name, value in f.items():
-                col = self.vocab.get(name)
+                col = vocab.get(name)
                 if col is not None:
-                    scores[row] += value * self.weights[:, col]
+                    rows.append(row)
+                    cols.append(col)
+                    vals.append(value)
+        scores = np.tile(self.intercept, (len(feats), 1))
+        # one vectorised scatter-add instead of a numpy call per feature
+        np.add.at(scores, np.array(rows, dtype=np.intp), self.weights[:, cols].T * np.array(vals)[:, None])
         scores -= scores.max(axis=1, keepdims=True)
         probs = np.exp(scores)
         probs /= probs.sum(axis=1, keepdims=True)

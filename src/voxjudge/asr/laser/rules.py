@@ -168,15 +168,18 @@ IRREGULAR_EN = [
 ]
 
 
-def _stems(word: str, lang: str) -> set[str]:
+@lru_cache(maxsize=200_000)
+def _stems(word: str, lang: str) -> frozenset[str]:
     """The word and what is left after removing one inflection ending (an ending may be empty)."""
     if lang == "en":  # close/closed/closes/closing, light/lights
         stem = re.sub(r"(ing|ed|es|s|d)$", "", word) if len(word) > 4 else word
         stems = {word, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
         stems |= {f"irregular:{k}" for k, forms in enumerate(IRREGULAR_EN) if word in forms}
-        return stems
+        return frozenset(stems)
     # Indic stems can be a single consonant (गया/गई/गए, का/की/के)
-    return {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+    return frozenset(
+        {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+    )
 
 
 def _stem(word: str, lang: str) -> str:
@@ -285,7 +288,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
     fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
     if fr == fh:
         return Label("no_penalty", "alternate_spelling", "same word after the spelling fold (nukta, nasal, case...)")
-    if len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
+    if lang == "en" and len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
         return Label("no_penalty", "alternate_spelling", "British/American spelling")
     if numbers_equal(ref, hyp, lang):
         return Label("no_penalty", "numerical_phrase", "same number in digits and words")
