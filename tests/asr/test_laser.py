@@ -186,8 +186,8 @@ def test_sentence_mode_checks_listed_errors_and_covers_unlisted_ones():
         return {
             "reasoning": "...",
             "errors": [
-                {"ref": "बाज़ार", "hyp": "बाजार", "error_type": "alternate_spelling"},
-                {"ref": "सब्ज़ियाँ", "hyp": "फल", "error_type": "wrong_word"},  # not in the sentences: dropped
+                {"pair": "p1", "error_type": "alternate_spelling"},  # बाज़ार -> बाजार
+                {"pair": "p1", "error_type": "wrong_word"},  # the same pair again: dropped
             ],
         }
 
@@ -204,19 +204,30 @@ def test_sentence_mode_checks_listed_errors_and_covers_unlisted_ones():
 
 
 def test_sentence_answer_validation():
-    valid, invalid = check_sentence_answer(
+    from voxjudge.asr.laser.align import RubricPair
+
+    pairs = [
+        RubricPair(("a",), ("a",), "equal", 0, 0),
+        RubricPair(("b",), (), "delete", 1, 1),
+        RubricPair(("c",), ("x",), "substitute", 2, 1),
+    ]
+    listed, invalid = check_sentence_answer(
         {
             "errors": [
-                {"ref": "a b", "hyp": "", "error_type": "omission"},
-                {"ref": "", "hyp": "", "error_type": "addition"},
-                {"ref": "q", "hyp": "x", "error_type": "wrong_word"},
+                {"pair": "p1", "error_type": "omission"},
+                {"pair": "p0", "error_type": "wrong_word"},  # a matching pair
+                {"pair": "p7", "error_type": "wrong_word"},  # no such pair
+                {"pair": "p1", "error_type": "wrong_word"},  # listed again
             ]
         },
-        ["a", "b", "c"],
-        ["c", "x"],
+        pairs,
         RUBRIC,
     )
-    assert valid == [("a b", "", "omission", "major")] and len(invalid) == 2
+    assert listed == {1: "omission"} and [why for _, why in invalid] == [
+        "the pair is the same word",
+        "no such pair",
+        "pair listed again",
+    ]
 
 
 def test_llm_label_pairs_unknown_ids_reported():

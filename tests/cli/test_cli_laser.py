@@ -55,6 +55,7 @@ def test_score_json_human_agreement_report(capsys, hi, tmp_path):
         "error_type": None,
         "reason": "identical",
         "penalty": 0.0,
+        "disputed": False,
     }
     html = report.read_text()
     assert "<svg" in html and "grammar_agreement" in html

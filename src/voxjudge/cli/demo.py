@@ -84,7 +84,7 @@ def _pairwise_demo(folder: Path) -> None:
 
 
 def _laser_demo(root: Path) -> None:
-    """LASER rubric scores beside WER on the Hindi and English examples (offline default judge: rules + the learned Hindi model)."""
+    """LASER rubric scores beside WER on the Hindi and English examples (offline default judge)."""
     from voxjudge.asr.laser import LaserRubric, score, summarize
     from voxjudge.io import pair_texts, read_texts
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import sys
 from pathlib import Path
 
@@ -239,10 +238,14 @@ def render(s: dict) -> str:
             for name, cs in s["agreement"].items():
                 a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
             con.print(a)
-        if s.get("llm"):
+        if s.get("disputed"):
+            con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
+        if s.get("llm") and "sent_to_model" in s["llm"]:
             con.print(
                 f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
-                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored)"
+                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored) in "
+                f"{s['llm']['requests']} requests, one utterance each ({s['llm']['requests_if_shared']} if "
+                "utterances shared batches)"
             )
     return cap.get().rstrip("\n")
 

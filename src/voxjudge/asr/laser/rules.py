@@ -50,6 +50,7 @@ class Label:
     label: str  # match | no_penalty | minor | major
     error_type: str | None
     reason: str
+    disputed: bool = False  # a model's label that contradicts a confident rule
 
 
 _UK_US = [

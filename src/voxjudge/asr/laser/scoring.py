@@ -34,6 +34,7 @@ class ScoredPair:
     error_type: str | None
     reason: str
     penalty: float
+    disputed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -89,7 +90,9 @@ def score_aligned(
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.penalty(lab.label)
-            u.pairs.append(ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen))
+            u.pairs.append(
+                ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
+            )
             u.penalty += pen
         u.laser = (1 - u.penalty / ref_words) if ref_words else None
         results.append(u)
@@ -135,9 +138,11 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
     total_words = sum(u.ref_words for u in scored)
     by_type: dict[str, dict[str, float]] = {}
     by_label = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
+    disputed = 0
     for u in scored:
         for p in u.pairs:
             by_label[p.label] += 1
+            disputed += p.disputed
             if p.error_type:
                 cell = by_type.setdefault(p.error_type, {"count": 0, "penalty": 0.0})
                 cell["count"] += 1
@@ -152,6 +157,7 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
         "penalty": sum(u.penalty for u in scored),
         "ref_words": total_words,
         "labels": by_label,
+        "disputed": disputed,
         "error_types": dict(sorted(by_type.items(), key=lambda kv: -kv[1]["count"])),
         "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
     }
