@@ -8,6 +8,7 @@ from voxjudge.errors import InputError
 # setting (as the library names it in a message) -> how the command line spells it
 FLAGS = {
     "allow_partial": "--allow-partial",
+    "allow_rubric_mismatch": "--allow-rubric-mismatch",
     "base_url": "--base-url",
     "batch_size": "--batch-size",
     "ids": "--ids",
