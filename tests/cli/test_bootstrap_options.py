@@ -14,6 +14,7 @@ BOOTSTRAPPING = [
     ("asr", "score"),
     ("asr", "compare"),
     ("breaks", "score"),
+    ("pairwise", "analyze"),
     ("pairwise", "compare"),
     ("stats", "agree"),
 ]

@@ -126,3 +126,23 @@ def test_breaks_build_refs_result_settings_records_summary(examples, tmp_path, c
     # the records are the saved table
     saved = ReferenceTable.load(table)
     assert view["references_kept"] == saved.reference_count == 24
+
+
+def test_pairwise_analyze_accuracy_interval(judgments, capsys):
+    pairs, acoustic, fake = judgments
+    views = {}
+    for name, path in (("acoustic", acoustic), ("fake", fake)):
+        for level in ("0.95", "0.5"):
+            argv = ["pairwise", "analyze", path, "--pairs", pairs, "--resamples", "400", "--confidence", level]
+            code, out = _run(capsys, [*argv, "--json"])
+            assert code == 0
+            views[name, level] = json.loads(out)
+    # every pair right: no spread at all
+    assert views["acoustic", "0.95"]["accuracy"] == 1.0
+    assert views["acoustic", "0.95"]["accuracy_ci"] == {"low": 1.0, "high": 1.0, "confidence": 0.95}
+    wide, narrow = views["fake", "0.95"], views["fake", "0.5"]
+    acc = wide["accuracy"]
+    assert 0 < acc < 1
+    assert wide["accuracy_ci"]["low"] <= narrow["accuracy_ci"]["low"] <= acc <= narrow["accuracy_ci"]["high"]
+    assert narrow["accuracy_ci"]["high"] <= wide["accuracy_ci"]["high"]
+    assert wide["accuracy_ci"]["low"] < wide["accuracy_ci"]["high"]

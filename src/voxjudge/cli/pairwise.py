@@ -39,6 +39,7 @@ def register(groups) -> None:
     p.add_argument("--select-weights", action="store_true", help="pick V_w weights on a validation split")
     p.add_argument("--val-fraction", type=float, default=0.5, help="validation share for --select-weights")
     p.add_argument("--split-seed", type=int, default=0, help="seed of the validation/test split")
+    add_bootstrap_options(p)  # the CI of the accuracy
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_analyze)
@@ -228,13 +229,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import read_pairs
     from voxjudge.pairwise.result import analysed
 
+    boot = bootstrap_kwargs(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     records = _read_records(args.judgments)
     if args.select_weights and not 0 < args.val_fraction < 1:
         raise InputError("--val-fraction must be between 0 and 1")
     weights = {"val_fraction": args.val_fraction, "seed": args.split_seed} if args.select_weights else None
-    result = analysed(records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments, weights=weights)
+    result = analysed(
+        records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments, weights=weights, **boot
+    )
     print_json(result.view()) if args.json else print(render_analysis(result))
     return 0
 
@@ -243,6 +247,7 @@ def render_analysis(result) -> str:
     from rich.table import Table
 
     report = result.summary
+    ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     con = console()
     with con.capture() as cap:
         t = Table(
@@ -253,6 +258,7 @@ def render_analysis(result) -> str:
         t.add_column("value", justify="right")
         rows = [
             ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
+            (f"accuracy, {_level(ci)} bootstrap CI over pairs", f"[{_pct(ci['low'])}, {_pct(ci['high'])}]"),
             ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
             ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
             ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
@@ -276,6 +282,10 @@ def render_analysis(result) -> str:
                 f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
             )
     return cap.get().rstrip("\n")
+
+
+def _level(ci: dict) -> str:
+    return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
 
 
 def _coverage_note(cover: dict) -> str:

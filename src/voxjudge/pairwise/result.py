@@ -78,13 +78,19 @@ def analysed(
     allow_partial: bool = False,
     source: str = "judgments",
     weights: dict[str, Any] | None = None,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> PairwiseResult:
-    """``pairwise analyze``: accuracy against the human labels, position bias and sampling gain over
-    the judgments of the file's pairs; with ``weights`` (``val_fraction``, ``seed``), the V_w
-    weights picked on a validation split."""
+    """``pairwise analyze``: accuracy against the human labels (with a percentile bootstrap CI over
+    the labelled pairs), position bias and sampling gain over the judgments of the file's pairs;
+    with ``weights`` (``val_fraction``, ``seed``), the V_w weights picked on a validation split."""
     report = accuracy_report(records, pairs, rubric, allow_partial=allow_partial, source=source)
     known = {p.pair_id for p in pairs}
     used = [r for r in records if r["pair_id"] in known]
+    judged_ids = {r["pair_id"] for r in used}
+    right = correctness(used, [p for p in pairs if p.pair_id in judged_ids], rubric)
+    report["accuracy_ci"] = accuracy_interval(list(right.values()), n_resamples, confidence, seed)
     if weights is not None:
         report["weight_selection"] = select_weights(
             used, pairs, rubric, val_fraction=weights["val_fraction"], seed=weights["seed"]
@@ -94,8 +100,25 @@ def analysed(
         "judgments": source,
         "allow_partial": allow_partial,
         "select_weights": weights,
+        "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": confidence},
     }
     return PairwiseResult("analyze", settings, used, report)
+
+
+def accuracy_interval(correct: Sequence[bool], n_resamples: int, confidence: float, seed: int) -> dict[str, Any]:
+    """Percentile bootstrap CI of an accuracy, resampling the items (pairs); None bounds without items."""
+    import numpy as np
+
+    from voxjudge.stats import resample_chunks
+
+    out: dict[str, Any] = {"low": None, "high": None, "confidence": confidence}
+    if not correct:
+        return out
+    values = np.asarray(correct, dtype=float)
+    means = np.concatenate([values[idx].mean(axis=1) for idx in resample_chunks(len(values), n_resamples, seed)])
+    alpha = (1 - confidence) / 2
+    out["low"], out["high"] = (float(v) for v in np.quantile(means, [alpha, 1 - alpha]))
+    return out
 
 
 def compared(
@@ -165,4 +188,4 @@ def selected(
     return PairwiseResult("select", {**_rubric_settings(rubric), **settings}, rows, {**summary, "selections": rows})
 
 
-__all__ = ["PairwiseResult", "analysed", "compared", "judged", "selected"]
+__all__ = ["PairwiseResult", "accuracy_interval", "analysed", "compared", "judged", "selected"]
