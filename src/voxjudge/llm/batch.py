@@ -54,6 +54,7 @@ class BatchOutcome:
     retried_individually: list[str] = field(default_factory=list)
     unknown_ids: list[str] = field(default_factory=list)
     batches: int = 0
+    split: int = 0  # batches halved before sending because their answer would not fit
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +63,7 @@ class BatchOutcome:
             "retried_individually": len(self.retried_individually),
             "unknown_ids": self.unknown_ids,
             "batches": self.batches,
+            "split": self.split,
         }
 
 
@@ -158,8 +160,16 @@ async def judge_in_batches(
             max_tokens_per_item=max_tokens_per_item,
         )
 
+    fits = getattr(judge.backend, "answer_fits", None)
+
     async def run_batch(batch: list[tuple[str, Any]]) -> None:
         nonlocal done
+        if len(batch) > 1 and fits is not None and not fits(request_for(batch)):
+            # The answer could outgrow the context or max_tokens: split before sending, never truncate.
+            outcome.split += 1
+            half = len(batch) // 2
+            await asyncio.gather(run_batch(batch[:half]), run_batch(batch[half:]))
+            return
         batch_ids = [uid for uid, _ in batch]
         response = (await judge.complete(request_for(batch), item_id=",".join(batch_ids), validate=False))[0]
         outcome.batches += 1

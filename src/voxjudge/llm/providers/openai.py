@@ -124,7 +124,22 @@ class OpenAIBackend:
             self._create = self.client.chat.completions.with_raw_response.create
         mode = spec.options.get("structured", "auto")
         # auto: try JSON-schema output, fall back to JSON-in-text if the server rejects it.
-        self.structured: bool | None = {"on": True, "off": False}.get(mode)
+        self.structured: bool | None = {"on": True, "off": False, "llama-cpp": True}.get(mode)
+        # llama-cpp: llama-cpp-python's server, sent the grammar schema voxjudge.llm.grammar sizes
+        # to max_tokens, so it decodes with the same grammar as an in-process local/ judge.
+        self.grammar = mode == "llama-cpp"
+        self.constrained = self.grammar
+
+    def answer_fits(self, request: Request) -> bool:
+        if not self.grammar or request.schema is None:
+            return True
+        from voxjudge.llm.grammar import AnswerTooLong, answer_grammar
+
+        try:
+            answer_grammar(request.schema, request.max_tokens)
+        except AnswerTooLong:
+            return False
+        return True
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
         use_schema = request.schema is not None and self.structured is not False
@@ -138,6 +153,11 @@ class OpenAIBackend:
 
     async def _call(self, request: Request, n: int, structured: bool) -> ProviderResult:
         payload = to_openai_payload(request, self.spec.model, n, structured=structured)
+        if self.grammar and request.schema is not None:
+            from voxjudge.llm.grammar import answer_grammar
+
+            grammar = answer_grammar(request.schema, request.max_tokens)
+            payload["response_format"] = {"type": "json_object", "schema": grammar.schema}
         start = time.perf_counter()
         if self.transport == "http":
             data = await self.http.post("/chat/completions", payload)
