@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from voxjudge.breaks.builder import item_schema
 from voxjudge.breaks.labels import LabelSet
-from voxjudge.llm.batch import batch_schema
+from voxjudge.llm.task import batch_schema
 from voxjudge.llm.grammar import AnswerTooLong, GrammarError, answer_grammar, check_schema
 
 from gbnf_oracle import gbnf_regex

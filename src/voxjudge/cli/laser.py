@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "rules (offline, default), an LLM spec (openai/<model>, gemini/<model>, ...), or model:PATH"
@@ -173,7 +173,18 @@ def cmd_score(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         print(render(summary))
-    return 3 if summary.get("stopped") else 0
+    if llm is None:
+        return 0
+    # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
+    unit = "pairs" if args.mode == "pairs" else "utterances"
+    reasons = {f"{unit} with {k}": n for k, n in ((summary.get("llm") or {}).get("unscored_reasons") or {}).items()}
+    return finish(
+        unscored=summary["n_unscored"],
+        total=len(utterances),
+        what="utterances",
+        reasons=reasons,
+        stopped=summary.get("stopped"),
+    )
 
 
 def render(s: dict) -> str:
@@ -235,16 +246,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
         else:
             from voxjudge.asr.laser.llm_judges import llm_label_pairs
 
-            labels, _ = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
+            labels, stats = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
     finally:
         if llm is not None:
             llm.close()
     out = [
         {
             **row,
-            "label": lab.label if lab else "unscored",
+            "label": lab.label if lab else "unscored",  # a state, not a penalty tier
             "error_type": (lab.error_type if lab else None) or "",
-            "reason": lab.reason if lab else "no valid model answer",
+            "reason": lab.reason if lab else "unscored: no valid model answer",
         }
         for row, lab in zip(rows, labels)
     ]
@@ -254,12 +265,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
         w = csv.DictWriter(sys.stdout, fieldnames=list(out[0]))
         w.writeheader()
         w.writerows(out)
-    return 0
+    if llm is None:
+        return 0
+    return finish(
+        unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.llm_judges import _system
+    from voxjudge.asr.laser.llm_judges import training_chat
 
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
@@ -280,14 +295,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         ],
     )
     if args.chat:
+        # The very prompt pairs mode sends at inference (a batch of one), so a model tuned on
+        # these rows sees the same format when it is served.
         chats = [
-            {
-                "messages": [
-                    {"role": "system", "content": _system(rubric, r.get("lang") or "en")},
-                    {"role": "user", "content": json.dumps({"ref": r["ref"], "hyp": r["hyp"]}, ensure_ascii=False)},
-                    {"role": "assistant", "content": json.dumps({"error_type": r["error_type"]}, ensure_ascii=False)},
-                ]
-            }
+            training_chat(r["ref"], r["hyp"], r.get("lang") or "en", r["error_type"], rubric, r.get("reason", ""))
             for r in rows
         ]
         write_out(args.chat, chats)

@@ -7,7 +7,7 @@ import json
 import sys
 
 from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
@@ -133,7 +133,19 @@ def cmd_judge(args: argparse.Namespace) -> int:
         f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {abstained} abstained cells{usage}",
         file=sys.stderr,
     )
-    return 0
+    return _finish(records, llm)
+
+
+def _finish(records: list[dict], llm) -> int:
+    """Exit 3 when a model judgment is missing (invalid answer, failed call, --max-cost stop)."""
+    if llm is None:
+        return 0
+    failed = [r for r in records if r.get("error")]
+    reasons: dict[str, int] = {}
+    for r in failed:
+        key = "not asked" if "not asked" in r["error"] else "no valid answer"
+        reasons[key] = reasons.get(key, 0) + 1
+    return finish(unscored=len(failed), total=len(records), what="judgments", reasons=reasons, stopped=llm.stop_reason)
 
 
 def _run(coro):
@@ -245,14 +257,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     summary = hit_rates(selections, sets)
     if args.json:
         print_json({**summary, "selections": rows})
-        return 0
+        return _finish(records, llm)
     for r in rows:
         print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
     if summary["n_rated"]:
         print(
             " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
         )
-    return 0
+    return _finish(records, llm)
 
 
 def cmd_distill(args: argparse.Namespace) -> int:

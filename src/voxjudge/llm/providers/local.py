@@ -23,6 +23,7 @@ from typing import Any
 from voxjudge.llm.errors import ConfigError, PermanentError
 from voxjudge.llm.grammar import MAX_CHARS, MAX_ITEMS, AnswerGrammar, AnswerTooLong, GrammarError, answer_grammar
 from voxjudge.llm.providers._common import json_instruction
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import AudioPart, Completion, ProviderResult, Request, Usage
 
@@ -78,6 +79,12 @@ def _int_option(spec: JudgeSpec, name: str, default: int | None) -> int | None:
 
 class LocalBackend:
     supports_n = False
+    capabilities = Capabilities(constrained=True)
+
+    @classmethod
+    def capabilities_for(cls, spec: JudgeSpec) -> Capabilities:
+        # constrained: answers follow the schema while decoding, patterns included
+        return Capabilities(constrained=spec.options.get("grammar") != "off")
 
     def __init__(self, spec: JudgeSpec):
         try:
@@ -96,7 +103,8 @@ class LocalBackend:
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=threads, verbose=False)
         self._compiled: set[str] = set()
         option = spec.options.get("grammar")
-        self.constrained = option != "off"  # capability: answers follow the schema, patterns included
+        self.constrained = option != "off"
+        self.capabilities = self.capabilities_for(spec)
         self.fixed_grammar: str | None = None
         if option not in (None, "off"):
             gpath = Path(option)
