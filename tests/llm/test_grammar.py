@@ -7,17 +7,16 @@ import json
 import re
 
 import pytest
+from gbnf_oracle import gbnf_regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxjudge.breaks.builder import item_schema
 from voxjudge.breaks.labels import LabelSet
-from voxjudge.llm.task import batch_schema
 from voxjudge.llm.grammar import AnswerTooLong, GrammarError, answer_grammar, check_schema
+from voxjudge.llm.task import batch_schema
 
-from gbnf_oracle import gbnf_regex
-
-WORDS = ['Their', '"poor"', "parents", "were", "just", "starving", "as", "usual.", "a\\b", "नमस्ते"]
+WORDS = ["Their", '"poor"', "parents", "were", "just", "starving", "as", "usual.", "a\\b", "नमस्ते"]
 
 
 def lmre_schema(words=WORDS):

@@ -1,5 +1,5 @@
 """The grammar path with a real model: SmolLM2-135M in-process (``local/<gguf>``) and behind
-llama-cpp-python's OpenAI-compatible server (``openai/…?structured=llama-cpp``). A tiny model
+llama-cpp-python's OpenAI-compatible server (``openai/…?structured=json_object``). A tiny model
 answers badly; the point is that every answer it gives is valid. Kept short: 2 cores."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def make_judge(request, gguf, tmp_path):
         if request.param == "in-process":
             spec, base = f"local/{gguf}" + (f"?{spec_options}" if spec_options else ""), None
         else:
-            spec, base = "openai/smollm2?structured=llama-cpp", request.getfixturevalue("llama_server")
+            spec, base = "openai/smollm2?structured=json_object", request.getfixturevalue("llama_server")
         made.append(Judge(spec, base_url=base, cache=tmp_path / cache, records=tmp_path / "calls.jsonl", **kw))
         return made[-1]
 
@@ -77,23 +77,24 @@ def test_laser_pairs_and_sentence_mode_answer_validly(make_judge):
 
 
 def test_pairwise_dimension_prompts_text_only(make_judge):
-    from voxjudge.pairwise.judges import per_dimension_schema
+    from voxjudge.llm import Item, TextPart, label_many
+    from voxjudge.pairwise.judges import prosody_task
     from voxjudge.pairwise.rubric import Rubric
 
     rubric = Rubric.default()
     judge = make_judge()
-    items = []
+    clips = (
+        TextPart("\nFirst clip: a flat, hurried reading."),
+        TextPart("\nSecond clip: calm, a pause after 'parents'."),
+    )
     for dim in rubric.dimensions:
-        prompt = rubric.prompts["per_dimension"].format(
-            text="Their poor parents were just starving as usual.", low=rubric.low, high=rubric.high,
-            dimension=f"{dim.id} {dim.name}: {dim.description}",
-        ) + "\nFirst clip: a flat, hurried reading.\nSecond clip: a calm reading with a pause after 'parents'."
-        items.append((dim.id, Request.simple(prompt, system=rubric.prompts["system"],
-                                             schema=per_dimension_schema(rubric), max_tokens=200)))  # fmt: skip
-    out = judge.run(judge.complete_many(items))
-    assert all(r is not None and r[0].ok for r in out), [r[0].error for r in out if r and not r[0].ok]
-    for r in out:
-        assert rubric.low <= r[0].parsed["score_first"] <= rubric.high
+        item = Item(f"pair:{dim.id}", {"text": "Their poor parents were just starving as usual."}, parts=clips)
+        outcome = judge.run(label_many(judge, prosody_task(rubric, "per-dimension", dim), [item]))
+        assert outcome.unscored == {}
+        answer = outcome.answer(item.id)
+        assert (
+            rubric.low <= answer["score_first"] <= rubric.high and rubric.low <= answer["score_second"] <= rubric.high
+        )
 
 
 def test_batches_too_long_for_the_context_are_split_not_truncated(gguf, tmp_path):
@@ -105,12 +106,12 @@ def test_batches_too_long_for_the_context_are_split_not_truncated(gguf, tmp_path
     hyps = ["won too tree for fife sicks heaven ate nein tan elfin twelfth"]
     aligned = align_utterances(refs, hyps, ["u"], "en")
     items = [(uid, p, lang) for uid, lang, pairs in aligned for p in pairs]
-    judge = Judge(f"local/{gguf}?n_ctx=2048", cache=None, records=tmp_path / "calls.jsonl")
+    judge = Judge(f"local/{gguf}?n_ctx=1536", cache=None, records=tmp_path / "calls.jsonl")
     labels, stats = judge.run(llm_label_pairs(judge, items, LaserRubric.load(), batch_size=12, prefilter=False))
     judge.close()
     calls = _calls(tmp_path)
     assert stats.unscored == 0 and all(lab is not None for lab in labels)
-    assert len(calls) > 1  # the batch of 12 did not fit 2,048 tokens: it was split before sending
+    assert len(calls) > 1  # the batch of 12 did not fit 1,536 tokens: it was split before sending
     assert all(c["finish_reasons"] == ["stop"] for c in calls)
 
 
@@ -129,7 +130,7 @@ def test_server_path_survives_faults_from_a_proxy(fault_proxy, tmp_path):
     from voxjudge.llm.retry import RetryPolicy
 
     proxy = fault_proxy(["429", "500", "drop", "garbage"])
-    judge = Judge("openai/smollm2?structured=llama-cpp", base_url=proxy.url, cache=None,
+    judge = Judge("openai/smollm2?structured=json_object", base_url=proxy.url, cache=None,
                   retry=RetryPolicy(max_retries=6, base_delay=0.01), concurrency=1)  # fmt: skip
     schema = {"type": "object", "properties": {"label": {"enum": ["yes", "no"]}, "confidence": {
         "type": "integer", "minimum": 1, "maximum": 5}}, "required": ["label", "confidence"]}  # fmt: skip

@@ -118,9 +118,7 @@ class LocalBackend:
 
     def prompt_tokens(self, request: Request) -> int:
         text = "\n".join(m["content"] for m in to_llama_messages(request, schema_in_prompt=not self.constrained))
-        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=True)) + _TOKENS_PER_MESSAGE * len(
-            request.messages
-        )
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=True)) + _TOKENS_PER_MESSAGE * len(request.messages)
 
     def answer_budget(self, request: Request) -> int:
         return min(request.max_tokens, self.n_ctx - self.prompt_tokens(request))
