@@ -5,7 +5,7 @@ Structured output is constrained decoding: the request's JSON schema becomes a G
 emit a valid answer, and the answer's worst-case length is known before the call. Options
 (``local/model.gguf?n_ctx=4096&max_chars=200``):
 
-* ``n_ctx``: context size (default 4096); ``threads``: CPU threads (default: llama.cpp's choice);
+* ``n_ctx``: context size (default 4096); ``n_threads``: CPU threads (default: llama.cpp's choice);
 * ``max_chars`` / ``max_items``: caps on free strings and unbounded arrays (the grammar shrinks
   free strings further to fit the token budget);
 * ``grammar=path.gbnf``: your own GBNF for every structured request instead of the schema's;
@@ -98,7 +98,7 @@ class LocalBackend:
         self.n_ctx = _int_option(spec, "n_ctx", 4096)
         self.max_chars = _int_option(spec, "max_chars", MAX_CHARS)
         self.max_items = _int_option(spec, "max_items", MAX_ITEMS)
-        threads = _int_option(spec, "threads", None)
+        threads = _int_option(spec, "n_threads", None)
         self._llama_cpp = llama_cpp
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=threads, verbose=False)
         self._compiled: set[str] = set()
