@@ -142,12 +142,6 @@ class LocalBackend:
             return False
         return True
 
-    def check_schema(self, schema: dict[str, Any]) -> None:
-        """Start-up check: the schema converts and llama.cpp compiles the grammar (``GrammarError`` if not)."""
-        if self.constrained and self.fixed_grammar is None:
-            g = answer_grammar(schema, 10**9, max_chars=self.max_chars, max_items=self.max_items)
-            self._check_compiles(g.gbnf, "the answer schema")
-
     def _check_compiles(self, gbnf: str, what: str) -> None:
         if gbnf in self._compiled:
             return
@@ -161,6 +155,15 @@ class LocalBackend:
     # ---- calls ---------------------------------------------------------------------------------
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
+        start = time.perf_counter()
+        async with self._lock:
+            data = await asyncio.to_thread(self._generate, request)
+        result = from_llama_response(data, structured=request.schema is not None and self.constrained)
+        result.latency = time.perf_counter() - start
+        return result
+
+    def _generate(self, request: Request) -> dict[str, Any]:
+        """One chat completion (in a worker thread, one at a time): sized, grammar-bound."""
         payload: dict[str, Any] = {
             "messages": to_llama_messages(request, schema_in_prompt=not self.constrained),
             "temperature": request.temperature,
@@ -168,8 +171,7 @@ class LocalBackend:
         }
         if request.seed is not None:
             payload["seed"] = request.seed
-        structured = request.schema is not None and self.constrained
-        if structured:
+        if request.schema is not None and self.constrained:
             if self.fixed_grammar is not None:
                 gbnf = self.fixed_grammar
             else:
@@ -178,12 +180,7 @@ class LocalBackend:
                 self._check_compiles(gbnf, "the answer schema")
                 payload["max_tokens"] = budget  # the grammar ends the answer within it
             payload["grammar"] = self._llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
-        start = time.perf_counter()
-        async with self._lock:
-            data = await asyncio.to_thread(self.llm.create_chat_completion, **payload)
-        result = from_llama_response(data, structured=structured)
-        result.latency = time.perf_counter() - start
-        return result
+        return self.llm.create_chat_completion(**payload)
 
     async def aclose(self) -> None:
         llm, self.llm = self.llm, None
