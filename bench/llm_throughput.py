@@ -4,7 +4,8 @@ requests, both measured in this run.
 
     python bench/llm_throughput.py                 # 2,000 requests, 200 ms latency, concurrency 64
 
-Prints, for ``voxjudge llm run`` and for the bare script: wall time against the ideal
+Each client runs ``--repeat`` times (alternating) and its fastest run counts. Prints, for
+``voxjudge llm run`` and for the bare script: wall time against the ideal
 (requests x latency / concurrency), and client CPU per request (user + system time of the
 client process, start-up included; the server's CPU is not counted). Then the rerun from the
 cache (requests sent, wall time). Targets (issue 10): voxjudge wall <= 1.15x ideal, client CPU
@@ -101,6 +102,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each client; the fastest counts (default: 3)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     n, conc = args.requests, args.concurrency
@@ -119,8 +121,16 @@ def main() -> None:
             bare = [sys.executable, "-c", BARE, url, str(n), str(conc), json.dumps(SCHEMA)]
             # Warm-up (file system caches, the server's first connections), not counted.
             timed([sys.executable, "-c", BARE, url, str(conc), str(conc), json.dumps(SCHEMA)], env)
-            vox = timed(run, env)
-            peer = timed(bare, env)
+            # Alternate the two clients and keep each one's fastest run: on a shared machine the
+            # slowest runs measure the neighbours, not the client.
+            vox_runs, peer_runs = [], []
+            for _ in range(args.repeat):
+                for f in Path(tmp).glob("c.sqlite*"):  # the database and its WAL files: a cold cache
+                    f.unlink()
+                vox_runs.append(timed(run, env))
+                peer_runs.append(timed(bare, env))
+            vox = min(vox_runs, key=lambda r: r["wall_s"])
+            peer = min(peer_runs, key=lambda r: r["wall_s"])
             again = timed(run, env)
     finally:
         proc.terminate()

@@ -214,3 +214,45 @@ def test_input_errors(tmp_path):
     with pytest.raises(ConfigError, match="batch_size"):
         TASK.with_options(batch_size=0)
     j.close()
+
+
+def test_items_batch_only_with_items_of_the_same_context():
+    # e.g. one utterance's pairs per request, so one text cannot steer another's labels
+    its = [Item(f"p{k}", {"w": k}, context={"lang": "en", "utt": f"u{k // 3}"}) for k in range(7)]
+    reqs = planned_requests(TASK.with_options(batch_size=32), its)
+    assert [ids_in(r) for r in reqs] == [["p0", "p1", "p2"], ["p3", "p4", "p5"], ["p6"]]
+
+
+def test_shipped_tasks_load_and_render():
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.llm_judges import pair_item, pairs_task, sentence_item, sentence_task
+    from voxjudge.breaks.builder import build_task
+
+    rubric = LaserRubric.load()
+    msgs = pairs_task(rubric).render([pair_item("p0", "ref", "hyp", rubric, "en")])
+    assert "wrong_word" in msgs[0].text_content and '"ref": "ref"' in msgs[1].text_content
+    msgs = sentence_task(rubric).render([sentence_item("u", 'a "b"', "c", "hi", rubric)])
+    assert 'Reference: "a \\"b\\""' in msgs[1].text_content and "Language: hi" in msgs[1].text_content
+    assert build_task().name == "lmre-build" and len({pairs_task(rubric).sha256, build_task().sha256}) == 2
+
+
+def test_task_files_are_checked(tmp_path):
+    from voxjudge.llm import load_tasks
+
+    with pytest.raises(ConfigError, match="t.json:1: not valid JSON"):
+        load_tasks("{", "t.json")
+    with pytest.raises(ConfigError, match=r"task 'x'.*needs user, item_schema"):
+        load_tasks('{"tasks": {"x": {"name": "x", "system": ""}}}', "t.json")
+    with pytest.raises(ConfigError, match="bad placeholder in the user template"):
+        Task("x", "", "price: $", {})
+
+
+def test_a_batch_that_exhausts_its_retries_is_not_asked_again_item_by_item(tmp_path, fake_script):
+    from voxjudge.llm.errors import TransientError
+
+    spec = fake_script("down", lambda r, i: TransientError("fake: 503", status=503))
+    j = Judge(spec, cache=None, retry=RetryPolicy(max_retries=1, base_delay=0.001))
+    outcome = j.run(label_many(j, TASK.with_options(batch_size=4), items(4), context={"lang": "en"}))
+    assert set(outcome.unscored) == {"w0", "w1", "w2", "w3"} and "gave up after 2 attempts" in outcome.unscored["w0"]
+    assert j.meter.failures == 1 and outcome.batches == 1  # one batch, two attempts, no singles
+    j.close()

@@ -136,3 +136,18 @@ def test_auth_errors_stop_the_run_with_a_redacted_message(tmp_path, monkeypatch,
         j.complete_sync(Request.simple("x"))
     assert key not in str(info.value) and "[REDACTED]" in str(info.value)
     j.close()
+
+
+def test_a_server_that_ignores_n_gets_one_sample_per_request(tmp_path):
+    with FakeLLMServer(quirk="llama-cpp") as server:
+        j = judge(server, tmp_path)
+        first = j.complete_sync(Request.simple("x", schema=SCHEMA, n=3, temperature=0.8, seed=5))
+        assert all(r.ok for r in first) and len(first) == 3
+        bodies = [b for _, b in server.requests if (b.get("response_format") or {}).get("type") == "json_object"]
+        assert [b.get("n", 1) for b in bodies] == [3, 1, 1] and sorted(b["seed"] for b in bodies[1:]) == [6, 7]
+        before = server.count()
+        assert all(r.ok for r in j.complete_sync(Request.simple("y", schema=SCHEMA, n=2, temperature=0.8)))
+        assert [b.get("n", 1) for _, b in server.requests[before:]] == [1, 1]  # remembered for the run
+        j.close()
+    notes = negotiate.take_notices()
+    assert any("returned 1 of 3 samples" in n for n in notes)

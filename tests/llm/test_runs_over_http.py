@@ -181,6 +181,14 @@ def test_dry_run_needs_no_key(examples, tmp_path, capsys, monkeypatch):
     )
     out = capsys.readouterr()
     assert code == 0 and json.loads(out.out)["requests"] > 0 and not (tmp_path / "t.jsonl").exists()
+    (tmp_path / "r.txt").write_text("the cat sat on the mat\n")
+    (tmp_path / "h.txt").write_text("the bat sat on mat\n")
+    asr = ["asr", "score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt")]
+    assert main([*asr, "--judge", "openai/gpt-4o-mini", "--dry-run"]) == 0
+    est = json.loads(capsys.readouterr().out)
+    assert est["requests"] == 1 and est["judge"] == "openai/gpt-4o-mini"  # two pairs, one batch
+    assert main([*asr, "--judge", "openai/gpt-4o-mini", "--dry-run", "--mode", "sentence"]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 1
     prompts = tmp_path / "p.jsonl"
     prompts.write_text('{"id": "a", "prompt": "hi"}\n')
     assert main(["llm", "run", str(prompts), "--judge", "openai/gpt-4o-mini", "--dry-run"]) == 0
@@ -201,3 +209,16 @@ def test_llm_run_exit_status_and_notice(tmp_path, capsys):
         srv.responder = lambda provider, body: "not json"
         assert main([*args, "--schema", str(schema), "--max-retries", "0", "--seed", "3"]) == 3
         assert "incomplete: 2 of 2 samples unscored" in capsys.readouterr().err
+
+
+def test_pairwise_dry_run_needs_no_key(examples, capsys, monkeypatch, tmp_path):
+    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    pairs = examples / "pairwise" / "pairs.jsonl"
+    n = len(pairs.read_text().splitlines())
+    args = ["pairwise", "judge", "--pairs", str(pairs), "--judge", "gemini/gemini-2.5-flash", "--dry-run"]
+    assert main([*args, "--samples", "4", "--out", str(tmp_path / "j.jsonl")]) == 0
+    est = json.loads(capsys.readouterr().out)
+    assert est["requests"] == 2 * n and not (tmp_path / "j.jsonl").exists()  # one call per order, n=2 each
+    assert main([*args, "--samples", "4", "--mode", "per-dimension", "--out", str(tmp_path / "j.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 2 * n * 7

@@ -80,6 +80,7 @@ class BuildReport:
     stopped: str | None = None  # why the build stopped early (--max-cost), else None
     task: str = ""
     task_hash: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)  # what was run: judge, task, policy
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +97,7 @@ class BuildReport:
             "stopped": self.stopped,
             "task": self.task,
             "task_hash": self.task_hash,
+            "settings": self.settings,
         }
 
 
@@ -195,6 +197,18 @@ async def build_references(
     wanted = {uid: ann for uid, (_, ann) in items}
     report = BuildReport(texts=len(items), iterations=config.n_iter, min_count=config.resolved_min_count())
     report.task, report.task_hash = task.name, task.sha256
+    report.settings = {
+        "judge": judge.spec.full_name,
+        "base_url": judge.spec.base_url,
+        "task": task.label,
+        "n_iter": config.n_iter,
+        "n_fs": n_fs,
+        "batch_size": config.batch_size,
+        "seed": config.seed,
+        "temperature": config.temperature,
+        "min_count": report.min_count,
+        "words_pinned": judge.capabilities.constrained,
+    }
     table = ReferenceTable(labelset)
     done = 0
     total = len(items) * config.n_iter

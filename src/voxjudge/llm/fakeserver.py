@@ -10,7 +10,8 @@ body is not JSON at all).
 
 ``quirk="llama-cpp"`` mimics llama-cpp-python's OpenAI-compatible server: a ``json_schema``
 response format is refused with HTTP 500 naming ``response_format`` (its validation takes only
-``text`` or ``json_object`` with a ``schema``), while ``json_object`` + ``schema`` is answered.
+``text`` or ``json_object`` with a ``schema``), while ``json_object`` + ``schema`` is answered;
+and ``n`` is ignored (one choice per request).
 ``quirk="no-structured"`` refuses every response format with the same HTTP 500 body and names
 nothing, so only the repeated-error rule can tell.
 
@@ -209,12 +210,15 @@ class FakeLLMServer:
         if not rf or self.quirk is None:
             return None
         if self.quirk == "llama-cpp" and rf.get("type") != "json_object":
-            # The shape of llama-cpp-python's answer to a request its validation rejects.
+            # What llama-cpp-python's server sends: its route handler turns FastAPI's request
+            # validation error into an OpenAI-style error with HTTP 500 (llama_cpp/server/errors.py).
             message = (
-                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
-                "'msg': \"Input should be 'text' or 'json_object'\", 'input': '" + str(rf.get("type")) + "'}]"
+                "1 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\", 'input': '" + str(rf.get("type")) + "', "
+                "'ctx': {'expected': \"'text' or 'json_object'\"}}"
             )
-            return web.json_response({"error": {"message": message, "type": "internal_server_error"}}, status=500)
+            error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
+            return web.json_response({"error": error}, status=500)
         if self.quirk == "no-structured":
             return web.json_response(
                 {"error": {"message": "Internal Server Error", "type": "server_error"}}, status=500
@@ -252,7 +256,7 @@ class FakeLLMServer:
                 ],
                 "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out * n},
             }
-        n = int(body.get("n") or 1)
+        n = 1 if self.quirk == "llama-cpp" else int(body.get("n") or 1)  # llama-cpp-python drops n
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",

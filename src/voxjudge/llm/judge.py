@@ -96,6 +96,7 @@ class Judge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stop_reason: str | None = None
         self._reserved = 0.0
+        self._one_sample_per_call = False  # set when the server answers n > 1 with fewer samples
 
     @property
     def backend(self) -> Backend:
@@ -123,7 +124,8 @@ class Judge:
                     self._log(request, item_id, event="cache_hit", sample_indices=[i])
         missing = [i for i in range(request.n) if i not in got]
         if missing:
-            groups = [missing] if self.capabilities.n_samples else [[i] for i in missing]
+            together = self.capabilities.n_samples and not self._one_sample_per_call
+            groups = [missing] if together else [[i] for i in missing]
             outcomes = await asyncio.gather(
                 *(self._fetch(request, g, keys, item_id) for g in groups), return_exceptions=True
             )
@@ -180,8 +182,21 @@ class Judge:
         if self.cache is not None and to_cache:
             self.cache.put_many(self.spec, to_cache)
         if len(result.samples) < len(indices):
-            for i in indices[len(result.samples) :]:
-                out[i] = Response("", sample_index=i, error="provider returned fewer samples than asked")
+            # The server ignores n (llama-cpp-python's does): from now on one sample per call,
+            # and the missing ones are asked for now, each with its own seed.
+            if not self._one_sample_per_call:
+                self._one_sample_per_call = True
+                from voxjudge.llm import negotiate
+
+                negotiate.note(
+                    self.spec.base_url,
+                    self.spec.model,
+                    f"returned {len(result.samples)} of {len(indices)} samples asked in one request; "
+                    "asking one sample per request for this run",
+                )
+            rest = indices[len(result.samples) :]
+            for got in await asyncio.gather(*(self._fetch(request, [i], keys, item_id) for i in rest)):
+                out.update(got)
         return out
 
     async def _call(self, request: Request, n: int, item_id: str | None, indices: list[int]):

@@ -240,6 +240,12 @@ class _Run:
             self._stop(batch, str(e))
             return
         self.outcome.batches += 1
+        if not response.ok and response.error and "gave up after" in response.error:
+            # The server stayed unreachable through every retry: asking each item again alone
+            # would only repeat that, one item at a time. They stay unscored; a rerun resumes.
+            for it in batch:
+                self._finish(it, [None], [response.error])
+            return
         item_schema = self.task.item_schema
         good, unknown = split_answers(response.text, [it.id for it in batch], item_schema) if response.ok else ({}, [])
         self.outcome.unknown_ids += unknown
@@ -283,9 +289,8 @@ class _Run:
             answers, reasons = [], []
             for r in responses:
                 if self.task.batched and not r.ok:
-                    self.outcome.unknown_ids += split_answers(r.text, [item.id], item.schema or self.task.item_schema)[
-                        1
-                    ]
+                    _, unknown = split_answers(r.text, [item.id], item.schema or self.task.item_schema)
+                    self.outcome.unknown_ids += unknown
                 answer, reason = self._unwrap(r.parsed) if r.ok else (None, r.error)
                 if answer is not None and self.check is not None:
                     reason = self.check(item, answer)

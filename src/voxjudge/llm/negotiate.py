@@ -34,6 +34,18 @@ def remember(base_url: str | None, model: str, mode: str, why: str = "") -> None
             _why[(base_url, model)] = why
 
 
+_notes: list[str] = []
+_noted: set[tuple[str | None, str, str]] = set()
+
+
+def note(base_url: str | None, model: str, text: str) -> None:
+    """Another thing learnt about a server (e.g. it ignores ``n``), said once."""
+    with _lock:
+        if (base_url, model, text) not in _noted:
+            _noted.add((base_url, model, text))
+            _notes.append(f"{base_url or 'the default endpoint'} ({model}) {text}")
+
+
 def take_notices() -> list[str]:
     """One line per server whose mode is not json_schema, each said once (for its final mode)."""
     out = []
@@ -49,6 +61,8 @@ def take_notices() -> list[str]:
                 f"{base_url or 'the default endpoint'} ({model}) does not take json_schema output; "
                 f"using {how} for this run" + (f" (last refusal: {why})" if why else "")
             )
+        out += _notes
+        _notes.clear()
     return out
 
 
@@ -58,6 +72,8 @@ def reset() -> None:
         _chosen.clear()
         _why.clear()
         _noticed.clear()
+        _notes.clear()
+        _noted.clear()
 
 
 def names_response_format(message: str) -> bool:

@@ -70,10 +70,14 @@ class Task:
         if self.samples > 1 and self.batched:
             raise ConfigError(f"task {self.name}: several samples need an unbatched task")
         for name in ("system", "user", "repair"):
-            try:
-                Template(getattr(self, name)).safe_substitute({})
-            except ValueError as e:
-                raise ConfigError(f"task {self.name}: bad placeholder in the {name} template ({e})") from None
+            text = getattr(self, name)
+            for m in Template.pattern.finditer(text):
+                if m.group("invalid") is not None:
+                    line = text.count("\n", 0, m.start()) + 1
+                    raise ConfigError(
+                        f"task {self.name}: bad placeholder in the {name} template (line {line}); "
+                        "write $name or ${name}, and $$ for a dollar sign"
+                    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str) -> Task:

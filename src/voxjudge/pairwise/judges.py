@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
 from voxjudge.llm.providers.fake import register_fake_script
 from voxjudge.pairwise.acoustic import AcousticJudge
@@ -80,7 +82,7 @@ def per_dimension_schema(rubric: Rubric) -> dict[str, Any]:
 
 
 def _clips(pair: Pair, first: str) -> tuple[AudioPart, AudioPart]:
-    a, b = AudioPart.from_path(pair.audio_a), AudioPart.from_path(pair.audio_b)
+    a, b = audio_part(pair.audio_a), audio_part(pair.audio_b)  # validated: the bytes decode as audio
     return (a, b) if first == "A" else (b, a)
 
 
@@ -149,6 +151,27 @@ class LLMPairJudge:
         parts = (TextPart("\nFirst clip:"), clip1, TextPart("\nSecond clip:"), clip2)
         return Item(f"{pair.pair_id}:{first}{suffix}", {"text": pair.text}, parts=parts)
 
+    def planned_requests(self, pairs: Sequence[Pair], samples: int) -> list[Request]:
+        """Every request judging ``pairs`` would send (for a dry run's estimate)."""
+        from voxjudge.pairwise.protocol import orders
+
+        out = []
+        for pair in pairs:
+            for first, n in orders(samples):
+                if not n:
+                    continue
+                if self.mode == "coupled":
+                    asks = [(prosody_task(self.rubric, "coupled"), self._item(pair, first))]
+                else:
+                    asks = [
+                        (prosody_task(self.rubric, "per-dimension", d), self._item(pair, first, f":{d.id}"))
+                        for d in self.rubric.dimensions
+                    ]
+                for task, item in asks:
+                    task = task.with_options(samples=n, temperature=self.temperature, seed=self.seed)
+                    out.append(task.request([item]))
+        return out
+
     async def _ask(self, task: Task, item: Item, samples: int):
         task = task.with_options(samples=samples, temperature=self.temperature, seed=self.seed)
         outcome = await label_many(self.llm, task, [item])
@@ -196,10 +219,11 @@ class AcousticPairJudge:
         self.acoustic = AcousticJudge()
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
-        a = await asyncio.to_thread(self.acoustic.clip_scores, pair.audio_a, pair.text)
-        b = await asyncio.to_thread(self.acoustic.clip_scores, pair.audio_b, pair.text)
-        dims = [d for d in self.rubric.ids if d in a and d in b]
-        s1, s2 = (a, b) if first == "A" else (b, a)
+        res = await asyncio.to_thread(self.acoustic.compare, pair.audio_a, pair.audio_b, pair.text)
+        if res.abstain:  # a clip without speech: every dimension abstains, with the reason
+            return [SlotJudgment(error=res.abstain) for _ in range(samples)]
+        dims = [d for d in self.rubric.ids if d in res.a and d in res.b]
+        s1, s2 = (res.a, res.b) if first == "A" else (res.b, res.a)
         note = {d: "measured from the waveform" for d in dims}
         return [SlotJudgment({d: s1[d] for d in dims}, {d: s2[d] for d in dims}, dict(note)) for _ in range(samples)]
 

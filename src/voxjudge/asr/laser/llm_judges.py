@@ -22,7 +22,7 @@ from typing import Any
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
-from voxjudge.llm import Item, Judge, LabelOutcome, Task, label_many, load_tasks
+from voxjudge.llm import Item, Judge, LabelOutcome, Request, Task, label_many, load_tasks, planned_requests
 
 CERTAIN = {None, "alternate_spelling", "numerical_phrase"}  # rule labels that need no model
 
@@ -109,6 +109,45 @@ class LLMStats:
         return dict(self.__dict__)
 
 
+def _split_by_rules(
+    items: Sequence[tuple[str, RubricPair, str]], rubric: LaserRubric, prefilter: bool
+) -> tuple[list[Label | None], list[Item]]:
+    """Labels of the pairs the rules settle with certainty, and the others as task items."""
+    out: list[Label | None] = [None] * len(items)
+    todo: list[Item] = []
+    for k, (_, pair, lang) in enumerate(items):
+        rule = classify(pair, lang)
+        if prefilter and (pair.op == "equal" or rule.error_type in CERTAIN and rule.label != "major"):
+            out[k] = rule
+            continue
+        todo.append(pair_item(f"p{k}", pair.ref_text, pair.hyp_text, rubric, lang))
+    return out, todo
+
+
+def planned_laser_requests(
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    ids: Sequence[str],
+    rubric: LaserRubric,
+    *,
+    lang: str | None = None,
+    mode: str = "pairs",
+    batch_size: int = 32,
+    prefilter: bool = True,
+) -> list[Request]:
+    """The first-round requests a LASER run would send (for a dry run's estimate)."""
+    from voxjudge.asr.laser.scoring import align_utterances
+
+    aligned = align_utterances(references, hypotheses, ids, lang)
+    if mode == "pairs":
+        items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
+        return planned_requests(pairs_task(rubric, batch_size), _split_by_rules(items, rubric, prefilter)[1])
+    todo = [
+        sentence_item(uid, r, h, language, rubric) for (uid, language, _), r, h in zip(aligned, references, hypotheses)
+    ]
+    return planned_requests(sentence_task(rubric), todo)
+
+
 async def llm_label_pairs(
     judge: Judge,
     items: Sequence[tuple[str, RubricPair, str]],
@@ -122,15 +161,8 @@ async def llm_label_pairs(
     unscored: no label, no penalty). ``stats.stopped`` says when a budget stopped the run."""
     task = pairs_task(rubric, batch_size)
     stats = LLMStats(pairs=len(items), task=task.name, task_hash=task.sha256)
-    out: list[Label | None] = [None] * len(items)
-    todo: list[Item] = []
-    for k, (_, pair, lang) in enumerate(items):
-        rule = classify(pair, lang)
-        if prefilter and (pair.op == "equal" or rule.error_type in CERTAIN and rule.label != "major"):
-            out[k] = rule
-            stats.settled_by_rules += 1
-            continue
-        todo.append(pair_item(f"p{k}", pair.ref_text, pair.hyp_text, rubric, lang))
+    out, todo = _split_by_rules(items, rubric, prefilter)
+    stats.settled_by_rules = len(items) - len(todo)
     stats.sent_to_model = len(todo)
     outcome = await label_many(judge, task, todo, progress=progress)
     stats.unknown_ids = outcome.unknown_ids
