@@ -51,8 +51,8 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
     env = Environment(loader=PackageLoader("voxjudge.studio", "templates"), autoescape=select_autoescape(["html"]))
     static_dir = str(resources.files("voxjudge.studio").joinpath("static"))
 
-    def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        html = env.get_template(name).render(**ctx)
+    def page(template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        html = env.get_template(template).render(**ctx)
         return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
     def csrf_for(who) -> str:
