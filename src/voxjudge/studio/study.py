@@ -72,8 +72,8 @@ def init_study(
     found = tasks.read_items(task, items_path, hyp=hyp, ids=ids)
     by_id = {it.item_id: it for it in found}
     gold_answers = _read_gold(gold, task, by_id) if gold else {}
+    folder.mkdir(parents=True, exist_ok=True)
     if db is None:
-        folder.mkdir(parents=True, exist_ok=True)
         if (folder / "studio.db").exists():
             raise InputError(f"{folder}: a study already exists here")
     config = {
