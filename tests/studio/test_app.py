@@ -181,10 +181,12 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
         for seq, score in sent.items():
             assert by_key[(name, seq)]["answer"] == {"score": score}
     assert all(a["version"] == 1 for a in stored)  # retries never counted as edits
-    # balanced: the first items handed out each got exactly 2 answers (at most one item is half done)
+    # balanced: least-covered items first, so no item is more than one answer ahead of another
     from collections import Counter
 
-    assert list(Counter(Counter(a["item_id"] for a in stored).values())) in ([2], [2, 1], [1, 2])
+    per_item = Counter(a["item_id"] for a in stored)
+    counts = [per_item.get(f"u{i}", 0) for i in range(1000)]
+    assert max(counts) - min(counts) <= 1 and max(counts) <= 2
 
 
 def test_nothing_lost_small(tmp_path, live):
