@@ -145,7 +145,7 @@ def agreement(task: str, answers: list[dict], payloads: dict[str, dict], config,
     for dim, (m, names, _ids) in matrices(task, answers, payloads, config).items():
         level = LEVELS[task][dim]
         row: dict[str, Any] = {"dimension": dim, "level": level, "annotators": len(names),
-                               "items": int(((~np.isnan(m)).sum(axis=0) >= 2).sum()) if m.size else 0}
+                               "n_items": int(((~np.isnan(m)).sum(axis=0) >= 2).sum()) if m.size else 0}
         stats = {"alpha": lambda x, lv=level: _alpha(x, lv)}
         if level != "interval":
             stats["fleiss"] = _fleiss
