@@ -103,25 +103,13 @@ class Flow:
         item_pk, taken = fresh
         return self._assign(c, annotator_pk, item_pk, 0, taken, seq)
 
+    def _fresh_query(self, have: set[int]):
+        q = sa.select(items.c.pk, items.c.taken).where(items.c.gold.is_(None), items.c.taken < self.k)
+        return q.where(items.c.pk.notin_(have)) if have else q
+
     def _fresh(self, c, have: set[int]) -> tuple[int, int] | None:
-        a = assignments
-        taken = (
-            sa.select(a.c.item_pk, sa.func.count(a.c.slot).label("n"))
-            .where(a.c.slot.isnot(None))
-            .group_by(a.c.item_pk)
-            .subquery()
-        )
-        n = sa.func.coalesce(taken.c.n, 0)
-        q = (
-            sa.select(items.c.pk, n.label("n"))
-            .select_from(items.outerjoin(taken, taken.c.item_pk == items.c.pk))
-            .where(items.c.gold.is_(None), n < self.k)
-            .order_by(n, items.c.shuffle)
-        )
-        if have:
-            q = q.where(items.c.pk.notin_(have))
-        row = c.execute(q.limit(1)).first()
-        return None if row is None else (row.pk, int(row.n))
+        row = c.execute(self._fresh_query(have).order_by(items.c.taken, items.c.shuffle).limit(1)).first()
+        return None if row is None else (row.pk, int(row.taken))
 
     def _repeat_pool(self, c, annotator_pk: int, repeated: set[int]) -> list[int]:
         a = assignments
@@ -139,6 +127,12 @@ class Flow:
         return [pk for pk in rows if pk not in repeated]
 
     def _assign(self, c, annotator_pk: int, item_pk: int, copy: int, slot: int | None, seq: int) -> int:
+        if slot is not None:  # take the slot; a racing claim of the same slot updates nothing
+            done = c.execute(
+                sa.update(items).where(items.c.pk == item_pk, items.c.taken == slot).values(taken=slot + 1)
+            ).rowcount
+            if done != 1:
+                raise IntegrityError("slot taken", None, Exception("slot taken"))
         n_audio = c.execute(sa.select(sa.func.count()).where(item_audio.c.item_pk == item_pk)).scalar()
         rng = np.random.default_rng([self.config["seed"], annotator_pk, item_pk, copy])
         present = tasks.presentation_order(self.task, n_audio, rng)
@@ -251,19 +245,7 @@ class Flow:
                 .where(a.c.annotator_pk == annotator_pk)
             ).all()
             have = {r.item_pk for r in rows if r.copy == 0}
-            taken = (
-                sa.select(a.c.item_pk, sa.func.count(a.c.slot).label("n"))
-                .where(a.c.slot.isnot(None))
-                .group_by(a.c.item_pk)
-                .subquery()
-            )
-            n = sa.func.coalesce(taken.c.n, 0)
-            q = (
-                sa.select(items.c.pk)
-                .select_from(items.outerjoin(taken, taken.c.item_pk == items.c.pk))
-                .where(items.c.gold.is_(None), n < self.k)
-            )
-            open_items = sum(1 for pk in c.execute(q).scalars() if pk not in have)
+            open_items = c.execute(sa.select(sa.func.count()).select_from(self._fresh_query(have).subquery())).scalar()
             gold = set(c.execute(sa.select(items.c.pk).where(items.c.gold.isnot(None))).scalars())
         done = sum(1 for r in rows if r.status is not None)
         repeats_left = max(0, self.repeats - sum(1 for r in rows if r.copy == 1))

@@ -31,9 +31,11 @@ items = sa.Table(
     sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("item_id", sa.String(512), nullable=False, unique=True),
     sa.Column("shuffle", sa.Integer, nullable=False),  # seeded order in which fresh items are handed out
+    sa.Column("taken", sa.Integer, nullable=False, default=0),  # counted slots claimed so far (0..K)
     sa.Column("gold", sa.Text),  # the expected answer (JSON, source terms) for gold items
     sa.Column("payload", sa.Text, nullable=False),
     sa.Column("source", sa.Text, nullable=False),
+    sa.Index("vj_items_fresh", "taken", "shuffle"),
 )
 audio = sa.Table(
     "vj_audio",
@@ -155,6 +157,7 @@ class Store:
                     sa.insert(items).values(
                         item_id=it.item_id,
                         shuffle=int(sh),
+                        taken=0,
                         gold=None if g is None else json.dumps(g),
                         payload=json.dumps(it.payload, ensure_ascii=False),
                         source=json.dumps(it.source, ensure_ascii=False),
