@@ -77,13 +77,16 @@ def _pg_bin() -> Path | None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory):
+def postgres_url():
     """A throwaway PostgreSQL cluster on 127.0.0.1 (initdb + pg_ctl), removed at the end."""
     bindir = _pg_bin()
     if bindir is None:
         pytest.skip("PostgreSQL server binaries not found (apt-get install postgresql)")
     pytest.importorskip("psycopg")
-    base = Path(tmp_path_factory.mktemp("pg"))
+    import tempfile
+
+    # not under pytest's tmp folder: that is private to root, and the server runs as another user
+    base = Path(tempfile.mkdtemp(prefix="voxjudge-pg-"))
     data = base / "data"
     port = free_port()
     as_root = os.geteuid() == 0
@@ -91,11 +94,6 @@ def postgres_url(tmp_path_factory):
         if shutil.which("runuser") is None:
             pytest.skip("running as root and runuser is missing: cannot start PostgreSQL as another user")
         os.chmod(base, 0o777)
-        for parent in list(base.parents)[:4]:  # let the postgres user reach the folder
-            try:
-                os.chmod(parent, os.stat(parent).st_mode | 0o011)
-            except PermissionError:
-                pass
 
     def run(*cmd: str) -> None:
         full = ["runuser", "-u", "postgres", "--", *cmd] if as_root else list(cmd)
@@ -110,6 +108,7 @@ def postgres_url(tmp_path_factory):
         yield url
     finally:
         run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -148,7 +148,7 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
     items = tmp_path / "items.tsv"
     lines = ["id\tannotation"] + [f"u{i}\tword{i} one <AP> two <SB>" for i in range(1000)]
     items.write_text("\n".join(lines) + "\n")
-    init_study(tmp_path / "s", "breaks", items, per_item=2, db=db_url)
+    init_study(tmp_path / "s", "breaks", items, per_item=3, db=db_url)  # slack: nobody runs out of items
     store = Store(db_url)
     tokens = {f"ann{i:02d}": store.invite(f"ann{i:02d}") for i in range(n_annotators)}
     server = live(lambda: create_app(Store(db_url)))
@@ -186,7 +186,7 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
 
     per_item = Counter(a["item_id"] for a in stored)
     counts = [per_item.get(f"u{i}", 0) for i in range(1000)]
-    assert max(counts) - min(counts) <= 1 and max(counts) <= 2
+    assert max(counts) - min(counts) <= 1
 
 
 def test_nothing_lost_small(tmp_path, live):
