@@ -71,14 +71,28 @@ def start_postgres(folder: Path) -> tuple[str, callable] | None:
         os.chmod(folder, 0o777)
 
     def run(*cmd):
-        subprocess.run((["runuser", "-u", "postgres", "--"] if root else []) + list(cmd), check=True,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            (["runuser", "-u", "postgres", "--"] if root else []) + list(cmd),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
     run(str(bindir / "initdb"), "-D", str(data), "-U", "vj", "--auth=trust", "--no-sync")
-    run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "pg.log"), "-w", "-o",
-        f"-h 127.0.0.1 -p {port} -k {folder} -c max_connections=200", "start")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(folder / "pg.log"),
+        "-w",
+        "-o",
+        f"-h 127.0.0.1 -p {port} -k {folder} -c max_connections=200",
+        "start",
+    )
     return f"postgresql+psycopg://vj@127.0.0.1:{port}/postgres", lambda: run(
-        str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop")
+        str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"
+    )
 
 
 async def annotate(url: str, token: str, rounds: int, page_times: list, submit_times: list) -> None:
@@ -92,8 +106,9 @@ async def annotate(url: str, token: str, rounds: int, page_times: list, submit_t
             csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
             sid = re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1)
             t0 = time.perf_counter()
-            r = await c.post(f"/item/{seq}", data={"csrf": csrf, "submission_id": sid, "action": "save",
-                                                   "score": str(1 + k % 5)})
+            r = await c.post(
+                f"/item/{seq}", data={"csrf": csrf, "submission_id": sid, "action": "save", "score": str(1 + k % 5)}
+            )
             submit_times.append(time.perf_counter() - t0)
             assert r.status_code == 303, r.status_code
 
@@ -115,8 +130,9 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
     from voxjudge.studio.study import init_study, invite
 
     items = folder / f"{name}.tsv"
-    items.write_text("id\tannotation\n" + "".join(f"u{i}\tword{i} goes <AP> home now <SB>\n"
-                                                 for i in range(args.items)))
+    items.write_text(
+        "id\tannotation\n" + "".join(f"u{i}\tword{i} goes <AP> home now <SB>\n" for i in range(args.items))
+    )
     study = folder / name
     init_study(study, "breaks", items, per_item=3, db=db)
     tokens = [invite(study, f"a{i}", db=db) for i in range(args.annotators)]
@@ -140,8 +156,12 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
 def run_bare(folder: Path, args) -> np.ndarray:
     (folder / "bare_app.py").write_text(BARE_APP)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bare_app:app", "--port", str(port), "--log-level",
-                             "warning"], cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "bare_app:app", "--port", str(port), "--log-level", "warning"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
@@ -173,17 +193,23 @@ def main() -> None:
                 print("PostgreSQL server binaries not found: SQLite only")
         peer = run_bare(folder, args)
         p95_bare = float(np.percentile(peer, 95))
-        print(f"{args.annotators} concurrent annotators x {args.rounds} items, study of {args.items} items; "
-              f"{os.cpu_count()} cores")
-        print(f"bare Starlette route: {len(peer)} requests, p50 {1000 * np.median(peer):.1f} ms, "
-              f"p95 {1000 * p95_bare:.1f} ms")
+        print(
+            f"{args.annotators} concurrent annotators x {args.rounds} items, study of {args.items} items; "
+            f"{os.cpu_count()} cores"
+        )
+        print(
+            f"bare Starlette route: {len(peer)} requests, p50 {1000 * np.median(peer):.1f} ms, "
+            f"p95 {1000 * p95_bare:.1f} ms"
+        )
         for name, db in backends:
             r = run_backend(name, folder, db, args)
             p95_page = float(np.percentile(r["pages"], 95))
             p95_submit = float(np.percentile(r["submits"], 95))
-            print(f"{name:10s} item page p50 {1000 * np.median(r['pages']):.1f} ms, p95 {1000 * p95_page:.1f} ms "
-                  f"({p95_page / p95_bare:.1f}x bare); submit p95 {1000 * p95_submit:.1f} ms "
-                  f"({p95_submit / p95_bare:.1f}x); {len(r['submits']) / r['wall']:.0f} answers/s")
+            print(
+                f"{name:10s} item page p50 {1000 * np.median(r['pages']):.1f} ms, p95 {1000 * p95_page:.1f} ms "
+                f"({p95_page / p95_bare:.1f}x bare); submit p95 {1000 * p95_submit:.1f} ms "
+                f"({p95_submit / p95_bare:.1f}x); {len(r['submits']) / r['wall']:.0f} answers/s"
+            )
     finally:
         if stop_pg:
             stop_pg()

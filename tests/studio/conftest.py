@@ -101,8 +101,19 @@ def postgres_url():
 
     run(str(bindir / "initdb"), "-D", str(data), "-U", "vj", "--auth=trust", "-E", "UTF8", "--no-sync")
     log = base / "pg.log"
-    run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
-        f"-h 127.0.0.1 -p {port} -k {base} -c fsync=off -c max_connections=200", "start")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(log),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-h 127.0.0.1 -p {port} -k {base} -c fsync=off -c max_connections=200",
+        "start",
+    )
     url = f"postgresql+psycopg://vj@127.0.0.1:{port}/postgres"
     try:
         yield url

@@ -15,7 +15,8 @@ def work(store, name: str, answer_for, *, skip=lambda view: False) -> int:
     n = 0
     while (seq := flow.next_seq(who.pk)) is not None:
         view = flow.view(who.pk, seq)
-        flow.submit(who.pk, seq, submission_id=uuid.uuid4().hex, skip=skip(view), fields=answer_for(view),
-                    flag=False, note="")
+        flow.submit(
+            who.pk, seq, submission_id=uuid.uuid4().hex, skip=skip(view), fields=answer_for(view), flag=False, note=""
+        )
         n += 1
     return n

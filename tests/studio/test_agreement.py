@@ -16,12 +16,14 @@ from voxjudge.studio.study import init_study, open_store
 
 NAN = np.nan
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units example
-KRIPPENDORFF_2011 = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
-    [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
-])
+KRIPPENDORFF_2011 = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
+        [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+    ]
+)
 
 
 def test_alpha_matches_the_published_example():
@@ -61,7 +63,11 @@ def test_perfect_agreement_and_the_admin_summary(tmp_path):
     gold.write_text('{"id": "h001", "answer": {"score": 5}}\n{"id": "h002", "answer": {"score": 4}}\n')
     init_study(tmp_path / "s", "breaks", EXAMPLES / "breaks/hypotheses.tsv", per_item=2, gold=gold, repeats=2)
     store = open_store(tmp_path / "s")
-    truth = {r.split("\t")[0]: int(r.split("\t")[1]) for r in (EXAMPLES / "breaks/human.tsv").read_text().split("\n")[1:] if r}
+    truth = {
+        r.split("\t")[0]: int(r.split("\t")[1])
+        for r in (EXAMPLES / "breaks/human.tsv").read_text().split("\n")[1:]
+        if r
+    }
     work(store, "a", lambda v: {"score": truth[v.item_id]})
     work(store, "b", lambda v: {"score": truth[v.item_id] if not v.is_repeat else 1 + truth[v.item_id] % 5})
     s = AdminView(store).summary()

@@ -17,9 +17,17 @@ from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
 
 CHROMIUM = os.environ.get("VOXJUDGE_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--autoplay-policy=no-user-gesture-required"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--autoplay-policy=no-user-gesture-required",
+]
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +39,10 @@ def browser(tmp_path):
         pytest.skip(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
     with sync_api.sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            str(tmp_path / "profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
             viewport={"width": 1100, "height": 900},
         )
         try:

@@ -14,8 +14,14 @@ from voxjudge.studio.study import export_study, init_study, open_store
 
 
 def test_asr_sentence_export_is_read_by_asr_score(tmp_path, capsys):
-    init_study(tmp_path / "s", "asr-sentence", EXAMPLES / "asr/hi/ref.txt", hyp=EXAMPLES / "asr/hi/sys_b.txt",
-               ids=True, per_item=2)
+    init_study(
+        tmp_path / "s",
+        "asr-sentence",
+        EXAMPLES / "asr/hi/ref.txt",
+        hyp=EXAMPLES / "asr/hi/sys_b.txt",
+        ids=True,
+        per_item=2,
+    )
     store = open_store(tmp_path / "s")
     # annotator 1 counts one major error everywhere, annotator 2 one minor error
     work(store, "ann", lambda v: {"major": 1, "minor": 0, "no_penalty": 0})
@@ -36,8 +42,22 @@ def test_asr_sentence_export_is_read_by_asr_score(tmp_path, capsys):
     uid = "f01-hi001"
     n = payload[uid]["ref_words"]
     assert scores[uid] == pytest.approx(((1 - 1 / n) + (1 - 0.5 / n)) / 2, abs=1e-6)
-    code = main(["asr", "score", "--ref", str(EXAMPLES / "asr/hi/ref.txt"), "--hyp", str(EXAMPLES / "asr/hi/sys_b.txt"),
-                 "--ids", "--human", str(out), "--json", "--resamples", "200"])
+    code = main(
+        [
+            "asr",
+            "score",
+            "--ref",
+            str(EXAMPLES / "asr/hi/ref.txt"),
+            "--hyp",
+            str(EXAMPLES / "asr/hi/sys_b.txt"),
+            "--ids",
+            "--human",
+            str(out),
+            "--json",
+            "--resamples",
+            "200",
+        ]
+    )
     assert code == 0
     res = json.loads(capsys.readouterr().out)
     assert res["agreement"]
@@ -54,8 +74,19 @@ def test_breaks_export_is_read_by_breaks_score(tmp_path, capsys):
 
     human = read_human_scores(out)
     assert len(human) == 72 and all(1 <= v <= 5 for v in human.values())
-    code = main(["breaks", "score", "--refs", str(EXAMPLES / "breaks/table.jsonl"), "--hyps",
-                 str(EXAMPLES / "breaks/hypotheses.tsv"), "--human", str(out), "--json"])
+    code = main(
+        [
+            "breaks",
+            "score",
+            "--refs",
+            str(EXAMPLES / "breaks/table.jsonl"),
+            "--hyps",
+            str(EXAMPLES / "breaks/hypotheses.tsv"),
+            "--human",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0
     assert json.loads(capsys.readouterr().out)["n"] == 72
 
@@ -95,9 +126,21 @@ def test_pairwise_export_maps_ab_order_back_and_is_read_by_pairwise(tmp_path, ca
 def test_pairwise_disagreement_is_not_confident(tmp_path):
     init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=3)
     store = open_store(tmp_path / "s")
-    work(store, "a", lambda v: {d: "first" if v.present == [0, 1] else "second" for d in ("C1", "C2", "C3", "C4", "overall")})
-    work(store, "b", lambda v: {d: "first" if v.present == [0, 1] else "second" for d in ("C1", "C2", "C3", "C4", "overall")})
-    work(store, "c", lambda v: {d: "second" if v.present == [0, 1] else "first" for d in ("C1", "C2", "C3", "C4", "overall")})
+    work(
+        store,
+        "a",
+        lambda v: {d: "first" if v.present == [0, 1] else "second" for d in ("C1", "C2", "C3", "C4", "overall")},
+    )
+    work(
+        store,
+        "b",
+        lambda v: {d: "first" if v.present == [0, 1] else "second" for d in ("C1", "C2", "C3", "C4", "overall")},
+    )
+    work(
+        store,
+        "c",
+        lambda v: {d: "second" if v.present == [0, 1] else "first" for d in ("C1", "C2", "C3", "C4", "overall")},
+    )
     out = tmp_path / "h.jsonl"
     export_study(tmp_path / "s", out)
     from voxjudge.pairwise.data import read_pairs

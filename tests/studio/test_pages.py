@@ -13,17 +13,41 @@ from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
 
 CASES = {
-    "asr-sentence": (dict(items=EXAMPLES / "asr/hi/ref.txt", hyp=EXAMPLES / "asr/hi/sys_b.txt", ids=True),
-                     "Compare the reference transcript with the ASR hypothesis",
-                     {"major": "1", "minor": "2", "no_penalty": "0"}, {"major": "-1"}, "between 0 and"),
-    "asr-pairs": (dict(items="tests/data/laser_pairs.tsv"), "You grade ASR errors for meaning",
-                  {"error_type": "none"}, {"error_type": "banana"}, "error type"),
-    "breaks": (dict(items=EXAMPLES / "breaks/hypotheses.tsv"), "You annotate prosodic phrase breaks",
-               {"score": "4"}, {"score": "7"}, "1, 2, 3, 4 or 5"),
-    "pairwise": (dict(items=EXAMPLES / "pairwise/pairs.jsonl"), "Rate both clips on every dimension",
-                 {d: "tie" for d in ("C1", "C2", "C3", "C4", "overall")}, {"C1": "first"}, "choose first, second"),
-    "rank": (dict(items=EXAMPLES / "pairwise/candidates.jsonl"), "Rate both clips on every dimension",
-             {"top": "3,0,1"}, {"top": "1,1,2"}, "different clips"),
+    "asr-sentence": (
+        dict(items=EXAMPLES / "asr/hi/ref.txt", hyp=EXAMPLES / "asr/hi/sys_b.txt", ids=True),
+        "Compare the reference transcript with the ASR hypothesis",
+        {"major": "1", "minor": "2", "no_penalty": "0"},
+        {"major": "-1"},
+        "between 0 and",
+    ),
+    "asr-pairs": (
+        dict(items="tests/data/laser_pairs.tsv"),
+        "You grade ASR errors for meaning",
+        {"error_type": "none"},
+        {"error_type": "banana"},
+        "error type",
+    ),
+    "breaks": (
+        dict(items=EXAMPLES / "breaks/hypotheses.tsv"),
+        "You annotate prosodic phrase breaks",
+        {"score": "4"},
+        {"score": "7"},
+        "1, 2, 3, 4 or 5",
+    ),
+    "pairwise": (
+        dict(items=EXAMPLES / "pairwise/pairs.jsonl"),
+        "Rate both clips on every dimension",
+        {d: "tie" for d in ("C1", "C2", "C3", "C4", "overall")},
+        {"C1": "first"},
+        "choose first, second",
+    ),
+    "rank": (
+        dict(items=EXAMPLES / "pairwise/candidates.jsonl"),
+        "Rate both clips on every dimension",
+        {"top": "3,0,1"},
+        {"top": "1,1,2"},
+        "different clips",
+    ),
 }
 
 

@@ -14,8 +14,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats
-    from voxjudge.cli import studio
+    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats, studio
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",

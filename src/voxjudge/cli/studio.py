@@ -19,10 +19,14 @@ def register(groups) -> None:
 
     p = cmds.add_parser("init", help="create a study in DIR from items in the evaluators' formats")
     p.add_argument("dir", help="study folder (holds studio.db unless --db is given)")
-    p.add_argument("--task", required=True, choices=["asr-sentence", "asr-pairs", "breaks", "pairwise", "rank"],
-                   help=TASK_HELP)
-    p.add_argument("--items", required=True, help="items: pairs/candidates JSONL, hypotheses TSV, word pairs, "
-                   "or a reference file with --hyp")
+    p.add_argument(
+        "--task", required=True, choices=["asr-sentence", "asr-pairs", "breaks", "pairwise", "rank"], help=TASK_HELP
+    )
+    p.add_argument(
+        "--items",
+        required=True,
+        help="items: pairs/candidates JSONL, hypotheses TSV, word pairs, or a reference file with --hyp",
+    )
     p.add_argument("--hyp", help="asr-sentence: hypothesis file matched to --items (the references)")
     p.add_argument("--ids", action="store_true", help="asr-sentence text files are Kaldi 'id text'")
     p.add_argument("--per-item", type=int, default=3, help="annotators per item (default: 3)")
@@ -63,17 +67,30 @@ def _need_extra() -> None:
         import sqlalchemy  # noqa: F401
         import starlette  # noqa: F401
     except ImportError as e:
-        raise InputError(f"voxjudge studio needs the studio extra: pip install 'voxjudge[studio]' ({e.name} missing)")
+        missing = e.name
+        raise InputError(f"voxjudge studio needs: pip install 'voxjudge[studio]' ({missing} is missing)") from None
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     _need_extra()
     from voxjudge.studio.study import init_study
 
-    info = init_study(args.dir, args.task, args.items, per_item=args.per_item, hyp=args.hyp, ids=args.ids,
-                      gold=args.gold, repeats=args.repeats, seed=args.seed, db=args.db)
-    print(f"study {args.dir}: task {info['task']}, {info['items']} items, {info['per_item']} annotators per item, "
-          f"{info['gold']} gold, {info['repeats']} repeats per annotator")
+    info = init_study(
+        args.dir,
+        args.task,
+        args.items,
+        per_item=args.per_item,
+        hyp=args.hyp,
+        ids=args.ids,
+        gold=args.gold,
+        repeats=args.repeats,
+        seed=args.seed,
+        db=args.db,
+    )
+    print(
+        f"study {args.dir}: task {info['task']}, {info['items']} items, {info['per_item']} annotators per item, "
+        f"{info['gold']} gold, {info['repeats']} repeats per annotator"
+    )
     print(f"next: voxjudge studio invite {args.dir} --annotator NAME")
     return 0
 
@@ -106,6 +123,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.studio.study import export_study
 
     s = export_study(args.dir, args.out, fmt=args.format, db=args.db)
-    print(f"wrote {s['written']} of {s['items']} items to {args.out}"
-          + (f"; {len(s['unresolved'])} without agreement: {', '.join(s['unresolved'][:5])}" if s["unresolved"] else ""))
+    print(
+        f"wrote {s['written']} of {s['items']} items to {args.out}"
+        + (f"; {len(s['unresolved'])} without agreement: {', '.join(s['unresolved'][:5])}" if s["unresolved"] else "")
+    )
     return 0

@@ -55,8 +55,11 @@ class AdminView:
             secs = [a["seconds"] for a in got if a["seconds"] is not None]
             gold = [a for a in got if a["gold"] and a["status"] == "answered" and not a["repeat"]]
             first = {a["item_id"]: a["answer"] for a in got if not a["repeat"] and a["status"] == "answered"}
-            again = [(first[a["item_id"]], a["answer"]) for a in got if a["repeat"] and a["status"] == "answered"
-                     and a["item_id"] in first]
+            again = [
+                (first[a["item_id"]], a["answer"])
+                for a in got
+                if a["repeat"] and a["status"] == "answered" and a["item_id"] in first
+            ]
             rows.append(
                 {
                     "name": p.name,

@@ -138,14 +138,19 @@ def _ci(m: np.ndarray, fn, n_resamples: int, seed: int) -> tuple[float | None, f
     return float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))
 
 
-def agreement(task: str, answers: list[dict], payloads: dict[str, dict], config, *, n_resamples: int = 200,
-              seed: int = 0) -> list[dict[str, Any]]:
+def agreement(
+    task: str, answers: list[dict], payloads: dict[str, dict], config, *, n_resamples: int = 200, seed: int = 0
+) -> list[dict[str, Any]]:
     """One row per dimension: level, items with two or more ratings, alpha, Fleiss, Cohen, each with a CI."""
     rows = []
     for dim, (m, names, _ids) in matrices(task, answers, payloads, config).items():
         level = LEVELS[task][dim]
-        row: dict[str, Any] = {"dimension": dim, "level": level, "annotators": len(names),
-                               "n_items": int(((~np.isnan(m)).sum(axis=0) >= 2).sum()) if m.size else 0}
+        row: dict[str, Any] = {
+            "dimension": dim,
+            "level": level,
+            "annotators": len(names),
+            "n_items": int(((~np.isnan(m)).sum(axis=0) >= 2).sum()) if m.size else 0,
+        }
         stats = {"alpha": lambda x, lv=level: _alpha(x, lv)}
         if level != "interval":
             stats["fleiss"] = _fleiss

@@ -66,8 +66,9 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
         return who
 
     def denied() -> HTMLResponse:
-        return page("message.html", 403, title="Not signed in",
-                    message="Open the personal link you were given to start.")
+        return page(
+            "message.html", 403, title="Not signed in", message="Open the personal link you were given to start."
+        )
 
     def same_origin(request: Request) -> bool:
         origin = request.headers.get("origin")
@@ -150,8 +151,9 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
             return page("message.html", 404, title="No such item", message="This item is not in your list.")
         except tasks.AnswerError as e:
             return await show(request, error=str(e), status=422, draft=fields)
-        return RedirectResponse("/next" if form.get("go") != "stay" else f"/item/{seq}", status_code=303,
-                                headers=SECURITY_HEADERS)
+        return RedirectResponse(
+            "/next" if form.get("go") != "stay" else f"/item/{seq}", status_code=303, headers=SECURITY_HEADERS
+        )
 
     async def item(request: Request) -> Response:
         return await (submit(request) if request.method == "POST" else show(request))

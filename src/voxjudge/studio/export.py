@@ -28,9 +28,9 @@ def laser_score(answer: dict[str, int], ref_words: int, tiers: dict[str, float])
     """LASER from an annotator's error counts: 1 - (minor and major penalties) / reference words."""
     if not ref_words:
         return None
-    penalty = answer["major"] * tiers["major"] + answer["minor"] * tiers["minor"] + answer["no_penalty"] * tiers[
-        "no_penalty"
-    ]
+    penalty = (
+        answer["major"] * tiers["major"] + answer["minor"] * tiers["minor"] + answer["no_penalty"] * tiers["no_penalty"]
+    )
     return 1 - penalty / ref_words
 
 

@@ -87,7 +87,9 @@ class Flow:
         repeated = {r.item_pk for r in mine if r.copy == 1}
         gold_left = [
             pk
-            for pk in c.execute(sa.select(items.c.pk).where(items.c.gold.isnot(None)).order_by(items.c.shuffle)).scalars()
+            for pk in c.execute(
+                sa.select(items.c.pk).where(items.c.gold.isnot(None)).order_by(items.c.shuffle)
+            ).scalars()
             if pk not in have
         ]
         fresh = self._fresh(c, have)
@@ -155,15 +157,26 @@ class Flow:
         a = assignments
         with self.store.engine.connect() as c:
             row = c.execute(
-                sa.select(a, items.c.item_id, items.c.payload, answers.c.answer, answers.c.status, answers.c.flag,
-                          answers.c.note)
-                .select_from(a.join(items, items.c.pk == a.c.item_pk).outerjoin(answers, answers.c.assignment_pk == a.c.pk))
+                sa.select(
+                    a,
+                    items.c.item_id,
+                    items.c.payload,
+                    answers.c.answer,
+                    answers.c.status,
+                    answers.c.flag,
+                    answers.c.note,
+                )
+                .select_from(
+                    a.join(items, items.c.pk == a.c.item_pk).outerjoin(answers, answers.c.assignment_pk == a.c.pk)
+                )
                 .where(a.c.annotator_pk == annotator_pk, a.c.seq == seq)
             ).first()
             if row is None:
                 raise NotYours(seq)
             clips = dict(
-                c.execute(sa.select(item_audio.c.slot, item_audio.c.audio_pk).where(item_audio.c.item_pk == row.item_pk)).all()
+                c.execute(
+                    sa.select(item_audio.c.slot, item_audio.c.audio_pk).where(item_audio.c.item_pk == row.item_pk)
+                ).all()
             )
         if row.shown_at is None:
             with self.store.writer.begin() as w:

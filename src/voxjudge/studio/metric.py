@@ -68,8 +68,13 @@ def compare(task: str, metric: dict[str, Any], consensus: dict[str, dict], *, n_
             pairs = [(metric[i][dim], h[dim]) for i, h in consensus.items() if i in metric and h.get(dim)]
             pairs = [(m, h) for m, h in pairs if m != "abstain"]
             acc[dim] = {"n": len(pairs), "accuracy": (sum(m == h for m, h in pairs) / len(pairs)) if pairs else None}
-        svg = grouped_bars(dims, {"accuracy": [acc[d]["accuracy"] for d in dims]}, title="Judge vs humans",
-                           x_label="dimension", y_label="accuracy")
+        svg = grouped_bars(
+            dims,
+            {"accuracy": [acc[d]["accuracy"] for d in dims]},
+            title="Judge vs humans",
+            x_label="dimension",
+            y_label="accuracy",
+        )
         return {"kind": "accuracy", "by_dimension": acc, "svg": svg}
     from voxjudge.stats import correlate
 
@@ -82,6 +87,12 @@ def compare(task: str, metric: dict[str, Any], consensus: dict[str, dict], *, n_
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         return {"kind": "correlation", "n": len(ids), "correlations": [], "svg": None}
     corr = [c.as_dict() for c in correlate(ys, xs, n_resamples=n_resamples)]
-    svg = scatter(xs, ys, title=f"Metric vs humans ({len(ids)} items)", x_label="human (mean)", y_label="metric",
-                  jitter=0.08 if task == "breaks" else 0.0)
+    svg = scatter(
+        xs,
+        ys,
+        title=f"Metric vs humans ({len(ids)} items)",
+        x_label="human (mean)",
+        y_label="metric",
+        jitter=0.08 if task == "breaks" else 0.0,
+    )
     return {"kind": "correlation", "n": len(ids), "correlations": corr, "svg": svg}

@@ -45,7 +45,7 @@ def _read_gold(path: str | Path, task: str, by_id: dict[str, tasks.Item]) -> dic
         if uid not in by_id:
             raise InputError(f"{path}:{n}: gold id {uid!r} is not an item of the study")
         if not isinstance(answer, dict) or not answer:
-            raise InputError(f"{path}:{n}: gold needs an 'answer' object, e.g. {{\"overall\": \"A\"}}")
+            raise InputError(f'{path}:{n}: gold needs an \'answer\' object, e.g. {{"overall": "A"}}')
         gold[uid] = answer
     return gold
 
