@@ -222,3 +222,38 @@ def test_init_errors_name_the_problem(tmp_path, capsys):
         gold = tmp_path / "gold.jsonl"
         gold.write_text('{"id": "zzz", "answer": {"score": 5}}\n')
         init_study(tmp_path / "g", "breaks", EXAMPLES / "breaks/hypotheses.tsv", gold=gold)
+
+
+def test_cli_init_invite_export(tmp_path, capsys):
+    study = str(tmp_path / "s")
+    assert (
+        main(
+            [
+                "studio",
+                "init",
+                study,
+                "--task",
+                "breaks",
+                "--items",
+                str(EXAMPLES / "breaks/hypotheses.tsv"),
+                "--per-item",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert "72 items" in capsys.readouterr().out
+    assert main(["studio", "invite", study, "--annotator", "maria"]) == 0
+    link = capsys.readouterr().out.strip()
+    assert link.startswith("http://127.0.0.1:8750/a/")
+    assert main(["studio", "invite", study, "--annotator", "lead", "--admin"]) == 0
+    admin_link = capsys.readouterr().out.strip()
+    assert "/admin/" in admin_link
+    store = open_store(study)
+    who = store.who(link.rsplit("/", 1)[1])
+    assert who.name == "maria" and not who.is_admin and store.who(admin_link.rsplit("/", 1)[1]).is_admin
+    work(store, "maria", lambda v: {"score": 3})
+    out = tmp_path / "human.tsv"
+    assert main(["studio", "export", study, "--out", str(out)]) == 0
+    assert "wrote 72 of 72 items" in capsys.readouterr().out
+    assert out.read_text().splitlines()[0].split("\t")[:2] == ["id", "score"]
