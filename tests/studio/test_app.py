@@ -187,8 +187,8 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
 
     per_item = Counter(a["item_id"] for a in stored)
     counts = Counter(per_item.get(f"u{i}", 0) for i in range(1000))
-    mode = counts.most_common(1)[0][0]
-    assert sum(n for level, n in counts.items() if abs(level - mode) > 0) <= 2 * n_annotators
+    lo, hi = total // 1000, -(-total // 1000)  # an even spread puts every item at one of these levels
+    assert sum(n for level, n in counts.items() if not lo <= level <= hi) <= 2 * n_annotators
 
 
 def test_nothing_lost_small(tmp_path, live):
