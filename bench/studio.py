@@ -102,7 +102,10 @@ async def annotate(url: str, token: str, rounds: int, page_times: list, submit_t
             t0 = time.perf_counter()
             r = await c.get("/next", follow_redirects=True)
             page_times.append(time.perf_counter() - t0)
-            seq = re.search(r"/item/(\d+)$", str(r.url)).group(1)
+            found = re.search(r"/item/(\d+)$", str(r.url))
+            if not found:
+                raise RuntimeError(f"/next gave HTTP {r.status_code} at {r.url}: {r.text[:300]}")
+            seq = found.group(1)
             csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
             sid = re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1)
             t0 = time.perf_counter()
@@ -139,14 +142,19 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
     tokens = [invite(study, f"a{i}", db=db) for i in range(args.annotators)]
     port = free_port()
     cmd = [sys.executable, "-m", "voxjudge.cli.main", "studio", "serve", str(study), "--port", str(port)]
-    proc = subprocess.Popen(cmd + (["--db", db] if db else []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = open(folder / f"{name}.log", "wb")
+    proc = subprocess.Popen(cmd + (["--db", db] if db else []), stdout=subprocess.DEVNULL, stderr=log)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
         pages: list = []
         submits: list = []
         t0 = time.perf_counter()
-        asyncio.run(gather(annotate(url, t, args.rounds, pages, submits) for t in tokens))
+        try:
+            asyncio.run(gather(annotate(url, t, args.rounds, pages, submits) for t in tokens))
+        except Exception:
+            print((folder / f"{name}.log").read_text()[-3000:])
+            raise
         wall = time.perf_counter() - t0
     finally:
         proc.terminate()

@@ -21,7 +21,7 @@ from voxjudge.studio import tasks
 from voxjudge.studio.store import annotators, answers, assignments, audio, item_audio, items
 
 GAP = 5  # a gold or a repeat every GAP items
-_CLAIM_TRIES = 50
+_CLAIM_TRIES = 200
 
 
 class NotYours(LookupError):
@@ -59,6 +59,10 @@ class Flow:
         self.k = int(self.config["per_item"])
         self.repeats = int(self.config.get("repeats", 0))
         self.insert = _upsert(store.engine.dialect.name)
+        with store.engine.connect() as c:  # gold items are fixed when the study is created
+            self.gold = list(
+                c.execute(sa.select(items.c.pk).where(items.c.gold.isnot(None)).order_by(items.c.shuffle)).scalars()
+            )
 
     # --- handing out items ---------------------------------------------------------------
 
@@ -85,13 +89,7 @@ class Flow:
         n_mine = len(mine)
         have = {r.item_pk for r in mine if r.copy == 0}
         repeated = {r.item_pk for r in mine if r.copy == 1}
-        gold_left = [
-            pk
-            for pk in c.execute(
-                sa.select(items.c.pk).where(items.c.gold.isnot(None)).order_by(items.c.shuffle)
-            ).scalars()
-            if pk not in have
-        ]
+        gold_left = [pk for pk in self.gold if pk not in have]
         fresh = self._fresh(c, have)
         repeat_pool = self._repeat_pool(c, annotator_pk, repeated) if len(repeated) < self.repeats else []
         seq = n_mine + 1
@@ -110,7 +108,10 @@ class Flow:
         return q.where(items.c.pk.notin_(have)) if have else q
 
     def _fresh(self, c, have: set[int]) -> tuple[int, int] | None:
-        row = c.execute(self._fresh_query(have).order_by(items.c.taken, items.c.shuffle).limit(1)).first()
+        # PostgreSQL: rows another claim holds are skipped, so concurrent annotators take different
+        # items instead of queueing on one (SQLite serialises writers and ignores the clause).
+        q = self._fresh_query(have).order_by(items.c.taken, items.c.shuffle).limit(1)
+        row = c.execute(q.with_for_update(skip_locked=True, of=items)).first()
         return None if row is None else (row.pk, int(row.taken))
 
     def _repeat_pool(self, c, annotator_pk: int, repeated: set[int]) -> list[int]:
@@ -258,11 +259,19 @@ class Flow:
                 .where(a.c.annotator_pk == annotator_pk)
             ).all()
             have = {r.item_pk for r in rows if r.copy == 0}
-            open_items = c.execute(sa.select(sa.func.count()).select_from(self._fresh_query(have).subquery())).scalar()
-            gold = set(c.execute(sa.select(items.c.pk).where(items.c.gold.isnot(None))).scalars())
+            # items with open slots, less those this annotator already has (they cannot take them again)
+            n_open = c.execute(
+                sa.select(sa.func.count()).where(items.c.taken < self.k, items.c.gold.is_(None))
+            ).scalar()
+            mine_open = c.execute(
+                sa.select(sa.func.count())
+                .select_from(a.join(items, items.c.pk == a.c.item_pk))
+                .where(a.c.annotator_pk == annotator_pk, a.c.copy == 0, items.c.taken < self.k, items.c.gold.is_(None))
+            ).scalar()
+        open_items = n_open - mine_open
         done = sum(1 for r in rows if r.status is not None)
         repeats_left = max(0, self.repeats - sum(1 for r in rows if r.copy == 1))
-        gold_left = len(gold - have)
+        gold_left = len(set(self.gold) - have)
         return {
             "done": done,
             "skipped": sum(1 for r in rows if r.status == "skipped"),
