@@ -257,3 +257,36 @@ def test_cli_init_invite_export(tmp_path, capsys):
     assert main(["studio", "export", study, "--out", str(out)]) == 0
     assert "wrote 72 of 72 items" in capsys.readouterr().out
     assert out.read_text().splitlines()[0].split("\t")[:2] == ["id", "score"]
+
+
+def test_asr_pairs_from_asr_align_output(tmp_path, capsys):
+    pairs = tmp_path / "aligned.csv"
+    assert (
+        main(
+            [
+                "asr",
+                "align",
+                "--ref",
+                str(EXAMPLES / "asr/hi/ref.txt"),
+                "--hyp",
+                str(EXAMPLES / "asr/hi/sys_b.txt"),
+                "--ids",
+                "--out",
+                str(pairs),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    import csv
+
+    rows = list(csv.DictReader(pairs.open(encoding="utf-8")))
+    mismatches = [r for r in rows if r["op"] != "equal"]
+    init_study(tmp_path / "s", "asr-pairs", pairs, per_item=1)
+    store = open_store(tmp_path / "s")
+    assert work(store, "a", lambda v: {"error_type": "wrong_word"}) == len(mismatches)
+    out = tmp_path / "labelled.jsonl"
+    export_study(tmp_path / "s", out)
+    back = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["ref"], r["hyp"], r["op"]) for r in back] == [(r["ref"], r["hyp"], r["op"]) for r in mismatches]
+    assert all(r["id"].startswith(r["id"].rsplit(":", 1)[0]) and r["label"] == "major" for r in back)

@@ -94,18 +94,32 @@ def read_items(task: str, path: str | Path, *, hyp: str | Path | None = None, id
 
 
 def _word_pairs(path: str | Path) -> list[Item]:
+    """Word pairs (``ref``, ``hyp``, optional ``lang``, ``id``), e.g. from ``asr align --out``: there
+    ids name the utterance, so each pair becomes ``id:k``, and matching pairs (op ``equal``) are
+    left out (nothing to label)."""
+    from collections import Counter
+
     from voxjudge.asr.laser.lang import detect_language
 
+    rows = _rows(path)
+    repeated = {k for k, n in Counter(str(r.get("id") or "") for _, r in rows).items() if n > 1 and k}
+    seen: Counter = Counter()
     items = []
-    for n, row in _rows(path):
+    for n, row in rows:
         if "ref" not in row or "hyp" not in row:
             raise InputError(f"{path}:{n}: needs 'ref' and 'hyp' columns (found: {', '.join(row)})")
+        rid = str(row.get("id") or "")
+        seen[rid] += 1
+        if str(row.get("op", "")) == "equal":
+            continue
         ref, hyp = str(row["ref"] or ""), str(row["hyp"] or "")
         if not ref and not hyp:
             raise InputError(f"{path}:{n}: a word pair needs a word on at least one side")
         lang = str(row.get("lang") or "") or detect_language(ref + " " + hyp)
-        uid = str(row.get("id") or f"p{n}")
+        uid = f"{rid}:{seen[rid]}" if rid in repeated else (rid or f"p{n}")
         source = {"id": uid, "lang": lang, "ref": ref, "hyp": hyp}
+        if row.get("op"):
+            source["op"] = str(row["op"])
         items.append(Item(uid, {"ref": ref, "hyp": hyp, "lang": lang}, source))
     return items
 
