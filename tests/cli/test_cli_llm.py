@@ -124,7 +124,7 @@ def test_llm_run_dry_run_and_max_cost(capsys, tmp_path, prompts):
         assert srv.count() == 0  # a dry run sends nothing
         code = main([*base, "--max-cost", "8", "--concurrency", "1", "--out", str(tmp_path / "out.jsonl")])
         err = capsys.readouterr().err
-        assert code == 3 and "stopped early: --max-cost 8 USD reached" in err
+        assert code == 3 and "stopped early: cost limit of 8 USD reached" in err
         done = len((tmp_path / "out.jsonl").read_text().splitlines())
         assert 0 < done < 6 and srv.count() == done
         # A higher limit continues where it stopped; nothing is paid twice.

@@ -99,6 +99,7 @@ class Request:
     max_tokens: int = 1024
     n: int = 1
     template: str = ""
+    template_hash: str = ""  # content hash of the task that rendered the messages
 
     def __post_init__(self) -> None:
         if not self.messages:
