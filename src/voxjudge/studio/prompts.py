@@ -32,25 +32,32 @@ def _prosody():
 
 
 def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
-    """(role, text) messages as the model judge gets them for this item (audio parts left out)."""
+    """(role, text) messages as the model judge gets them for this item (audio parts left out),
+    rendered by the evaluator's own task templates."""
+    from voxjudge.llm import Item
+
     if task == "asr-sentence":
-        from voxjudge.asr.laser.llm_judges import sentence_request
+        from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
 
-        req = sentence_request(payload["ref"], payload["hyp"], payload["lang"], _laser())
-        return [(m.role, m.text_content) for m in req.messages]
-    if task == "asr-pairs":
-        from voxjudge.asr.laser.llm_judges import _system  # the pair judge's system prompt, verbatim
+        item = sentence_item("item", payload["ref"], payload["hyp"], payload["lang"], _laser())
+        messages = sentence_task(_laser()).render([item])
+    elif task == "asr-pairs":
+        from voxjudge.asr.laser.llm_judges import pair_item, pairs_task
 
-        return [("system", _system(_laser(), payload["lang"]))]
-    if task == "breaks":
-        from voxjudge.breaks.builder import system_prompt
+        item = pair_item("item", payload["ref"], payload["hyp"], _laser(), payload["lang"])
+        messages = pairs_task(_laser()).render([item])
+    elif task == "breaks":
+        from voxjudge.breaks.builder import build_task, prompt_context
         from voxjudge.breaks.labels import LabelSet
 
-        return [("system", system_prompt(LabelSet()))]
-    r = _prosody()
-    dims = "\n".join(f"- {d.id} {d.name}: {d.description}" for d in r.dimensions if d.id in r.core)
-    user = r.prompts["coupled"].format(text=payload["text"], low=r.low, high=r.high, dimensions=dims)
-    return [("system", r.prompts["system"]), ("user", user)]
+        item = Item("item", {"text": " ".join(payload["words"])})
+        messages = build_task().render([item], context=prompt_context(LabelSet(), []))
+    else:  # pairwise and rank: the coupled prompt over the core dimensions the annotator answers
+        from voxjudge.pairwise.judges import prosody_task
+
+        rubric = _prosody().select(_prosody().core)
+        messages = prosody_task(rubric, "coupled").render([Item("item", {"text": payload["text"]})])
+    return [(m.role, m.text_content) for m in messages]
 
 
 def error_types() -> list[dict[str, Any]]:
