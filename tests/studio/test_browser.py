@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import pytest
 
@@ -68,7 +69,11 @@ def test_annotator_and_admin_in_chromium(tmp_path, live, browser):
 
     # play the first clip from the keyboard; the browser really decodes and plays it
     page.keyboard.press("Shift+Digit1")
-    page.wait_for_function("document.querySelectorAll('audio')[0].currentTime > 0.05", timeout=15000)
+    # polled from here: the page's CSP forbids the eval that wait_for_function's polling uses
+    deadline = time.time() + 15
+    while page.evaluate("document.querySelectorAll('audio')[0].currentTime") <= 0.05:
+        assert time.time() < deadline, "the first clip did not play"
+        page.wait_for_timeout(100)
     page.keyboard.press("Shift+Digit1")  # pause again
 
     # item 1 by keyboard: 1 = clip 1, 2 = clip 2, 3 = tie; each key answers the highlighted row
