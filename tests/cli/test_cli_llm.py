@@ -139,11 +139,14 @@ def test_llm_run_dry_run_and_max_cost(capsys, tmp_path, prompts):
         ('{"id": 1, "prompt": "a"}\n{"id": 1, "prompt": "b"}\n', "duplicate id '1'"),
         ("{nope\n", "not valid JSON"),
         ('{"id": 1, "prompt": "a", "audio": "missing.wav"}\n', "audio file not found"),
+        # Bytes that are not audio are refused by the same reader the acoustic judge uses.
+        ('{"id": 1, "prompt": "a", "audio": "noise.wav"}\n', "noise.wav"),
     ],
 )
 def test_llm_run_bad_input(capsys, tmp_path, content, message):
     path = tmp_path / "p.jsonl"
     path.write_text(content)
+    (tmp_path / "noise.wav").write_bytes(bytes(range(256)) * 8)
     assert main(["llm", "run", str(path), "--judge", "fake/schema", "--no-cache"]) == 2
     assert message in capsys.readouterr().err
 

@@ -33,9 +33,11 @@ class AudioPart:
 
     @classmethod
     def from_path(cls, path: str | Path) -> AudioPart:
-        from voxjudge.io.readers import read_bytes
+        """The clip after the one audio validation every path shares (format from the content,
+        not the suffix; silence-free decoding checked), so no judge is sent bytes that are not audio."""
+        from voxjudge.io.audio import audio_part
 
-        return cls(read_bytes(path, "audio file"), Path(path).suffix.lower().lstrip("."))
+        return audio_part(path)
 
     @cached_property
     def sha256(self) -> str:

@@ -38,8 +38,10 @@ def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
 
     if task == "asr-sentence":
         from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
+        from voxjudge.asr.laser.scoring import align_utterances
 
-        item = sentence_item("item", payload["ref"], payload["hyp"], payload["lang"], _laser())
+        [(_, lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
+        item = sentence_item("item", payload["ref"], payload["hyp"], lang, _laser(), pairs)
         messages = sentence_task(_laser()).render([item])
     elif task == "asr-pairs":
         from voxjudge.asr.laser.llm_judges import pair_item, pairs_task
