@@ -55,11 +55,11 @@ class BuildConfig:
 
     def __post_init__(self) -> None:
         if self.n_iter < 1:
-            raise InputError("--n-iter must be at least 1")
+            raise InputError("{n_iter} must be at least 1", options={"n_iter": "n_iter"})
         if self.batch_size < 1:
-            raise InputError("--batch-size must be at least 1")
+            raise InputError("{batch_size} must be at least 1", options={"batch_size": "batch_size"})
         if self.n_fs is not None and self.n_fs < 0:
-            raise InputError("--n-fs must be 0 or more")
+            raise InputError("{n_fs} must be 0 or more", options={"n_fs": "n_fs"})
 
     def resolved_min_count(self) -> float:
         return self.n_iter / 10 if self.min_count is None else self.min_count

@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as e:
-        print(f"voxjudge: error: {e}", file=sys.stderr)
+        from voxjudge.cli.wording import worded
+
+        print(f"voxjudge: error: {worded(e)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("voxjudge: interrupted", file=sys.stderr)

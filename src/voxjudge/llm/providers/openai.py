@@ -130,7 +130,10 @@ class OpenAIBackend:
             from voxjudge.llm.providers._http import JSONTransport
 
             if not spec.base_url:
-                raise ConfigError("openai: transport=http needs --base-url; OpenAI itself goes through the SDK")
+                raise ConfigError(
+                    "openai: transport=http needs {base_url}; OpenAI itself goes through the SDK",
+                    options={"base_url": "base_url"},
+                )
             self.http = JSONTransport(spec.base_url, {"Authorization": f"Bearer {key}"}, "openai")
         else:
             import openai  # the 'openai' extra
