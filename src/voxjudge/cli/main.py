@@ -14,7 +14,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats
+    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats, studio
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.register(groups)
     llm.register(groups)
     demo.register(groups)
+    studio.register(groups)
     return parser
 
 
