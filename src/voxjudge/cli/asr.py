@@ -106,7 +106,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             progress=progress,
         )
     summary = result.summary()
-    utterances = result.per_utterance()
+    # Per-utterance records cost as much as the counting; build them only when asked for.
+    wanted = args.out or args.per_utterance
+    utterances = result.per_utterance() if wanted else []
     speakers = None
     if args.by_speaker:
         speakers = result.by_group(speaker_labels(paired.ids, paired.speakers, args.speaker_sep))
