@@ -63,17 +63,21 @@ def make_corpus(n: int, seed: int = 0, words_per_utt: int = 25) -> tuple[list[st
 
 
 def best_times(contenders: dict, repeat: int) -> tuple[dict, dict, dict]:
-    """Best CPU and wall seconds per contender over ``repeat`` interleaved rounds, and the outputs."""
+    """Best CPU and wall seconds per contender over ``repeat`` interleaved rounds, and a summary of
+    each output. Contenders are ``name: (run, summarize)``; outputs are summarized and freed
+    outside the timing so one contender's garbage never slows the next."""
     cpu = dict.fromkeys(contenders, float("inf"))
     wall = dict.fromkeys(contenders, float("inf"))
     out: dict = {}
     for _ in range(repeat):
-        for name, fn in contenders.items():
+        for name, (run, summarize) in contenders.items():
             gc.collect()
             c, w = time.process_time(), time.perf_counter()
-            out[name] = fn()
+            result = run()
             cpu[name] = min(cpu[name], time.process_time() - c)
             wall[name] = min(wall[name], time.perf_counter() - w)
+            out[name] = summarize(result)
+            del result
     return cpu, wall, out
 
 
@@ -96,25 +100,21 @@ def words_jiwer(refs, hyps):
 
 def library(n: int, repeat: int) -> dict:
     refs, hyps = make_corpus(n)
+    word_keys = ("hits", "substitutions", "deletions", "insertions", "wer", "mer", "wil", "wip")
+    words = lambda r: tuple(getattr(r, k) for k in word_keys)  # noqa: E731
+    both_jiwer = lambda r: (words(r[0]), r[1].substitutions, r[1].cer)  # noqa: E731
+    both_ours = lambda r: (words(r.corpus_word), r.corpus_char.substitutions, r.cer)  # noqa: E731
     cpu, wall, out = best_times(
         {
-            "words_jiwer": lambda: words_jiwer(refs, hyps),
-            "words_voxjudge": lambda: words_voxjudge(refs, hyps),
-            "both_jiwer": lambda: (jiwer.process_words(refs, hyps), jiwer.process_characters(refs, hyps)),
-            "both_voxjudge": lambda: compute_metrics(refs, hyps),
+            "words_jiwer": (lambda: words_jiwer(refs, hyps), words),
+            "words_voxjudge": (lambda: words_voxjudge(refs, hyps), words),
+            "both_jiwer": (lambda: (jiwer.process_words(refs, hyps), jiwer.process_characters(refs, hyps)), both_jiwer),
+            "both_voxjudge": (lambda: compute_metrics(refs, hyps), both_ours),
         },
         repeat,
     )
-    ours, oracle = out["words_voxjudge"], out["words_jiwer"]
-    full, (_, oracle_chars) = out["both_voxjudge"], out["both_jiwer"]
-    same = (
-        ours.counts() == full.corpus_word.counts()
-        and (ours.hits, ours.substitutions, ours.deletions, ours.insertions)
-        == (oracle.hits, oracle.substitutions, oracle.deletions, oracle.insertions)
-        and (ours.wer, ours.mer, ours.wil, ours.wip) == (oracle.wer, oracle.mer, oracle.wil, oracle.wip)
-        and full.cer == oracle_chars.cer
-        and full.corpus_char.substitutions == oracle_chars.substitutions
-    )
+    same = out["words_voxjudge"] == out["words_jiwer"] and out["both_voxjudge"] == out["both_jiwer"]
+    ours = total(count_errors(refs, hyps))
     mem_j = peak_memory(lambda: words_jiwer(refs, hyps))
     mem_v = peak_memory(lambda: words_voxjudge(refs, hyps))
     return {

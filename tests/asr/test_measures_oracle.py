@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import jiwer
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import voxjudge
 from voxjudge.asr import align, compute_metrics, count_errors, total
 from voxjudge.asr.measures import ErrorCounts, MetricsResult
 from voxjudge.asr.tokenize import Tokenizer
@@ -247,3 +251,30 @@ def test_per_utterance_rates_equal_the_error_count_properties(word, char):
     assert row["cer"] == char.error_rate
     assert (row["ref_words"], row["ref_chars"]) == (word.ref_len, char.ref_len)
     assert {k: row[k] for k in ("hits", "substitutions", "deletions", "insertions")} == word.counts()
+
+
+@pytest.mark.parametrize(
+    "refs, hyps", [([], ["a"]), (["a"], []), ([], []), ([], [""]), ([], "a b"), ("a b", []), ([], ["x y z"])]
+)
+def test_an_empty_list_is_one_empty_sentence_as_in_jiwer(refs, hyps):
+    assert voxjudge.wer(refs, hyps) == jiwer.wer(refs, hyps)
+    assert voxjudge.cer(refs, hyps) == jiwer.cer(refs, hyps)
+
+
+def test_an_empty_list_against_several_sentences_is_a_length_error_as_in_jiwer():
+    with pytest.raises(ValueError):
+        jiwer.wer([], ["a", "b"])
+    with pytest.raises(ValueError, match="1 references but 2 hypotheses"):
+        voxjudge.wer([], ["a", "b"])
+
+
+def test_plain_metrics_never_import_numpy_scipy_or_rich():
+    # The README promises numpy loads only when a function needs it; error rates do not.
+    code = (
+        "import sys, voxjudge; voxjudge.wer('a b', 'a c'); voxjudge.cer(['ab'], ['ac']);"
+        "voxjudge.compute_metrics(['a b'], ['a c']).per_utterance();"
+        "from voxjudge.asr import count_errors, total; total(count_errors(['a'], ['b']));"
+        "print(sorted({'numpy', 'scipy', 'rich'} & set(sys.modules)))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"

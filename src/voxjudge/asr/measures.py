@@ -13,6 +13,8 @@ import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from voxjudge._gc import gc_paused
@@ -20,7 +22,6 @@ from voxjudge.asr.tokenize import Split, Tokenizer
 
 Normalizer = Callable[[str], str]
 Progress = Callable[[int, int], None]
-_PROGRESS_EVERY = 4096
 
 
 class ErrorCounts(NamedTuple):
@@ -119,10 +120,10 @@ def count_errors(
     if tokenizer.unit == "char":
         # Strings are compared code point by code point: exact as they are.
         with gc_paused():
-            return _count(references, hypotheses, tokenize, None, None, progress)
+            return _count(references, hypotheses, tokenize, None, progress)
     vocabulary: set[str] = set()
     with gc_paused():
-        out = _count(references, hypotheses, tokenize, vocabulary.update, None, progress)
+        out = _count(references, hypotheses, tokenize, vocabulary.update, progress)
     if _keys_collide(vocabulary):
         out = _recount_exactly(references, hypotheses, tokenize)
     return out
@@ -188,77 +189,76 @@ def _keys_collide(vocabulary: set[str]) -> bool:
 def _recount_exactly(references, hypotheses, tokenize) -> list[ErrorCounts]:
     to_ints = defaultdict(itertools.count().__next__).__getitem__
     with gc_paused():
-        return _count(references, hypotheses, tokenize, None, to_ints, None)
+        return _count(references, hypotheses, lambda t: list(map(to_ints, tokenize(t))), None, None)
 
 
-def _count(references, hypotheses, tokenize, collect, to_ints, progress) -> list[ErrorCounts]:
+# The counting loops run once per utterance of every metrics call, so they work a chunk of
+# utterances at a time with map() (the per-item work then runs in C) and keep Python-level work
+# to a few integer operations per utterance. A chunk bounds the tokens held in memory at once.
+_CHUNK = 2048
+
+
+def _counts_from_script(ops, n_ref: int, n_hyp: int) -> ErrorCounts:
+    """Hits, substitutions, deletions and insertions of one rapidfuzz edit script."""
+    n_ops = len(ops)
+    # With no more edits than the length difference there can be no substitution.
+    subs = list(map(_first, ops.as_list())).count("replace") if n_ops > abs(n_ref - n_hyp) else 0
+    # deletions + insertions = n_ops - subs and deletions - insertions = n_ref - n_hyp
+    dels = (n_ops - subs + n_ref - n_hyp) // 2
+    return _new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels))
+
+
+def _counts_from_char_script(ops, n_ref: int, n_hyp: int) -> ErrorCounts:
+    """As ``_counts_from_script``; character scripts have many edits but fewer matching blocks,
+    and substitutions = n_ref + n_hyp - 2 * hits - n_ops."""
+    n_ops = len(ops)
+    subs = n_ref + n_hyp - 2 * sum(map(_size, ops.as_matching_blocks())) - n_ops if n_ops > abs(n_ref - n_hyp) else 0
+    dels = (n_ops - subs + n_ref - n_hyp) // 2
+    return _new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels))
+
+
+_new = tuple.__new__  # builds the NamedTuple without its Python-level __new__
+_first = itemgetter(0)
+_size = attrgetter("size")
+
+
+def _count(references, hypotheses, tokenize, collect, progress) -> list[ErrorCounts]:
     from rapidfuzz.distance.Levenshtein import editops
 
     out: list[ErrorCounts] = []
-    append = out.append
-    new = tuple.__new__  # builds the NamedTuple without its Python-level __new__
     n_total = len(references)
-    for k, (ref_text, hyp_text) in enumerate(zip(references, hypotheses)):
-        ref = tokenize(ref_text)
-        hyp = tokenize(hyp_text)
+    for start in range(0, n_total, _CHUNK):
+        refs = list(map(tokenize, references[start : start + _CHUNK]))
+        hyps = list(map(tokenize, hypotheses[start : start + _CHUNK]))
         if collect is not None:
-            collect(ref)
-            collect(hyp)
-        elif to_ints is not None:
-            ref = list(map(to_ints, ref))
-            hyp = list(map(to_ints, hyp))
-        ops = editops(ref, hyp)
-        n_ops = len(ops)
-        n_ref, n_hyp = len(ref), len(hyp)
-        # With no more edits than the length difference there can be no substitution.
-        subs = [tag for tag, _, _ in ops.as_list()].count("replace") if n_ops > abs(n_ref - n_hyp) else 0
-        # deletions + insertions = n_ops - subs and deletions - insertions = n_ref - n_hyp
-        dels = (n_ops - subs + n_ref - n_hyp) // 2
-        append(new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels)))
-        if progress is not None and k % _PROGRESS_EVERY == 0:
-            progress(k, n_total)
-    if progress is not None:
-        progress(n_total, n_total)
+            collect(chain.from_iterable(refs))
+            collect(chain.from_iterable(hyps))
+        out += map(_counts_from_script, map(editops, refs, hyps), map(len, refs), map(len, hyps))
+        if progress is not None:
+            progress(len(out), n_total)
     return out
 
 
 def _count_both(references, hypotheses, normalizer, collect, progress) -> tuple[list, list]:
-    """``_count`` for words and code points at once; the same arithmetic, written out inline
-    because this loop runs once per utterance of every ``asr metrics`` call."""
+    """``_count`` for words and code points at once: the code-point string is the words joined
+    by single spaces."""
     from rapidfuzz.distance.Levenshtein import editops
 
     word: list[ErrorCounts] = []
     char: list[ErrorCounts] = []
-    add_word, add_char = word.append, char.append
-    new = tuple.__new__
     n_total = len(references)
-    for k, (ref_text, hyp_text) in enumerate(zip(references, hypotheses)):
+    for start in range(0, n_total, _CHUNK):
+        refs, hyps = references[start : start + _CHUNK], hypotheses[start : start + _CHUNK]
         if normalizer is not None:
-            ref_text, hyp_text = normalizer(ref_text), normalizer(hyp_text)
-        ref, hyp = ref_text.split(), hyp_text.split()
-        collect(ref)
-        collect(hyp)
-        ops = editops(ref, hyp)
-        n_ops, n_ref, n_hyp = len(ops), len(ref), len(hyp)
-        subs = [tag for tag, _, _ in ops.as_list()].count("replace") if n_ops > abs(n_ref - n_hyp) else 0
-        dels = (n_ops - subs + n_ref - n_hyp) // 2
-        add_word(new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels)))
-        ref, hyp = " ".join(ref), " ".join(hyp)
-        ops = editops(ref, hyp)
-        n_ops, n_ref, n_hyp = len(ops), len(ref), len(hyp)
-        if n_ops > abs(n_ref - n_hyp):
-            # Character scripts have many edits; matching blocks are fewer, and
-            # substitutions = n_ref + n_hyp - 2 * hits - n_ops.
-            hits = sum([b.size for b in ops.as_matching_blocks()])
-            subs = n_ref + n_hyp - 2 * hits - n_ops
-        else:
-            subs = 0
-        dels = (n_ops - subs + n_ref - n_hyp) // 2
-        add_char(new(ErrorCounts, (n_ref - subs - dels, subs, dels, n_ops - subs - dels)))
-        if progress is not None and k % _PROGRESS_EVERY == 0:
-            progress(k, n_total)
-    if progress is not None:
-        progress(n_total, n_total)
+            refs, hyps = map(normalizer, refs), map(normalizer, hyps)
+        refs, hyps = list(map(str.split, refs)), list(map(str.split, hyps))
+        collect(chain.from_iterable(refs))
+        collect(chain.from_iterable(hyps))
+        word += map(_counts_from_script, map(editops, refs, hyps), map(len, refs), map(len, hyps))
+        refs, hyps = list(map(" ".join, refs)), list(map(" ".join, hyps))
+        char += map(_counts_from_char_script, map(editops, refs, hyps), map(len, refs), map(len, hyps))
+        if progress is not None:
+            progress(len(word), n_total)
     return word, char
 
 
@@ -394,7 +394,8 @@ def compute_metrics(
 
 
 def _as_list(text: str | Sequence[str]) -> Sequence[str]:
-    return [text] if isinstance(text, str) else text
+    # As in jiwer, an empty list is one empty sentence: wer([], ["a"]) == 1, wer([], []) == 0.
+    return [text] if isinstance(text, str) else (text if len(text) else [""])
 
 
 def wer(
@@ -404,7 +405,9 @@ def wer(
     normalizer: Normalizer | None = None,
     split: Split = "unicode",
 ) -> float:
-    """Corpus-level word error rate of one utterance or parallel lists of utterances."""
+    """Corpus-level word error rate of one utterance or parallel lists of utterances.
+
+    An empty list counts as one empty sentence, as in jiwer."""
     refs, hyps = _as_list(reference), _as_list(hypothesis)
     return total(count_errors(refs, hyps, Tokenizer("word", split), normalizer)).wer
 
@@ -417,6 +420,8 @@ def cer(
     normalizer: Normalizer | None = None,
     split: Split = "unicode",
 ) -> float:
-    """Corpus-level character error rate by code point (``char``) or grapheme cluster."""
+    """Corpus-level character error rate by code point (``char``) or grapheme cluster.
+
+    An empty list counts as one empty sentence, as in jiwer."""
     refs, hyps = _as_list(reference), _as_list(hypothesis)
     return total(count_errors(refs, hyps, Tokenizer(unit, split), normalizer)).error_rate  # type: ignore[arg-type]
