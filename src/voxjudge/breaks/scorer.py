@@ -189,7 +189,7 @@ def summarize(
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    from voxjudge.stats import acceptance_table, correlate
+    from voxjudge.stats import AgreementUndefined, acceptance_table, agreement
 
     scored = [r for r in records if r.error is None]
     best = np.array([r.best_score for r in scored], dtype=float)
@@ -222,20 +222,22 @@ def summarize(
     multi_rows = acceptance_table([r.accepted for r in with_human], groups)
     single_rows = {row["group"]: row for row in acceptance_table([bool(r.single_accepted) for r in with_human], groups)}
     summary["acceptance_by_group"] = [{**row, "single_rate": single_rows[row["group"]]["rate"]} for row in multi_rows]
-    xs = [r.best_score for r in with_human]
-    if len(with_human) >= 3 and len(set(xs)) > 1 and len(set(groups)) > 1:
-        for prefix, values in (
-            ("", xs),
-            ("single_", [r.single_score if r.single_score is not None else 0.0 for r in with_human]),
-        ):
-            if len(set(values)) < 2:
-                continue
-            res = {
-                c.method: c
-                for c in correlate(values, groups, ("pearson", "spearman"), n_resamples=n_resamples, seed=seed)
-            }
-            summary[f"{prefix}pearson"] = res["pearson"].as_dict()
-            summary[f"{prefix}spearman"] = res["spearman"].as_dict()
+    for prefix, name, values in (
+        ("", "multi-reference", [r.best_score for r in with_human]),
+        ("single_", "single-reference", [r.single_score if r.single_score is not None else 0.0 for r in with_human]),
+    ):
+        try:
+            res = agreement(
+                values, groups, ("pearson", "spearman"), metric_name=name, n_resamples=n_resamples, seed=seed
+            )
+        except AgreementUndefined as e:
+            if not prefix:
+                raise
+            # The baseline is a comparison column: without a correlation it shows why, not NaN.
+            summary["single_agreement_undefined"] = str(e)
+            continue
+        summary[f"{prefix}pearson"] = res[0].as_dict()
+        summary[f"{prefix}spearman"] = res[1].as_dict()
     return summary
 
 
