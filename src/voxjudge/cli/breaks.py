@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out, write_text
+from voxjudge.cli.common import print_json, progress_bar, write_out, write_text
 from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.views import render_breaks_summary
 from voxjudge.errors import InputError
 
 FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
@@ -212,37 +213,5 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
         return 0
-    print(render_summary(summary))
+    print(render_breaks_summary(summary))
     return 0
-
-
-def render_summary(s: dict) -> str:
-    from rich.table import Table
-
-    def corr(key: str) -> str:
-        c = s.get(key)
-        return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
-
-    con = console()
-    with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses, {s['similarity']}, accepted when > {s['theta']:g}")
-        for col in ("", "multi-reference", "single reference"):
-            t.add_column(col, justify="left" if not col else "right")
-        t.add_row(
-            "acceptance",
-            fmt_rate(s["acceptance"]) if s["acceptance"] is not None else "–",
-            fmt_rate(s["single_acceptance"]) if s["single_acceptance"] is not None else "–",
-        )
-        t.add_row("Pearson (95% CI)", corr("pearson"), corr("single_pearson"))
-        t.add_row("Spearman (95% CI)", corr("spearman"), corr("single_spearman"))
-        con.print(t)
-        if s.get("acceptance_by_group"):
-            g = Table(title="Acceptance by human score")
-            for col in ("human score", "n", "multi", "single"):
-                g.add_column(col, justify="right")
-            for row in s["acceptance_by_group"]:
-                g.add_row(str(row["group"]), str(row["n"]), fmt_rate(row["rate"]), fmt_rate(row["single_rate"]))
-            con.print(g)
-        if s["n_errors"]:
-            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
-    return cap.get().rstrip("\n")

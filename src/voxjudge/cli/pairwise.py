@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.common import fmt_rate, print_json, progress_bar, write_out
 from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.views import render_hit_rates, render_pairwise_analysis, render_winner
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
@@ -158,50 +159,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    from rich.table import Table
-
-    con = console()
-    with con.capture() as cap:
-        t = Table(
-            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels"
-        )
-        t.add_column("measure")
-        t.add_column("value", justify="right")
-        rows = [
-            ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
-            ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
-            ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
-            ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
-            ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
-            ("judgments favouring the second slot", _pct(report["second_slot_rate"])),
-            ("t statistic (pair-level slot difference)", _num(report["t_stat"])),
-            ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
-        ]
-        for r in rows:
-            t.add_row(*r)
-        con.print(t)
-        d = Table(title="Accuracy by dimension")
-        for dim in report["accuracy_by_dimension"]:
-            d.add_column(dim, justify="right")
-        d.add_row(*(_pct(v) for v in report["accuracy_by_dimension"].values()))
-        con.print(d)
-        if "weight_selection" in report:
-            w = report["weight_selection"]
-            con.print(
-                f"selected weights {w['weights']}: validation {_pct(w['validation_accuracy'])}, "
-                f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
-            )
-    print(cap.get().rstrip("\n"))
+    print(render_pairwise_analysis(report))
     return 0
 
 
 def _pct(v) -> str:
     return "–" if v is None else fmt_rate(v)
-
-
-def _num(v) -> str:
-    return "–" if v is None else f"{v:+.3f}"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -247,11 +210,9 @@ def cmd_select(args: argparse.Namespace) -> int:
         print_json({**summary, "selections": rows})
         return 0
     for r in rows:
-        print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
+        print(render_winner(r))
     if summary["n_rated"]:
-        print(
-            " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
-        )
+        print(render_hit_rates(summary))
     return 0
 
 
