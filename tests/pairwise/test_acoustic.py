@@ -44,7 +44,7 @@ def test_synthetic_pitch_and_pause_contrasts(clip_factory):
     assert res.verdicts["C1"] == "A" and res.verdicts["L2"] == "A"
 
 
-def test_features(clip_factory):
+def test_features_of_a_synthetic_clip_match_how_it_was_made(clip_factory):
     path = clip_factory("f", [(1.0, "flat"), (1.0, "flat")], [0.5])
     x, rate = read_audio(path)
     f = analyze(x, rate, TEXT)
@@ -58,7 +58,7 @@ def test_features(clip_factory):
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is installed by .ci/run")
-def test_espeak_generated_now(tmp_path):
+def test_espeak_clips_made_now_get_the_expected_pause_and_pitch_verdicts(tmp_path):
     def say(name: str, markup: str):
         path = tmp_path / f"{name}.wav"
         subprocess.run(["espeak-ng", "-m", "-w", str(path), markup], check=True)
