@@ -195,7 +195,7 @@ def _recount_exactly(references, hypotheses, tokenize) -> list[ErrorCounts]:
 # The counting loops run once per utterance of every metrics call, so they work a chunk of
 # utterances at a time with map() (the per-item work then runs in C) and keep Python-level work
 # to a few integer operations per utterance. A chunk bounds the tokens held in memory at once.
-_CHUNK = 2048
+_CHUNK = 512
 
 
 def _counts_from_script(ops, n_ref: int, n_hyp: int) -> ErrorCounts:
