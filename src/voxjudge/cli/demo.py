@@ -100,28 +100,20 @@ def _laser(folder: Path) -> tuple[list[list[str]], str]:
 def _breaks(folder: Path) -> tuple[list[list[str]], str]:
     """Hypotheses against a table built from two annotators (multi-reference) and against
     annotator A alone (single reference), beside human 1-5 scores."""
-    from voxjudge.breaks import (
-        DEFAULT_THETA,
-        ReferenceTable,
-        Similarity,
-        read_annotations,
-        read_human_scores,
-        score_hypotheses,
-        summarize,
-    )
+    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses, summarize
+    from voxjudge.breaks.scorer import parse_metrics
 
     refs, hyps, single_path, human_path = (
         str(folder / f) for f in ("table.jsonl", "hypotheses.tsv", "annotator_a.txt", "human.tsv")
     )
     table = ReferenceTable.load(refs, None)
-    similarity = Similarity("f1", "typed", False, len(table.labelset.labels))
-    theta = DEFAULT_THETA["f1"]
+    metrics = parse_metrics("f1", None, "typed", False, len(table.labelset.labels))
     annotations = read_annotations(hyps, fmt="inline", labelset=table.labelset, label_map=None)
     single = {
         a.text_key: a for _, a in read_annotations(single_path, fmt="inline", labelset=table.labelset, label_map=None)
     }
-    records = score_hypotheses(table, annotations, similarity, theta, single)
-    summary = summarize(records, read_human_scores(human_path, "score"), theta, similarity)
+    records = score_hypotheses(table, annotations, [m.similarity for m in metrics], [m.theta for m in metrics], single)
+    summary = summarize(records, read_human_scores(human_path, "score"))
     argv = ["breaks", "score", "--refs", refs, "--hyps", hyps, "--single", single_path, "--human", human_path]
     return [argv], views.render_breaks_summary(summary)
 

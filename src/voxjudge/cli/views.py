@@ -167,31 +167,39 @@ def render_laser(s: dict) -> str:
 
 
 def render_breaks_summary(s: dict) -> str:
+    """Every metric, multi-reference beside its single-reference baseline, one row each."""
     from rich.table import Table
 
-    def corr(key: str) -> str:
-        c = s.get(key)
+    def corr(c: dict | None) -> str:
         return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
+
+    def rate(value: float | None) -> str:
+        return "–" if value is None else fmt_rate(value)
 
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses, {s['similarity']}, accepted when > {s['theta']:g}")
-        for col in ("", "multi-reference", "single reference"):
-            t.add_column(col, justify="left" if not col else "right")
-        t.add_row(
-            "acceptance",
-            fmt_rate(s["acceptance"]) if s["acceptance"] is not None else "–",
-            fmt_rate(s["single_acceptance"]) if s["single_acceptance"] is not None else "–",
-        )
-        t.add_row("Pearson (95% CI)", corr("pearson"), corr("single_pearson"))
-        t.add_row("Spearman (95% CI)", corr("spearman"), corr("single_spearman"))
+        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
+        for col in ("metric", "references", "n", "theta", "acceptance", "Pearson (95% CI)", "Spearman (95% CI)"):
+            t.add_column(col, justify="left" if col in ("metric", "references") else "right")
+        for m in s["metrics"].values():
+            t.add_row(
+                m["similarity"], "multi", str(s["n"]), f"> {m['theta']:g}", rate(m["acceptance"]),
+                corr(m["pearson"]), corr(m["spearman"]),
+            )  # fmt: skip
+            t.add_row(
+                "", "single", str(s["single_n"]), "", rate(m["single_acceptance"]),
+                corr(m["single_pearson"]), corr(m["single_spearman"]),
+            )  # fmt: skip
         con.print(t)
-        if s.get("acceptance_by_group"):
-            g = Table(title="Acceptance by human score")
-            for col in ("human score", "n", "multi", "single"):
+        first = next(iter(s["metrics"].values()), None)
+        if first and first.get("acceptance_by_group"):
+            g = Table(title="Acceptance by human score (multi / single reference)")
+            for col in ("human score", "n", "n single", *s["metrics"]):
                 g.add_column(col, justify="right")
-            for row in s["acceptance_by_group"]:
-                g.add_row(str(row["group"]), str(row["n"]), fmt_rate(row["rate"]), fmt_rate(row["single_rate"]))
+            by_metric = [m["acceptance_by_group"] for m in s["metrics"].values()]
+            for k, row in enumerate(first["acceptance_by_group"]):
+                cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
+                g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
             con.print(g)
         if s["n_errors"]:
             con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
@@ -205,7 +213,7 @@ def render_pairwise_analysis(report: dict) -> str:
     with con.capture() as cap:
         t = Table(
             title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels"
+            f"{report['n_labelled']} with human labels{coverage_note(report)}"
         )
         t.add_column("measure")
         t.add_column("value", justify="right")
@@ -234,6 +242,17 @@ def render_pairwise_analysis(report: dict) -> str:
                 f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
             )
     return cap.get().rstrip("\n")
+
+
+def coverage_note(cover: dict) -> str:
+    """How much of the pairs file a set of judgments covers, when it is not all of it."""
+    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
+        return ""
+    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
+    return (
+        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
+        f"{_pct(cover['coverage'])}{extra})"
+    )
 
 
 def render_winner(row: dict) -> str:
