@@ -81,8 +81,9 @@ def _asr(folder: Path, preset: str) -> Iterator[tuple[list[list[str]], str]]:
 
 def _laser(folder: Path) -> tuple[list[list[str]], str]:
     """LASER rubric scores (rules judge) beside WER, and their agreement with human scores."""
-    from voxjudge.asr.laser import LaserRubric, score, summarize
-    from voxjudge.asr.laser.scoring import agreement, rules_labeler
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.result import laser_result
+    from voxjudge.asr.laser.scoring import rules_labeler, score
     from voxjudge.io.scores import read_scores
 
     ref, hyp, human = (str(folder / f) for f in ("ref.txt", "sys_b.txt", "human_b.tsv"))
@@ -91,8 +92,8 @@ def _laser(folder: Path) -> tuple[list[list[str]], str]:
     utterances = score(
         paired.references, paired.hypotheses, paired.ids, lang=None, rubric=rubric, labeler=rules_labeler
     )
-    summary = {**summarize(utterances, rubric), "judge": "rules", "mode": "pairs"}
-    summary["agreement"] = agreement(utterances, read_scores(human, "score"))
+    settings = {"judge": "rules", "mode": "pairs", "lang": None}
+    summary = laser_result(utterances, rubric, settings, {}, human=read_scores(human, "score")).summary
     argv = ["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human]
     return [argv], views.render_laser(summary)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Completion, ProviderResult, Request, Usage
 from voxjudge.llm.usage import estimate_request_tokens, estimate_tokens
@@ -113,6 +114,7 @@ def _jsonl_script(path: Path) -> Script:
 
 class FakeBackend:
     supports_n = True
+    capabilities = Capabilities(n_samples=True, audio=True)
 
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
@@ -133,6 +135,9 @@ class FakeBackend:
             self.rng = random.Random(int(opts.get("seed", 0)))
         except ValueError as e:
             raise ConfigError(f"fake: bad option value in {spec.name}: {e}") from None
+        if opts.get("constrained", "").lower() in ("1", "true", "yes", "on"):
+            # Stands in for a grammar-constrained backend in tests of capability branching.
+            self.capabilities = Capabilities(n_samples=True, audio=True, constrained=True)
         self.calls = 0
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
