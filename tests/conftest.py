@@ -25,13 +25,8 @@ def _private_llm_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("VOXJUDGE_CACHE", str(tmp_path_factory.getbasetemp() / "llm-cache.sqlite"))
 
 
-# Modules whose fake scripts the engine branch moves to per-test fixtures; until then their
-# leftovers are removed after each test but not reported.
-_LEAK_REPORT_EXEMPT = ("tests/llm/", "tests/breaks/test_builder.py")
-
-
 @pytest.fixture(autouse=True)
-def _no_leaked_fake_scripts(request):
+def _no_leaked_fake_scripts():
     """A fake script a test registers must be gone after it (monkeypatch.setitem on fake._SCRIPTS),
     so no test can depend on another having run first."""
     from voxjudge.llm.providers import fake
@@ -48,6 +43,4 @@ def _no_leaked_fake_scripts(request):
             fake._SCRIPTS[name] = before[name]
         else:
             del fake._SCRIPTS[name]
-    where = Path(request.node.path).relative_to(ROOT).as_posix()
-    if not where.startswith(_LEAK_REPORT_EXEMPT):
-        assert not leaked, f"fake scripts left registered after the test: {', '.join(leaked)}"
+    assert not leaked, f"fake scripts left registered after the test: {', '.join(leaked)}"
