@@ -28,6 +28,7 @@ _EXPORTS = {
     "compare_systems": "voxjudge.asr.compare",
     # statistics
     "correlate": "voxjudge.stats.correlation",
+    "agreement": "voxjudge.stats.agreement",
     "paired_bootstrap": "voxjudge.stats.bootstrap",
     "acceptance_table": "voxjudge.stats.acceptance",
     # I/O

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import jiwer
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import voxjudge
 from voxjudge.asr import align, compute_metrics, count_errors, total
+from voxjudge.asr.measures import ErrorCounts, MetricsResult
 from voxjudge.asr.tokenize import Tokenizer
 
 # A small vocabulary so that random sentences share words and every edit type occurs.
@@ -167,10 +172,12 @@ def test_unicode_split_differs_from_jiwer_on_tabs_and_nbsp():
     assert jiwer.wer(ref, hyp) > 0
 
 
-def test_progress_reports_reach_the_total():
+@pytest.mark.parametrize("char_unit, steps", [("char", 10), ("grapheme", 20)])
+def test_progress_reports_reach_the_total(char_unit, steps):
+    # Code points are counted in the same pass as words (10 steps); graphemes take a second pass.
     seen = []
-    compute_metrics(["a b"] * 10, ["a c"] * 10, progress=lambda done, n: seen.append((done, n)))
-    assert seen[-1] == (20, 20)
+    compute_metrics(["a b"] * 10, ["a c"] * 10, char_unit=char_unit, progress=lambda done, n: seen.append((done, n)))
+    assert seen[-1] == (steps, steps)
     assert all(d <= n for d, n in seen)
 
 
@@ -189,3 +196,122 @@ def test_a_key_collision_falls_back_to_exact_integer_comparison(monkeypatch):
     oracle = jiwer.process_words(refs, hyps)
     _assert_same(counts, oracle)
     assert counts.wer == oracle.wer > 0
+
+
+def test_a_key_collision_in_the_one_pass_metrics_falls_back_too(monkeypatch):
+    import voxjudge.asr.measures as measures
+
+    refs, hyps = ["the cat sat", "a b"], ["the bat sat down", "a c"]
+    monkeypatch.setattr(measures, "_rapidfuzz_key", lambda token: 0)
+    recounted = []
+    real = measures._recount_exactly
+    monkeypatch.setattr(measures, "_recount_exactly", lambda *a: recounted.append(1) or real(*a))
+    result = compute_metrics(refs, hyps, normalizer=str.upper)
+    assert recounted == [1]
+    _assert_same(result.corpus_word, jiwer.process_words([r.upper() for r in refs], [h.upper() for h in hyps]))
+
+
+NORMALIZERS = [None, str.lower, lambda t: t.replace("a", "  ")]
+
+
+@given(
+    messy_corpus,
+    st.sampled_from(["unicode", "jiwer"]),
+    st.sampled_from(["char", "grapheme"]),
+    st.sampled_from(NORMALIZERS),
+)
+def test_one_pass_metrics_equal_separate_word_and_char_counts(pair, split, char_unit, norm):
+    # compute_metrics shares normalization and splitting between words and characters; the counts
+    # must be exactly those of counting each unit on its own.
+    refs, hyps = pair
+    result = compute_metrics(refs, hyps, normalizer=norm, split=split, char_unit=char_unit)
+    assert result.word == count_errors(refs, hyps, Tokenizer("word", split), norm)
+    assert result.char == count_errors(refs, hyps, Tokenizer(char_unit, split), norm)
+
+
+@given(messy_corpus)
+def test_per_utterance_cer_equals_jiwer_after_collapsing_whitespace(pair):
+    refs, hyps = pair
+    collapse = lambda t: " ".join(t.split())  # noqa: E731
+    rows = compute_metrics(refs, hyps).per_utterance()
+    for row, r, h in zip(rows, refs, hyps):
+        oracle = jiwer.process_characters(collapse(r), collapse(h))
+        assert row["cer"] == oracle.cer
+        assert row["ref_chars"] == oracle.hits + oracle.substitutions + oracle.deletions
+
+
+counts4 = st.tuples(*[st.integers(min_value=0, max_value=40)] * 4).map(lambda t: ErrorCounts(*t))
+
+
+@given(counts4, counts4)
+def test_per_utterance_rates_equal_the_error_count_properties(word, char):
+    # per_utterance computes the rates inline for speed; they must be the properties bit for bit.
+    row = MetricsResult(["u"], [word], [char]).per_utterance()[0]
+    assert (row["wer"], row["mer"], row["wil"], row["wip"]) == (word.wer, word.mer, word.wil, word.wip)
+    assert row["cer"] == char.error_rate
+    assert (row["ref_words"], row["ref_chars"]) == (word.ref_len, char.ref_len)
+    assert {k: row[k] for k in ("hits", "substitutions", "deletions", "insertions")} == word.counts()
+
+
+@pytest.mark.parametrize(
+    "refs, hyps", [([], ["a"]), (["a"], []), ([], []), ([], [""]), ([], "a b"), ("a b", []), ([], ["x y z"])]
+)
+def test_an_empty_list_is_one_empty_sentence_as_in_jiwer(refs, hyps):
+    assert voxjudge.wer(refs, hyps) == jiwer.wer(refs, hyps)
+    assert voxjudge.cer(refs, hyps) == jiwer.cer(refs, hyps)
+
+
+def test_an_empty_list_against_several_sentences_is_a_length_error_as_in_jiwer():
+    with pytest.raises(ValueError):
+        jiwer.wer([], ["a", "b"])
+    with pytest.raises(ValueError, match="1 references but 2 hypotheses"):
+        voxjudge.wer([], ["a", "b"])
+
+
+def test_plain_metrics_never_import_numpy_scipy_or_rich():
+    # The README promises numpy loads only when a function needs it; error rates do not.
+    code = (
+        "import sys, voxjudge; voxjudge.wer('a b', 'a c'); voxjudge.cer(['ab'], ['ac']);"
+        "voxjudge.compute_metrics(['a b'], ['a c']).per_utterance();"
+        "from voxjudge.asr import count_errors, total; total(count_errors(['a'], ['b']));"
+        "print(sorted({'numpy', 'scipy', 'rich'} & set(sys.modules)))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"
+
+
+def test_counts_across_chunk_boundaries_equal_jiwer_per_utterance():
+    # The counting loops work 512 utterances at a time; a corpus of several chunks (and a ragged
+    # last one) must give every utterance its own counts, in order, words and characters alike.
+    import random
+
+    import voxjudge.asr.measures as measures
+
+    rng = random.Random(7)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(0, 8))) for _ in range(2 * measures._CHUNK + 37)]
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(0, 8))) for _ in refs]
+    seen = []
+    result = compute_metrics(refs, hyps, progress=lambda done, n: seen.append((done, n)))
+    words = jiwer.process_words(refs, hyps)
+    chars = jiwer.process_characters(refs, hyps)
+    for k, (w, c) in enumerate(zip(result.word, result.char)):
+        assert w.counts() == _chunk_counts(words.alignments[k])
+        assert c.counts() == _chunk_counts(chars.alignments[k])
+    assert result.word == count_errors(refs, hyps)
+    assert [d for d, _ in seen] == [measures._CHUNK, 2 * measures._CHUNK, len(refs)] and {n for _, n in seen} == {
+        len(refs)
+    }
+
+
+def _chunk_counts(chunks) -> dict[str, int]:
+    out = {"hits": 0, "substitutions": 0, "deletions": 0, "insertions": 0}
+    for c in chunks:
+        if c.type == "equal":
+            out["hits"] += c.ref_end_idx - c.ref_start_idx
+        elif c.type == "substitute":
+            out["substitutions"] += c.ref_end_idx - c.ref_start_idx
+        elif c.type == "delete":
+            out["deletions"] += c.ref_end_idx - c.ref_start_idx
+        else:
+            out["insertions"] += c.hyp_end_idx - c.hyp_start_idx
+    return out

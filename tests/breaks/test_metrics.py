@@ -149,15 +149,15 @@ def test_single_baseline_same_in_summary_table_json_and_report(examples, tmp_pat
 
 
 @pytest.fixture
-def echo_annotator():
-    """A fake judge that returns every text with a sentence boundary only."""
-    from voxjudge.llm.providers.fake import register_fake_script
+def echo_annotator(monkeypatch):
+    """A fake judge that returns every text with a sentence boundary only (for this test only)."""
+    from voxjudge.llm.providers import fake
 
     def script(request, index):
         items = json.loads(request.messages[-1].text_content.split("Items:\n", 1)[1])
         return {"items": [{"id": it["id"], "annotation": it["text"] + " <SB>"} for it in items]}
 
-    register_fake_script("echo-annotator", script)
+    monkeypatch.setitem(fake._SCRIPTS, "echo-annotator", script)
 
 
 def _consensus_scores(capsys, table, hyps, *extra):

@@ -113,7 +113,7 @@ def test_cli_score_on_examples(examples, tmp_path, capsys):
     assert parser.tags.count("svg") == 2 and "Acceptance by human score" in html
 
 
-def test_cli_build_convert_merge(examples, tmp_path, capsys):
+def test_cli_from_annotators_merge_convert_and_build_refs_with_its_dry_run(examples, tmp_path, capsys):
     d = examples / "breaks"
     t1, t2, merged = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "m.jsonl"
     assert main(["breaks", "from-annotators", str(d / "annotator_a.txt"), "--out", str(t1)]) == 0
@@ -171,15 +171,15 @@ def test_cli_build_convert_merge(examples, tmp_path, capsys):
 
 
 @pytest.fixture(autouse=True)
-def _echo_annotator():
-    """A fake judge that returns every text with a sentence boundary only."""
-    from voxjudge.llm.providers.fake import register_fake_script
+def _echo_annotator(monkeypatch):
+    """A fake judge that returns every text with a sentence boundary only (for this test only)."""
+    from voxjudge.llm.providers import fake
 
     def script(request, index):
         items = json.loads(request.messages[-1].text_content.split("Items:\n", 1)[1])
         return {"items": [{"id": it["id"], "annotation": it["text"] + " <SB>"} for it in items]}
 
-    register_fake_script("echo-annotator", script)
+    monkeypatch.setitem(fake._SCRIPTS, "echo-annotator", script)
 
 
 @pytest.mark.parametrize(

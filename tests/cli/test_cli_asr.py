@@ -181,12 +181,6 @@ def test_compare_table(capsys, en):
     assert code == 0 and "whisper vs ctc" in out and "MAPSSWE" in out and "paired bootstrap" in out
 
 
-def test_demo_runs_on_examples(capsys, examples):
-    code, out, _ = run(capsys, "demo", "--examples", str(examples))
-    assert code == 0
-    assert "=== en: system A vs system B ===" in out and "=== hi: system A vs system B ===" in out
-
-
 def test_console_script_help_and_version():
     res = subprocess.run([sys.executable, "-m", "voxjudge.cli.main", "--version"], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.startswith("voxjudge ")

@@ -61,15 +61,15 @@ def test_score_json_human_agreement_report(capsys, hi, tmp_path):
     assert "<svg" in html and "grammar_agreement" in html
 
 
-def test_score_with_fake_llm_and_dry_run_free(capsys, tmp_path):
-    from voxjudge.llm.providers.fake import register_fake_script
+def test_score_with_an_llm_judge_sends_only_the_mismatched_pair_and_applies_its_label(capsys, tmp_path, monkeypatch):
+    from voxjudge.llm.providers import fake
 
     def answer(request, index):
         prompt = next(m.text_content for m in request.messages if "Pairs:\n" in m.text_content)
         items = json.loads(prompt.split("Pairs:\n", 1)[1])
         return {"items": [{"id": it["id"], "error_type": "wrong_word", "tier": "major", "reason": "r"} for it in items]}
 
-    register_fake_script("laser-cli", answer)
+    monkeypatch.setitem(fake._SCRIPTS, "laser-cli", answer)
     (tmp_path / "r.txt").write_text("the cat sat on the mat\n")
     (tmp_path / "h.txt").write_text("the bat sat on the mat\n")
     code = main(

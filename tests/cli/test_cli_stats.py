@@ -74,7 +74,7 @@ def test_agree_table(capsys, score_files):
     [
         ("a 1\nb 2\nc 3\n", "a 1\nb 2\n", [], "reference id(s) missing"),
         ("a 1\nb x\nc 3\n", "a 1\nb 2\nc 3\n", [], "score 'x' for id 'b' is not a number"),
-        ("a 1\nb 1\nc 1\n", "a 1\nb 2\nc 3\n", [], "all scores are equal"),
+        ("a 1\nb 1\nc 1\n", "a 1\nb 2\nc 3\n", [], "scores are all equal"),
         ("a 1\nb 2\n", "a 1\nb 2\n", [], "needs at least 3"),
         ("a 1\nb 2\nc 3\n", "a 1\nb 2\nc 3\n", ["--methods", "pearsn"], "unknown pearsn"),
     ],

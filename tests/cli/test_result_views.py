@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from voxjudge.cli import breaks as breaks_cli
 from voxjudge.cli import pairwise as pairwise_cli
+from voxjudge.cli import views
 from voxjudge.cli.main import main
 from voxjudge.pairwise import Rubric, read_pairs
 from voxjudge.pairwise.result import PairwiseResult, analysed, compared
@@ -39,7 +39,7 @@ def test_pairwise_analyze_table_and_json_are_views_of_one_result(judgments, caps
     code, out = _run(capsys, [*argv, "--json"])
     view = json.loads(out)
     assert code == 0 and view["settings"]["judgments"] == acoustic and view["settings"]["select_weights"]
-    assert pairwise_cli.render_analysis(PairwiseResult.from_view("analyze", view)) == table
+    assert views.render_pairwise_analysis(PairwiseResult.from_view("analyze", view).summary) == table
     # The library call gives the same object the command rendered.
     result = analysed(
         [json.loads(line) for line in open(acoustic)],
@@ -99,7 +99,7 @@ def test_breaks_score_table_json_and_records_are_one_result(examples, tmp_path, 
     view = json.loads(js)
     assert view["settings"]["metrics"] == ["em", "f1"] and view["bootstrap"]["confidence"] == 0.8
     summary = {k: v for k, v in view.items() if k != "settings"}
-    assert breaks_cli.render_summary(summary) == table
+    assert views.render_breaks_summary(summary) == table
     records = [json.loads(line) for line in out.read_text().splitlines()]
     accepted = [r["accepted"] for r in records if r.get("error") is None]
     assert view["n"] == len(accepted) and view["acceptance"] == pytest.approx(sum(accepted) / len(accepted))

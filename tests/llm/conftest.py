@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from voxjudge.llm import negotiate, registry
-from voxjudge.llm.providers import fake
 
 
 @pytest.fixture(autouse=True)
@@ -14,17 +13,6 @@ def _fresh_negotiation():
     negotiate.reset()
     yield
     negotiate.reset()
-
-
-@pytest.fixture
-def fake_script(monkeypatch):
-    """``fake_script(name, fn)`` registers ``fn`` as ``fake/<name>`` for this test; returns the spec."""
-
-    def register(name, script):
-        monkeypatch.setitem(fake._SCRIPTS, name, script)
-        return f"fake/{name}"
-
-    return register
 
 
 @pytest.fixture

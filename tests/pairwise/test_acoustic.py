@@ -126,7 +126,7 @@ def test_tempo_is_compared_within_the_pair(clip_factory):
     assert verdicts(calm, nearly)[0].verdicts["C4"] == "tie"
 
 
-def test_features(clip_factory):
+def test_features_of_a_synthetic_clip_match_how_it_was_made(clip_factory):
     path = clip_factory("f", [(1.0, "flat"), (1.0, "flat")], [0.5])
     audio = read_audio(path)
     f = analyze(audio.samples, audio.rate)

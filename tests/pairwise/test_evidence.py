@@ -13,7 +13,7 @@ from espeak_corpus import write_wav
 
 from voxjudge.cli.main import main
 from voxjudge.errors import InputError
-from voxjudge.llm.providers.fake import register_fake_script
+from voxjudge.llm.providers import fake
 from voxjudge.pairwise import CandidateSet, Rubric, accuracy_report, confident_winner, hit_rates, read_pairs
 from voxjudge.pairwise.tournament import Selection
 
@@ -99,7 +99,9 @@ def _garbage(request, index):
     return "this is not the JSON you asked for"
 
 
-register_fake_script("pairwise-garbage", _garbage)
+@pytest.fixture(autouse=True)
+def _garbage_script(monkeypatch):
+    monkeypatch.setitem(fake._SCRIPTS, "pairwise-garbage", _garbage)
 
 
 def test_judge_exits_3_when_answers_are_unusable_and_counts_the_failures(examples, tmp_path, capsys):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxjudge.llm import Judge
-from voxjudge.llm.providers.fake import register_fake_script
+from voxjudge.llm.providers import fake
 from voxjudge.pairwise import LLMPairJudge, Pair, Rubric, accuracy_report, aggregate, run_judgments
 from voxjudge.pairwise.judges import SlotJudgment
 from voxjudge.pairwise.protocol import orders
@@ -101,9 +101,9 @@ def _audio_files(tmp_path):
     return good, bad
 
 
-def test_injected_bias_recovered_and_cancelled_by_balanced_orders(tmp_path):
+def test_injected_bias_recovered_and_cancelled_by_balanced_orders(tmp_path, monkeypatch):
     good, bad = _audio_files(tmp_path)
-    register_fake_script("quality-biased", _quality_script(bias=3.0))
+    monkeypatch.setitem(fake._SCRIPTS, "quality-biased", _quality_script(bias=3.0))
     llm = Judge("fake/quality-biased", cache=None)
     judge = LLMPairJudge(llm, CORE, "coupled")
     pairs = [Pair("g-first", "t", good, bad, {"overall": "A"}), Pair("g-second", "t", bad, good, {"overall": "B"})]
@@ -120,7 +120,7 @@ def test_injected_bias_recovered_and_cancelled_by_balanced_orders(tmp_path):
     llm.close()
 
 
-def test_abstentions_are_recorded_not_dropped(tmp_path):
+def test_abstentions_are_recorded_not_dropped(tmp_path, monkeypatch):
     good, bad = _audio_files(tmp_path)
     calls = {"n": 0}
 
@@ -128,7 +128,7 @@ def test_abstentions_are_recorded_not_dropped(tmp_path):
         calls["n"] += 1
         return "not json" if index == 0 else _quality_script(0.0)(request, index)
 
-    register_fake_script("flaky-prosody", flaky)
+    monkeypatch.setitem(fake._SCRIPTS, "flaky-prosody", flaky)
     llm = Judge("fake/flaky-prosody", cache=None)
     records = llm.run(
         run_judgments([Pair("p", "t", good, bad, {"overall": "A"})], LLMPairJudge(llm, CORE), CORE, samples=4)
@@ -140,13 +140,13 @@ def test_abstentions_are_recorded_not_dropped(tmp_path):
     llm.close()
 
 
-def test_per_dimension_mode_one_call_per_dimension(tmp_path):
+def test_per_dimension_mode_one_call_per_dimension(tmp_path, monkeypatch):
     good, bad = _audio_files(tmp_path)
 
     def per_dim(request, index):
         return {"rationale": request.schema_name, "score_first": 6, "score_second": 3}
 
-    register_fake_script("per-dim", per_dim)
+    monkeypatch.setitem(fake._SCRIPTS, "per-dim", per_dim)
     llm = Judge("fake/per-dim", cache=None)
     records = llm.run(
         run_judgments([Pair("p", "t", good, bad)], LLMPairJudge(llm, CORE, "per-dimension"), CORE, samples=2)

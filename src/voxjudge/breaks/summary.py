@@ -29,6 +29,7 @@ _PER_METRIC = (
     "spearman",
     "single_pearson",
     "single_spearman",
+    "single_agreement_undefined",
 )
 
 
@@ -128,16 +129,34 @@ def _metric_summary(
 def _correlations(
     prefix: str, values: np.ndarray, groups: list[float] | None, boot: tuple[int, float, int]
 ) -> dict[str, Any]:
-    """Pearson and Spearman with bootstrap CIs; None when there are fewer than 3 items or either
-    side is constant (a correlation is undefined there)."""
+    """Pearson and Spearman with bootstrap CIs through ``voxjudge.stats.agreement``: where they are
+    undefined (fewer than 3 items, a constant side) the multi-reference score stops the run with its
+    message, as everywhere else; the baseline column keeps the message instead of a correlation."""
     out: dict[str, Any] = {f"{prefix}pearson": None, f"{prefix}spearman": None}
-    if groups is None or len(values) < 3 or len(set(values.tolist())) < 2 or len(set(groups)) < 2:
+    if prefix:
+        out[f"{prefix}agreement_undefined"] = None
+    if groups is None:
         return out
-    from voxjudge.stats import correlate
+    from voxjudge.stats import AgreementUndefined, agreement
 
     n_resamples, confidence, seed = boot
-    methods = ("pearson", "spearman")
-    for c in correlate(values.tolist(), groups, methods, n_resamples=n_resamples, confidence=confidence, seed=seed):
+    name = "single-reference" if prefix else "multi-reference"
+    try:
+        found = agreement(
+            values.tolist(),
+            groups,
+            ("pearson", "spearman"),
+            metric_name=name,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+    except AgreementUndefined as e:
+        if not prefix:
+            raise
+        out[f"{prefix}agreement_undefined"] = str(e)
+        return out
+    for c in found:
         out[f"{prefix}{c.method}"] = c.as_dict()
     return out
 

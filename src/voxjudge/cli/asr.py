@@ -9,8 +9,6 @@ from voxjudge.cli.common import (
     add_input_options,
     add_text_options,
     check_bootstrap_options,
-    console,
-    fmt_rate,
     normalizer,
     print_json,
     progress_bar,
@@ -20,8 +18,7 @@ from voxjudge.cli.common import (
     use_color,
     write_out,
 )
-
-_COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
+from voxjudge.cli.views import render_compare, render_metrics
 
 
 def register(groups) -> None:
@@ -106,7 +103,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             progress=progress,
         )
     summary = result.summary()
-    utterances = result.per_utterance()
+    # Per-utterance records cost as much as the counting; build them only when asked for.
+    wanted = args.out or args.per_utterance
+    utterances = result.per_utterance() if wanted else []
     speakers = None
     if args.by_speaker:
         speakers = result.by_group(speaker_labels(paired.ids, paired.speakers, args.speaker_sep))
@@ -125,59 +124,6 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         )
     )
     return 0
-
-
-def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
-    from rich.table import Table
-
-    counts = result.corpus_word if unit == "word" else result.corpus_char
-    unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
-    table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
-    for col in ("WER", "CER", "MER", "WIL", "WIP"):
-        table.add_column(col, justify="right")
-    for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
-        table.add_column(col, justify="right")
-    table.add_row(
-        *(fmt_rate(summary[k]) for k in ("wer", "cer", "mer", "wil", "wip")),
-        *(str(v) for v in (counts.ref_len, counts.hits, counts.substitutions, counts.deletions, counts.insertions)),
-    )
-    con = console()
-    with con.capture() as cap:
-        con.print(table)
-        if speakers:
-            st = Table(title="Per speaker (corpus level within each speaker)")
-            for col in ("speaker", "utts", "ref words", "WER", "CER", "sub", "del", "ins"):
-                st.add_column(col, justify="left" if col == "speaker" else "right")
-            for name, s in speakers.items():
-                st.add_row(
-                    name,
-                    str(s["utterances_count"]),
-                    str(s["ref_words"]),
-                    fmt_rate(s["wer"]),
-                    fmt_rate(s["cer"]),
-                    str(s["substitutions"]),
-                    str(s["deletions"]),
-                    str(s["insertions"]),
-                )
-            con.print(st)
-        if utterances:
-            ut = Table(title="Per utterance (input order)")
-            for col in ("id", "ref words", "WER", "CER", "hits", "sub", "del", "ins"):
-                ut.add_column(col, justify="left" if col == "id" else "right")
-            for u in utterances:
-                ut.add_row(
-                    u["id"],
-                    str(u["ref_words"]),
-                    fmt_rate(u["wer"]),
-                    fmt_rate(u["cer"]),
-                    *(str(u[k]) for k in _COUNT_KEYS),
-                )
-            con.print(ut)
-        con.print(
-            f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
-            "(corpus level = errors summed over utterances / reference units)"
-        )
-    return cap.get().rstrip("\n")
 
 
 def cmd_align(args: argparse.Namespace) -> int:
@@ -249,56 +195,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     print(render_compare(summary, names))
     return 0
-
-
-def render_compare(s: dict, names: list[str]) -> str:
-    from rich.table import Table
-
-    a, b = names
-    con = console()
-    with con.capture() as cap:
-        t = Table(title=f"{a} vs {b} on {s['utterances']['count']} utterances (delta = {a} - {b})")
-        for col in ("measure", a, b, "delta"):
-            t.add_column(col, justify="left" if col == "measure" else "right")
-        for k in ("wer", "cer", "mer", "wil", "wip"):
-            t.add_row(k.upper(), fmt_rate(s["a"][k]), fmt_rate(s["b"][k]), f"{100 * s['delta'][k]:+.2f} pts")
-        for k in _COUNT_KEYS:
-            t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
-        con.print(t)
-        u = s["utterances"]
-        con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
-        m = s["significance"]["mapsswe"]
-        bs = s["significance"]["paired_bootstrap_wer"]
-        con.print(
-            f"MAPSSWE: {m['segments']} segments, mean error difference {m['mean_difference']:+.3f}, "
-            f"z={m['z']:+.3f}, p={m['p_value']:.4g}"
-        )
-        con.print(
-            f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
-            f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
-            f"p={bs['p_value']:.4g} ({bs['n_resamples']} resamples, seed {bs['seed']})"
-        )
-        for key, name in (("a", a), ("b", b)):
-            conf = s["confusions"][key]
-            ct = Table(title=f"{name}: most frequent errors")
-            ct.add_column("substitution (ref → hyp)")
-            ct.add_column("n", justify="right")
-            ct.add_column("deleted")
-            ct.add_column("n", justify="right")
-            ct.add_column("inserted")
-            ct.add_column("n", justify="right")
-            rows = max(len(conf["substitutions"]), len(conf["deletions"]), len(conf["insertions"]))
-            for i in range(rows):
-                sub = conf["substitutions"][i] if i < len(conf["substitutions"]) else None
-                de = conf["deletions"][i] if i < len(conf["deletions"]) else None
-                ins = conf["insertions"][i] if i < len(conf["insertions"]) else None
-                ct.add_row(
-                    f"{sub['ref']} → {sub['hyp']}" if sub else "",
-                    str(sub["count"]) if sub else "",
-                    de["ref"] if de else "",
-                    str(de["count"]) if de else "",
-                    ins["hyp"] if ins else "",
-                    str(ins["count"]) if ins else "",
-                )
-            con.print(ct)
-    return cap.get().rstrip("\n")

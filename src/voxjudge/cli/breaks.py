@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out, write_text
+from voxjudge.cli.common import print_json, progress_bar, write_out, write_text
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.views import render_breaks_summary
 from voxjudge.errors import InputError
 
 FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
@@ -240,46 +241,5 @@ def cmd_score(args: argparse.Namespace) -> int:
         from voxjudge.breaks.report import lmre_report
 
         write_text(args.report, [lmre_report(result.summary, result.scored, result.human)])
-    print_json(result.view()) if args.json else print(render_summary(result.summary))
+    print_json(result.view()) if args.json else print(render_breaks_summary(result.summary))
     return 0
-
-
-def render_summary(s: dict) -> str:
-    """Every metric, multi-reference beside its single-reference baseline, one row each."""
-    from rich.table import Table
-
-    def corr(c: dict | None) -> str:
-        return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
-
-    def rate(value: float | None) -> str:
-        return "–" if value is None else fmt_rate(value)
-
-    con = console()
-    with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
-        level = f"{100 * (s.get('bootstrap') or {}).get('confidence', 0.95):g}% CI"
-        for col in ("metric", "references", "n", "theta", "acceptance", f"Pearson ({level})", f"Spearman ({level})"):
-            t.add_column(col, justify="left" if col in ("metric", "references") else "right")
-        for m in s["metrics"].values():
-            t.add_row(
-                m["similarity"], "multi", str(s["n"]), f"> {m['theta']:g}", rate(m["acceptance"]),
-                corr(m["pearson"]), corr(m["spearman"]),
-            )  # fmt: skip
-            t.add_row(
-                "", "single", str(s["single_n"]), "", rate(m["single_acceptance"]),
-                corr(m["single_pearson"]), corr(m["single_spearman"]),
-            )  # fmt: skip
-        con.print(t)
-        first = next(iter(s["metrics"].values()), None)
-        if first and first.get("acceptance_by_group"):
-            g = Table(title="Acceptance by human score (multi / single reference)")
-            for col in ("human score", "n", "n single", *s["metrics"]):
-                g.add_column(col, justify="right")
-            by_metric = [m["acceptance_by_group"] for m in s["metrics"].values()]
-            for k, row in enumerate(first["acceptance_by_group"]):
-                cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
-                g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
-            con.print(g)
-        if s["n_errors"]:
-            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
-    return cap.get().rstrip("\n")

@@ -1,126 +1,153 @@
-"""``voxjudge demo``: the offline evaluators on the shipped example data."""
+"""``voxjudge demo``: the offline evaluators on the shipped example data.
+
+Each section is one command a user can type (shown above its output) and prints exactly what that
+command prints: the demo calls the same library functions with the command's defaults and renders
+with the same renderers (``cli/views.py``). ``tests/cli/test_demo.py`` runs every command and
+compares, so the demo cannot drift from the tools.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
+from voxjudge.cli import views
 from voxjudge.errors import InputError
+
+# The intermediate file of the pairwise section, as the shown command line names it.
+JUDGMENTS = "judgments.jsonl"
+PAIRWISE_SAMPLES = "2"
 
 
 def register(groups) -> None:
     p = groups.add_parser(
         "demo",
         help="run the offline evaluators on the shipped examples/ (no API key, no download)",
+        description="Runs asr metrics, asr compare, asr score, breaks score, pairwise judge/analyze and "
+        "pairwise select on examples/, printing each command line and exactly its output.",
     )
     p.add_argument("--examples", default="examples", help="the examples directory (default: ./examples)")
     p.set_defaults(func=cmd_demo)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from voxjudge.asr.compare import compare_systems
-    from voxjudge.asr.normalize import get_normalizer
-    from voxjudge.cli.asr import render_compare, render_metrics
-    from voxjudge.io import pair_texts, read_texts
-
-    root = Path(args.examples) / "asr"
-    if not root.is_dir():
-        raise InputError(f"{root}: not found; run the demo from the project root or pass --examples DIR")
-    for lang, preset in (("en", "basic"), ("hi", "hindi")):
-        ref = read_texts(root / lang / "ref.txt", ids=True)
-        a = pair_texts(ref, read_texts(root / lang / "sys_a.txt", ids=True))
-        b = pair_texts(ref, read_texts(root / lang / "sys_b.txt", ids=True))
-        norm = get_normalizer(preset)
-        comparison = compare_systems(a.references, a.hypotheses, b.hypotheses, a.ids, normalizer=norm)
-        print(f"\n=== {lang}: system A, normalize={preset} ===")
-        speakers = comparison.a.by_group([uid.split("-", 1)[0] for uid in a.ids])
-        print(
-            render_metrics(
-                comparison.a.summary(), comparison.a, "word", ref.path, f"{root / lang}/sys_a.txt", None, speakers
-            )
-        )
-        print(f"\n=== {lang}: system A vs system B ===")
-        print(render_compare(comparison.summary(), ["A", "B"]))
-    _laser_demo(root)
-    _breaks_demo(Path(args.examples) / "breaks")
-    _pairwise_demo(Path(args.examples) / "pairwise")
+    for commands, output in sections(Path(args.examples)):
+        print("\n$ " + " &&\n  ".join("voxjudge " + " ".join(argv) for argv in commands))
+        print(output)
     return 0
 
 
-def _pairwise_demo(folder: Path) -> None:
-    """The offline acoustic judge on espeak-ng clip pairs (both orders), then best-of-4 selection."""
-    import asyncio
+def sections(root: Path) -> Iterator[tuple[list[list[str]], str]]:
+    """(command lines, their output) per demo section; the output is that of the last command."""
+    for folder in (root / "asr", root / "breaks", root / "pairwise"):
+        if not folder.is_dir():
+            raise InputError(f"{folder}: not found; run the demo from the project root or pass --examples DIR")
+    for lang, preset in (("en", "basic"), ("hi", "hindi")):
+        yield from _asr(root / "asr" / lang, preset)
+    yield _laser(root / "asr" / "hi")
+    yield _breaks(root / "breaks")
+    yield from _pairwise(root / "pairwise")
 
+
+def _read(ref: Path, *hyps: Path):
+    """Kaldi 'id text' files paired by id, as ``--ids`` reads them."""
+    from voxjudge.io import pair_texts, read_texts
+
+    reference = read_texts(ref, ids=True)
+    return [pair_texts(reference, read_texts(h, ids=True)) for h in hyps]
+
+
+def _asr(folder: Path, preset: str) -> Iterator[tuple[list[list[str]], str]]:
+    from voxjudge.asr.compare import compare_systems
+    from voxjudge.asr.measures import compute_metrics
+    from voxjudge.asr.normalize import get_normalizer
+    from voxjudge.cli.common import speaker_labels
+
+    ref, a, b = (str(folder / f) for f in ("ref.txt", "sys_a.txt", "sys_b.txt"))
+    norm = get_normalizer(preset)
+    pa, pb = _read(Path(ref), Path(a), Path(b))
+    result = compute_metrics(pa.references, pa.hypotheses, pa.ids, normalizer=norm)
+    speakers = result.by_group(speaker_labels(pa.ids, pa.speakers, "-"))
+    argv = ["asr", "metrics", "--ref", ref, "--hyp", a, "--ids", "--normalize", preset, "--by-speaker"]
+    yield [argv], views.render_metrics(result.summary(), result, "word", ref, a, None, speakers)
+    comparison = compare_systems(pa.references, pa.hypotheses, pb.hypotheses, pa.ids, normalizer=norm)
+    summary = comparison.summary()
+    summary["names"] = {"a": "A", "b": "B"}
+    argv = ["asr", "compare", "--ref", ref, "--hyp-a", a, "--hyp-b", b, "--ids", "--normalize", preset]
+    yield [argv], views.render_compare(summary, ["A", "B"])
+
+
+def _laser(folder: Path) -> tuple[list[list[str]], str]:
+    """LASER rubric scores (the default offline judge) beside WER, and their agreement with human scores."""
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.judges import offline_labeler
+    from voxjudge.asr.laser.result import laser_result
+    from voxjudge.asr.laser.scoring import score
+    from voxjudge.io.scores import read_scores
+
+    ref, hyp, human = (str(folder / f) for f in ("ref.txt", "sys_b.txt", "human_b.tsv"))
+    (paired,) = _read(Path(ref), Path(hyp))
+    rubric = LaserRubric.load(None)
+    labeler, _ = offline_labeler("default", rubric)
+    utterances = score(paired.references, paired.hypotheses, paired.ids, lang=None, rubric=rubric, labeler=labeler)
+    settings = {"judge": "default", "mode": "pairs", "lang": None}
+    summary = laser_result(utterances, rubric, settings, {}, human=read_scores(human, "score")).summary
+    argv = ["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human]
+    return [argv], views.render_laser(summary)
+
+
+def _breaks(folder: Path) -> tuple[list[list[str]], str]:
+    """Hypotheses against a table built from two annotators (multi-reference) and against
+    annotator A alone (single reference), beside human 1-5 scores."""
+    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses, summarize
+    from voxjudge.breaks.scorer import parse_metrics
+
+    refs, hyps, single_path, human_path = (
+        str(folder / f) for f in ("table.jsonl", "hypotheses.tsv", "annotator_a.txt", "human.tsv")
+    )
+    table = ReferenceTable.load(refs, None)
+    metrics = parse_metrics("f1", None, "typed", False, len(table.labelset.labels))
+    annotations = read_annotations(hyps, fmt="inline", labelset=table.labelset, label_map=None)
+    single = {
+        a.text_key: a for _, a in read_annotations(single_path, fmt="inline", labelset=table.labelset, label_map=None)
+    }
+    records = score_hypotheses(table, annotations, [m.similarity for m in metrics], [m.theta for m in metrics], single)
+    summary = summarize(records, read_human_scores(human_path, "score"))
+    argv = ["breaks", "score", "--refs", refs, "--hyps", hyps, "--single", single_path, "--human", human_path]
+    return [argv], views.render_breaks_summary(summary)
+
+
+def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
+    """The acoustic judge on espeak-ng clip pairs (both orders), then best-of-4 selection."""
     from voxjudge.pairwise import (
         AcousticPairJudge,
         Rubric,
-        accuracy_report,
         hit_rates,
         read_candidate_sets,
         read_pairs,
         run_judgments,
         select_best,
     )
+    from voxjudge.pairwise.result import analysed
 
-    rubric = Rubric.default()
+    rubric = Rubric.load(None).select(None)
     judge = AcousticPairJudge(rubric)
-    pairs = read_pairs(folder / "pairs.jsonl")
-    records = asyncio.run(run_judgments(pairs, judge, rubric, samples=2))
-    rep = accuracy_report(records, pairs, rubric)
-    by_dim = ", ".join(f"{d} {100 * v:.0f}%" for d, v in rep["accuracy_by_dimension"].items() if v is not None)
-    print(f"\n=== pairwise prosody: acoustic judge on {rep['n_pairs']} espeak-ng pairs, both orders ===")
-    print(
-        f"accuracy against the human labels {100 * rep['accuracy']:.1f}% (by dimension: {by_dim}); "
-        f"position bias Δpos {rep['delta_pos']:+.3f}; {rep['n_abstained']} abstained (judgment, dimension) "
-        "cells on what a waveform cannot tell (C3, L1, L3)"
+    samples = int(PAIRWISE_SAMPLES)
+    pairs_path, candidates_path = str(folder / "pairs.jsonl"), str(folder / "candidates.jsonl")
+    records = asyncio.run(run_judgments(read_pairs(pairs_path), judge, rubric, samples))
+    report = analysed(records, read_pairs(pairs_path, check_audio=False), rubric, source=JUDGMENTS).summary
+    judge_argv = ["pairwise", "judge", "--pairs", pairs_path, "--samples", PAIRWISE_SAMPLES, "--out", JUDGMENTS]
+    yield (
+        [judge_argv, ["pairwise", "analyze", JUDGMENTS, "--pairs", pairs_path]],
+        views.render_pairwise_analysis(report),
     )
-    sets = read_candidate_sets(folder / "candidates.jsonl")
-    selections, _ = asyncio.run(select_best(sets, judge, rubric, samples=2))
-    rates = hit_rates(selections, sets)
-    print(
-        f"best of 4 by round robin over {len(sets)} texts: Hit@1 {100 * rates['hit@1']:.0f}% "
-        f"(random {100 * rates['random@1']:.0f}%)"
-    )
-
-
-def _laser_demo(root: Path) -> None:
-    """LASER rubric scores beside WER on the Hindi and English examples (offline default judge)."""
-    from voxjudge.asr.laser import LaserRubric, score, summarize
-    from voxjudge.io import pair_texts, read_texts
-
-    rubric = LaserRubric.load()
-    print("\n=== ASR rubric scores (LASER, offline default judge) beside WER ===")
-    for lang in ("en", "hi"):
-        ref = read_texts(root / lang / "ref.txt", ids=True)
-        for system in ("sys_a", "sys_b"):
-            p = pair_texts(ref, read_texts(root / lang / f"{system}.txt", ids=True))
-            s = summarize(score(p.references, p.hypotheses, p.ids, lang=lang), rubric)
-            print(
-                f"{lang} {system}: LASER micro {s['laser_micro']:.3f} (no penalty {s['labels']['no_penalty']}, "
-                f"minor {s['labels']['minor']}, major {s['labels']['major']}) vs 1 - mean WER {1 - s['wer_macro']:.3f}"
-            )
-
-
-def _breaks_demo(folder: Path) -> None:
-    """Phrase-break hypotheses scored against a table built from two annotators (multi-reference)
-    and against annotator A alone (single reference), beside human 1-5 scores."""
-    from voxjudge.breaks import (
-        ReferenceTable,
-        Similarity,
-        read_annotations,
-        read_human_scores,
-        score_hypotheses,
-        summarize,
-    )
-    from voxjudge.cli.breaks import render_summary
-
-    if not folder.is_dir():
-        raise InputError(f"{folder}: not found; run the demo from the project root or pass --examples DIR")
-    table = ReferenceTable.load(folder / "table.jsonl")
-    hyps = read_annotations(folder / "hypotheses.tsv", labelset=table.labelset)
-    single = {a.text_key: a for _, a in read_annotations(folder / "annotator_a.txt", labelset=table.labelset)}
-    human = read_human_scores(folder / "human.tsv")
-    similarity = Similarity("f1")
-    records = score_hypotheses(table, hyps, similarity, 0.8, single)
-    print("\n=== phrase breaks (LMRE): 72 hypotheses, table from two annotators vs annotator A alone ===")
-    print(render_summary(summarize(records, human, 0.8, similarity, n_resamples=2000)))
+    sets = read_candidate_sets(candidates_path)
+    selections, _ = asyncio.run(select_best(sets, judge, rubric, samples))
+    rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
+    summary = hit_rates(selections, sets)
+    lines = [views.render_winner(r) for r in rows]
+    if summary["n_rated"]:
+        lines.append(views.render_hit_rates(summary))
+    yield [["pairwise", "select", "--candidates", candidates_path, "--samples", PAIRWISE_SAMPLES]], "\n".join(lines)

@@ -11,6 +11,7 @@ from pathlib import Path
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
 
 JUDGE_HELP = (
@@ -214,7 +215,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.summary)
     else:
-        print(render(result.summary))
+        print(render_laser(result.summary))
     if llm is None:
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
@@ -229,51 +230,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         reasons=reasons,
         stopped=result.stopped,
     )
-
-
-def render(s: dict) -> str:
-    from rich.table import Table
-
-    con = console()
-    with con.capture() as cap:
-        t = Table(title=f"LASER ({s['judge']}): {s['n']} utterances, {s['ref_words']} reference words")
-        for col in ("LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored"):
-            t.add_column(col, justify="right")
-        f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731
-        t.add_row(
-            f(s["laser_micro"]),
-            f(s["laser_macro"]),
-            f(s["wer_macro"]),
-            str(s["labels"]["no_penalty"]),
-            str(s["labels"]["minor"]),
-            str(s["labels"]["major"]),
-            str(s["n_unscored"]),
-        )
-        con.print(t)
-        e = Table(title="Error types")
-        for col in ("type", "count", "penalty"):
-            e.add_column(col, justify="left" if col == "type" else "right")
-        for name, cell in s["error_types"].items():
-            e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
-        con.print(e)
-        if s.get("agreement"):
-            level = 100 * (s.get("bootstrap") or {}).get("confidence", 0.95)
-            a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
-            for col in ("metric", "pearson", "spearman", "kendall"):
-                a.add_column(col, justify="left" if col == "metric" else "right")
-            for name, cs in s["agreement"].items():
-                a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
-            con.print(a)
-        if s.get("disputed"):
-            con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
-        if s.get("llm") and "sent_to_model" in s["llm"]:
-            con.print(
-                f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
-                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored) in "
-                f"{s['llm']['requests']} requests, one utterance each ({s['llm']['requests_if_shared']} if "
-                "utterances shared batches)"
-            )
-    return cap.get().rstrip("\n")
 
 
 def cmd_classify(args: argparse.Namespace) -> int:

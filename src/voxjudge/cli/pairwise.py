@@ -7,8 +7,9 @@ import json
 import sys
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.common import fmt_rate, print_json, progress_bar, write_out
 from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices
+from voxjudge.cli.views import coverage_note, render_hit_rates, render_pairwise_analysis, render_winner
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
@@ -239,71 +240,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     result = analysed(
         records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments, weights=weights, **boot
     )
-    print_json(result.view()) if args.json else print(render_analysis(result))
+    print_json(result.view()) if args.json else print(render_pairwise_analysis(result.summary))
     return 0
-
-
-def render_analysis(result) -> str:
-    from rich.table import Table
-
-    report = result.summary
-    ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
-    con = console()
-    with con.capture() as cap:
-        t = Table(
-            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels{_coverage_note(report)}"
-        )
-        t.add_column("measure")
-        t.add_column("value", justify="right")
-        rows = [
-            ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
-            (f"accuracy, {_level(ci)} bootstrap CI over pairs", f"[{_pct(ci['low'])}, {_pct(ci['high'])}]"),
-            ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
-            ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
-            ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
-            ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
-            ("judgments favouring the second slot", _pct(report["second_slot_rate"])),
-            ("t statistic (pair-level slot difference)", _num(report["t_stat"])),
-            ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
-        ]
-        for r in rows:
-            t.add_row(*r)
-        con.print(t)
-        d = Table(title="Accuracy by dimension")
-        for dim in report["accuracy_by_dimension"]:
-            d.add_column(dim, justify="right")
-        d.add_row(*(_pct(v) for v in report["accuracy_by_dimension"].values()))
-        con.print(d)
-        if report.get("weight_selection"):
-            w = report["weight_selection"]
-            con.print(
-                f"selected weights {w['weights']}: validation {_pct(w['validation_accuracy'])}, "
-                f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
-            )
-    return cap.get().rstrip("\n")
-
-
-def _level(ci: dict) -> str:
-    return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
-
-
-def _coverage_note(cover: dict) -> str:
-    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
-        return ""
-    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
-    return (
-        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
-        f"{_pct(cover['coverage'])}{extra})"
-    )
 
 
 def _pct(v) -> str:
     return "–" if v is None else fmt_rate(v)
-
-
-def _num(v) -> str:
-    return "–" if v is None else f"{v:+.3f}"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -330,7 +272,7 @@ def render_comparison(result) -> str:
     res = result.summary
     lines = []
     for name, key in (("judgments_a", "coverage_a"), ("judgments_b", "coverage_b")):
-        note = _coverage_note(res[key])
+        note = coverage_note(res[key])
         if note:
             lines.append(f"{result.settings[name]}:{note}")
     lines.append(
@@ -369,15 +311,12 @@ def cmd_select(args: argparse.Namespace) -> int:
     return _incomplete(result)
 
 
+
 def render_selection(result) -> str:
     summary = result.summary
-    lines = [
-        f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}" for r in summary["selections"]
-    ]
+    lines = [render_winner(r) for r in summary["selections"]]
     if summary["n_rated"]:
-        lines.append(
-            " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
-        )
+        lines.append(render_hit_rates(summary))
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ def register(groups) -> None:
 
 def cmd_agree(args: argparse.Namespace) -> int:
     from voxjudge.io.scores import paired_scores, read_score_file
-    from voxjudge.stats.correlation import METHODS, correlate
+    from voxjudge.stats import METHODS, agreement
 
     methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -46,13 +46,15 @@ def cmd_agree(args: argparse.Namespace) -> int:
     metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col)
     human = read_score_file(args.human, column=args.human_col, id_field=args.id_col)
     ids, xs, ys = paired_scores(metric, human)
-    if len(ids) < 3:
-        raise InputError(f"only {len(ids)} matched items; correlation needs at least 3")
-    if len(set(xs)) < 2 or len(set(ys)) < 2:
-        which = args.metric if len(set(xs)) < 2 else args.human
-        raise InputError(f"{which}: all scores are equal, so no correlation can be computed")
-    results = correlate(
-        xs, ys, methods, n_resamples=args.resamples, confidence=args.confidence, seed=args.bootstrap_seed
+    results = agreement(
+        xs,
+        ys,
+        methods,
+        metric_name=args.metric,
+        human_name=args.human,
+        n_resamples=args.resamples,
+        confidence=args.confidence,
+        seed=args.bootstrap_seed,
     )
     if args.json:
         print_json({"n": len(ids), "correlations": [r.as_dict() for r in results]})

@@ -173,16 +173,18 @@ def agreement(
 ) -> dict:
     """Pearson, Spearman and Kendall (bootstrap CIs) of LASER and of 1 - WER with human scores."""
     from voxjudge.errors import InputError
-    from voxjudge.stats import correlate
+    from voxjudge.stats import agreement as agree
 
     scored = [u for u in utterances if u.laser is not None and u.wer is not None]
     missing = [u.id for u in scored if u.id not in human]
     if missing:
         raise InputError(f"human scores missing for {len(missing)} utterances: {', '.join(missing[:5])}")
-    if len(scored) < 3:
-        raise InputError("agreement needs at least 3 scored utterances")
     h = [human[u.id] for u in scored]
+    sides = (("laser", "LASER", [u.laser for u in scored]), ("one_minus_wer", "1 - WER", [1 - u.wer for u in scored]))
     return {
-        name: [c.as_dict() for c in correlate(x, h, n_resamples=n_resamples, confidence=confidence, seed=seed)]
-        for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored]))
+        key: [
+            c.as_dict()
+            for c in agree(x, h, metric_name=name, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        ]
+        for key, name, x in sides
     }

@@ -1,0 +1,274 @@
+"""Renderers shared by the commands and ``voxjudge demo``: summaries in, text out.
+
+Each command renders its result with one of these, and the demo calls the same library
+functions and the same renderers, so the demo shows exactly what the commands print (a test
+holds them to it). Nothing here reads files or computes numbers.
+"""
+
+from __future__ import annotations
+
+from voxjudge.cli.common import console, fmt_rate
+
+_COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
+
+
+def _pct(v) -> str:
+    return "–" if v is None else fmt_rate(v)
+
+
+def _num(v) -> str:
+    return "–" if v is None else f"{v:+.3f}"
+
+
+def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
+    from rich.table import Table
+
+    counts = result.corpus_word if unit == "word" else result.corpus_char
+    unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
+    table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
+    for col in ("WER", "CER", "MER", "WIL", "WIP"):
+        table.add_column(col, justify="right")
+    for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        *(fmt_rate(summary[k]) for k in ("wer", "cer", "mer", "wil", "wip")),
+        *(str(v) for v in (counts.ref_len, counts.hits, counts.substitutions, counts.deletions, counts.insertions)),
+    )
+    con = console()
+    with con.capture() as cap:
+        con.print(table)
+        if speakers:
+            st = Table(title="Per speaker (corpus level within each speaker)")
+            for col in ("speaker", "utts", "ref words", "WER", "CER", "sub", "del", "ins"):
+                st.add_column(col, justify="left" if col == "speaker" else "right")
+            for name, s in speakers.items():
+                st.add_row(
+                    name,
+                    str(s["utterances_count"]),
+                    str(s["ref_words"]),
+                    fmt_rate(s["wer"]),
+                    fmt_rate(s["cer"]),
+                    str(s["substitutions"]),
+                    str(s["deletions"]),
+                    str(s["insertions"]),
+                )
+            con.print(st)
+        if utterances:
+            ut = Table(title="Per utterance (input order)")
+            for col in ("id", "ref words", "WER", "CER", "hits", "sub", "del", "ins"):
+                ut.add_column(col, justify="left" if col == "id" else "right")
+            for u in utterances:
+                ut.add_row(
+                    u["id"],
+                    str(u["ref_words"]),
+                    fmt_rate(u["wer"]),
+                    fmt_rate(u["cer"]),
+                    *(str(u[k]) for k in _COUNT_KEYS),
+                )
+            con.print(ut)
+        con.print(
+            f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
+            "(corpus level = errors summed over utterances / reference units)"
+        )
+    return cap.get().rstrip("\n")
+
+
+def render_compare(s: dict, names: list[str]) -> str:
+    from rich.table import Table
+
+    a, b = names
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"{a} vs {b} on {s['utterances']['count']} utterances (delta = {a} - {b})")
+        for col in ("measure", a, b, "delta"):
+            t.add_column(col, justify="left" if col == "measure" else "right")
+        for k in ("wer", "cer", "mer", "wil", "wip"):
+            t.add_row(k.upper(), fmt_rate(s["a"][k]), fmt_rate(s["b"][k]), f"{100 * s['delta'][k]:+.2f} pts")
+        for k in _COUNT_KEYS:
+            t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
+        con.print(t)
+        u = s["utterances"]
+        con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
+        m = s["significance"]["mapsswe"]
+        bs = s["significance"]["paired_bootstrap_wer"]
+        con.print(
+            f"MAPSSWE: {m['segments']} segments, mean error difference {m['mean_difference']:+.3f}, "
+            f"z={m['z']:+.3f}, p={m['p_value']:.4g}"
+        )
+        con.print(
+            f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
+            f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
+            f"p={bs['p_value']:.4g} ({bs['n_resamples']} resamples, seed {bs['seed']})"
+        )
+        for key, name in (("a", a), ("b", b)):
+            conf = s["confusions"][key]
+            ct = Table(title=f"{name}: most frequent errors")
+            ct.add_column("substitution (ref → hyp)")
+            ct.add_column("n", justify="right")
+            ct.add_column("deleted")
+            ct.add_column("n", justify="right")
+            ct.add_column("inserted")
+            ct.add_column("n", justify="right")
+            rows = max(len(conf["substitutions"]), len(conf["deletions"]), len(conf["insertions"]))
+            for i in range(rows):
+                sub = conf["substitutions"][i] if i < len(conf["substitutions"]) else None
+                de = conf["deletions"][i] if i < len(conf["deletions"]) else None
+                ins = conf["insertions"][i] if i < len(conf["insertions"]) else None
+                ct.add_row(
+                    f"{sub['ref']} → {sub['hyp']}" if sub else "",
+                    str(sub["count"]) if sub else "",
+                    de["ref"] if de else "",
+                    str(de["count"]) if de else "",
+                    ins["hyp"] if ins else "",
+                    str(ins["count"]) if ins else "",
+                )
+            con.print(ct)
+    return cap.get().rstrip("\n")
+
+
+def render_laser(s: dict) -> str:
+    from rich.table import Table
+
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"LASER ({s['judge']}): {s['n']} utterances, {s['ref_words']} reference words")
+        for col in ("LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored"):
+            t.add_column(col, justify="right")
+        f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731
+        t.add_row(
+            f(s["laser_micro"]),
+            f(s["laser_macro"]),
+            f(s["wer_macro"]),
+            str(s["labels"]["no_penalty"]),
+            str(s["labels"]["minor"]),
+            str(s["labels"]["major"]),
+            str(s["n_unscored"]),
+        )
+        con.print(t)
+        e = Table(title="Error types")
+        for col in ("type", "count", "penalty"):
+            e.add_column(col, justify="left" if col == "type" else "right")
+        for name, cell in s["error_types"].items():
+            e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
+        con.print(e)
+        if s.get("agreement"):
+            level = 100 * (s.get("bootstrap") or {}).get("confidence", 0.95)
+            a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
+            for col in ("metric", "pearson", "spearman", "kendall"):
+                a.add_column(col, justify="left" if col == "metric" else "right")
+            for name, cs in s["agreement"].items():
+                a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
+            con.print(a)
+        if s.get("disputed"):
+            con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
+        if s.get("llm") and "sent_to_model" in s["llm"]:
+            con.print(
+                f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
+                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored) in "
+                f"{s['llm']['requests']} requests, one utterance each ({s['llm']['requests_if_shared']} if "
+                "utterances shared batches)"
+            )
+    return cap.get().rstrip("\n")
+
+
+def render_breaks_summary(s: dict) -> str:
+    """Every metric, multi-reference beside its single-reference baseline, one row each."""
+    from rich.table import Table
+
+    def corr(c: dict | None) -> str:
+        return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
+
+    def rate(value: float | None) -> str:
+        return "–" if value is None else fmt_rate(value)
+
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
+        level = f"{100 * (s.get('bootstrap') or {}).get('confidence', 0.95):g}% CI"
+        for col in ("metric", "references", "n", "theta", "acceptance", f"Pearson ({level})", f"Spearman ({level})"):
+            t.add_column(col, justify="left" if col in ("metric", "references") else "right")
+        for m in s["metrics"].values():
+            t.add_row(
+                m["similarity"], "multi", str(s["n"]), f"> {m['theta']:g}", rate(m["acceptance"]),
+                corr(m["pearson"]), corr(m["spearman"]),
+            )  # fmt: skip
+            t.add_row(
+                "", "single", str(s["single_n"]), "", rate(m["single_acceptance"]),
+                corr(m["single_pearson"]), corr(m["single_spearman"]),
+            )  # fmt: skip
+        con.print(t)
+        first = next(iter(s["metrics"].values()), None)
+        if first and first.get("acceptance_by_group"):
+            g = Table(title="Acceptance by human score (multi / single reference)")
+            for col in ("human score", "n", "n single", *s["metrics"]):
+                g.add_column(col, justify="right")
+            by_metric = [m["acceptance_by_group"] for m in s["metrics"].values()]
+            for k, row in enumerate(first["acceptance_by_group"]):
+                cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
+                g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
+            con.print(g)
+        if s["n_errors"]:
+            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
+    return cap.get().rstrip("\n")
+def render_pairwise_analysis(report: dict) -> str:
+    from rich.table import Table
+
+    ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
+    con = console()
+    with con.capture() as cap:
+        t = Table(
+            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
+            f"{report['n_labelled']} with human labels{coverage_note(report)}"
+        )
+        t.add_column("measure")
+        t.add_column("value", justify="right")
+        rows = [
+            ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
+            (f"accuracy, {_level(ci)} bootstrap CI over pairs", f"[{_pct(ci['low'])}, {_pct(ci['high'])}]"),
+            ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
+            ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
+            ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
+            ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
+            ("judgments favouring the second slot", _pct(report["second_slot_rate"])),
+            ("t statistic (pair-level slot difference)", _num(report["t_stat"])),
+            ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
+        ]
+        for r in rows:
+            t.add_row(*r)
+        con.print(t)
+        d = Table(title="Accuracy by dimension")
+        for dim in report["accuracy_by_dimension"]:
+            d.add_column(dim, justify="right")
+        d.add_row(*(_pct(v) for v in report["accuracy_by_dimension"].values()))
+        con.print(d)
+        if report.get("weight_selection"):
+            w = report["weight_selection"]
+            con.print(
+                f"selected weights {w['weights']}: validation {_pct(w['validation_accuracy'])}, "
+                f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
+            )
+    return cap.get().rstrip("\n")
+
+
+
+def _level(ci: dict) -> str:
+    return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
+def coverage_note(cover: dict) -> str:
+    """How much of the pairs file a set of judgments covers, when it is not all of it."""
+    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
+        return ""
+    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
+    return (
+        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
+        f"{_pct(cover['coverage'])}{extra})"
+    )
+
+
+def render_winner(row: dict) -> str:
+    """One line of ``pairwise select``: the winning candidate of a set."""
+    return f"{row['set_id']}: winner {row['winner']} ({row['winner_path']}), wins {row['wins']}"
+
+
+def render_hit_rates(summary: dict) -> str:
+    """Hit@1..3 of ``pairwise select`` against the human top-k, beside random choice."""
+    return " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))

@@ -1,0 +1,54 @@
+"""The demo shows exactly what the commands print: each section is compared with its command."""
+
+from __future__ import annotations
+
+import pytest
+
+from voxjudge.cli import demo
+from voxjudge.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def demo_sections(request):
+    from pathlib import Path
+
+    examples = Path(request.config.rootpath) / "examples"
+    return list(demo.sections(examples))
+
+
+def test_demo_covers_every_evaluator(demo_sections):
+    shown = [" ".join(argv[:2]) for commands, _ in demo_sections for argv in commands]
+    assert shown == [
+        "asr metrics",
+        "asr compare",
+        "asr metrics",
+        "asr compare",
+        "asr score",
+        "breaks score",
+        "pairwise judge",
+        "pairwise analyze",
+        "pairwise select",
+    ]
+
+
+def test_every_demo_section_is_its_commands_output(demo_sections, capsys, tmp_path):
+    judgments = str(tmp_path / "judgments.jsonl")
+    for commands, output in demo_sections:
+        for argv in commands:
+            argv = [judgments if a == demo.JUDGMENTS else a for a in argv]
+            capsys.readouterr()
+            assert main(argv) == 0, argv
+        printed = capsys.readouterr().out
+        assert printed == output + "\n", f"demo differs from: voxjudge {' '.join(commands[-1])}"
+
+
+def test_demo_prints_each_command_line_before_its_output(capsys, examples):
+    assert main(["demo", "--examples", str(examples)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n$ voxjudge ") == 8
+    assert "$ voxjudge pairwise judge --pairs" in out and "&&\n  voxjudge pairwise analyze judgments.jsonl" in out
+
+
+def test_demo_names_a_missing_examples_folder(capsys, tmp_path):
+    assert main(["demo", "--examples", str(tmp_path)]) == 2
+    assert "asr: not found; run the demo from the project root or pass --examples DIR" in capsys.readouterr().err
