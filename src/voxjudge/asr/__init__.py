@@ -1,44 +1,35 @@
-"""ASR evaluation: alignment, classic error rates, normalization, comparison of two systems."""
+"""ASR evaluation: alignment, classic error rates, normalization, comparison of two systems.
 
-from voxjudge.asr.align import Alignment, AlignmentChunk, WordPair, align, align_tokens
-from voxjudge.asr.compare import Comparison, compare_systems
-from voxjudge.asr.confusions import Confusions, confusion_pairs
-from voxjudge.asr.measures import (
-    ErrorCounts,
-    MetricsResult,
-    cer,
-    compute_metrics,
-    count_errors,
-    total,
-    wer,
-)
-from voxjudge.asr.normalize import PRESETS, STEPS, Normalizer, get_normalizer
-from voxjudge.asr.significance import MapssweResult, mapsswe
-from voxjudge.asr.tokenize import Tokenizer, graphemes
+Names are imported on first use (numpy and rapidfuzz load only when a function needs them)."""
 
-__all__ = [
-    "PRESETS",
-    "STEPS",
-    "Alignment",
-    "AlignmentChunk",
-    "Comparison",
-    "Confusions",
-    "ErrorCounts",
-    "MapssweResult",
-    "MetricsResult",
-    "Normalizer",
-    "Tokenizer",
-    "WordPair",
-    "align",
-    "align_tokens",
-    "cer",
-    "compare_systems",
-    "compute_metrics",
-    "confusion_pairs",
-    "count_errors",
-    "get_normalizer",
-    "graphemes",
-    "mapsswe",
-    "total",
-    "wer",
-]
+from voxjudge._lazy import lazy_exports
+
+_EXPORTS = {
+    "Alignment": "voxjudge.asr.align",
+    "AlignmentChunk": "voxjudge.asr.align",
+    "WordPair": "voxjudge.asr.align",
+    "align": "voxjudge.asr.align",
+    "align_tokens": "voxjudge.asr.align",
+    "Comparison": "voxjudge.asr.compare",
+    "compare_systems": "voxjudge.asr.compare",
+    "Confusions": "voxjudge.asr.confusions",
+    "confusion_pairs": "voxjudge.asr.confusions",
+    "ErrorCounts": "voxjudge.asr.measures",
+    "MetricsResult": "voxjudge.asr.measures",
+    "cer": "voxjudge.asr.measures",
+    "compute_metrics": "voxjudge.asr.measures",
+    "count_errors": "voxjudge.asr.measures",
+    "total": "voxjudge.asr.measures",
+    "wer": "voxjudge.asr.measures",
+    "PRESETS": "voxjudge.asr.normalize",
+    "STEPS": "voxjudge.asr.normalize",
+    "Normalizer": "voxjudge.asr.normalize",
+    "get_normalizer": "voxjudge.asr.normalize",
+    "MapssweResult": "voxjudge.asr.significance",
+    "mapsswe": "voxjudge.asr.significance",
+    "Tokenizer": "voxjudge.asr.tokenize",
+    "graphemes": "voxjudge.asr.tokenize",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
