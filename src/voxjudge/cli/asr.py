@@ -9,6 +9,7 @@ from voxjudge.cli.common import (
     add_input_options,
     add_text_options,
     check_bootstrap_options,
+    check_outputs,
     console,
     fmt_rate,
     normalizer,
@@ -93,6 +94,7 @@ def _add_ref_hyp(p) -> None:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from voxjudge.asr.measures import compute_metrics
 
+    check_outputs(records=[args.out])
     paired = read_pair(args, args.ref, args.hyp)
     char_unit = "grapheme" if args.unit == "grapheme" else "char"
     with progress_bar("scoring") as progress:
@@ -184,6 +186,7 @@ def cmd_align(args: argparse.Namespace) -> int:
     from voxjudge.asr.align import align
     from voxjudge.asr.display import render_alignment
 
+    check_outputs(records=[args.out])
     paired = read_pair(args, args.ref, args.hyp)
     norm = normalizer(args)
     shown = []

@@ -6,7 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out, write_text
+from voxjudge.cli.common import (
+    check_outputs,
+    console,
+    fmt_rate,
+    print_json,
+    progress_bar,
+    write_all,
+    write_text,
+)
 from voxjudge.cli.judge_options import add_judge_options, make_judge
 from voxjudge.errors import InputError
 
@@ -100,6 +108,7 @@ def _labels(args):
 def cmd_convert(args: argparse.Namespace) -> int:
     from voxjudge.breaks import format_as, read_annotations
 
+    check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
     anns = read_annotations(args.input, fmt=args.src, labelset=labelset, label_map=label_map)
     lines = [format_as(a, args.dst, labelset) for _, a in anns]
@@ -113,6 +122,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, merge
 
+    check_outputs(files=[args.out])
     merged = merge([ReferenceTable.load(t) for t in args.tables])
     merged.save(args.out)
     print(f"{args.out}: {len(merged)} texts, {merged.reference_count} references from {len(args.tables)} tables")
@@ -122,6 +132,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_from_annotators(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, read_annotations
 
+    check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
     table = ReferenceTable(labelset)
     for path in args.files:
@@ -135,7 +146,7 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
 def _read_texts(path: str) -> list[tuple[str, str]]:
     from voxjudge.io.readers import read_texts
 
-    return [(r.id, r.text) for r in read_texts(path, speaker_field=None).records if r.text.strip()]
+    return [(r.id, r.text) for r in read_texts(path, speaker_field=None, text_option=None).records if r.text.strip()]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -151,6 +162,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             min_count = float(args.min_count)
         except ValueError:
             raise InputError(f"--min-count must be a number or 'auto', not {args.min_count!r}") from None
+    check_outputs(files=[args.out])
     config = BuildConfig(args.n_iter, args.n_fs, args.batch_size, min_count, args.seed)
     labelset = LabelSet()
     texts = _read_texts(args.texts)
@@ -189,6 +201,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.cli.common import check_bootstrap_options
 
     check_bootstrap_options(args)
+    check_outputs(records=[args.out], files=[args.report])
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)
     similarity = Similarity(args.metric, args.f1_mode, args.hierarchy, len(table.labelset.labels))
@@ -204,11 +217,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     records = score_hypotheses(table, hyps, similarity, theta, single)
     summary = summarize(records, human, theta, similarity, n_resamples=args.resamples, seed=args.seed)
     settings = {"similarity": similarity.name, "theta": theta}
-    write_out(args.out, [{**r.as_dict(), **settings} for r in records])
+    report = None
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
-        write_text(args.report, [lmre_report(summary, records, human)])
+        report = lmre_report(summary, records, human)
+    write_all({args.out: [{**r.as_dict(), **settings} for r in records], args.report: report})
     if args.json:
         print_json(summary)
         return 0

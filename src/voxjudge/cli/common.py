@@ -9,7 +9,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from voxjudge.errors import InputError
@@ -103,29 +102,30 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(_clean(obj), ensure_ascii=False, indent=2) + "\n")
 
 
+def check_outputs(records=(), files=()) -> None:
+    """Before any work: every output path can be written (record outputs: by a known suffix)."""
+    from voxjudge.io.writers import check_outputs as check
+
+    check(records=records, files=files)
+
+
+def write_all(outputs: dict) -> None:
+    """Every output of a command, whole or none. Values: text, or a list of records (NaN -> null)."""
+    from voxjudge.io.writers import write_outputs
+
+    write_outputs(
+        {p: c if isinstance(c, (str, bytes)) else [_clean(r) for r in c] for p, c in outputs.items() if p is not None}
+    )
+
+
 def write_out(path: str | None, records: list[dict]) -> None:
     if path:
-        from voxjudge.io.writers import write_records
-
-        write_records(path, [_clean(r) for r in records])
+        write_all({path: records})
 
 
 def write_text(path: str, lines: list[str]) -> None:
-    """Write lines to a file whole or not at all (temp file + rename)."""
-    import os
-    import tempfile
-
-    target = Path(path)
-    if not target.parent.exists():
-        raise InputError(f"{target}: directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write lines to a file whole or not at all."""
+    write_all({path: "\n".join(lines) + "\n"})
 
 
 def use_color(stream=None) -> bool:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
+from voxjudge.cli.common import (
+    add_input_options,
+    check_outputs,
+    console,
+    print_json,
+    progress_bar,
+    read_pair,
+    write_all,
+    write_out,
+)
 from voxjudge.cli.judge_options import add_judge_options, make_judge
 from voxjudge.errors import InputError
 
@@ -74,14 +82,13 @@ def _common(p) -> None:
 
 def read_pair_rows(path: str) -> list[dict[str, str]]:
     """Rows with at least ref and hyp, from CSV, TSV or JSONL."""
-    from voxjudge.io.readers import jsonl_objects, read_lines
+    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
 
     suffix = Path(path).suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         rows = [(n, obj) for n, obj in jsonl_objects(path)]
     elif suffix in (".csv", ".tsv"):
-        reader = csv.DictReader(io.StringIO("\n".join(read_lines(path))), delimiter="\t" if suffix == ".tsv" else ",")
-        rows = [(reader.line_num, dict(r)) for r in reader]
+        rows = table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
     else:
         raise InputError(f"{path}: word pairs must be .csv, .tsv or .jsonl")
     out = []
@@ -124,6 +131,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.scoring import score, summarize
 
+    check_outputs(records=[args.out], files=[args.report])
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
     labeler, llm = _labeler(args, rubric)
@@ -163,12 +171,12 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         human = read_scores(args.human, args.human_col)
         summary["agreement"] = agreement(utterances, human, n_resamples=args.resamples)
-    write_out(args.out, [u.as_dict() for u in utterances])
+    report = None
     if args.report:
         from voxjudge.asr.laser.report import laser_report
-        from voxjudge.cli.common import write_text
 
-        write_text(args.report, [laser_report(summary, utterances, human)])
+        report = laser_report(summary, utterances, human)
+    write_all({args.out: [u.as_dict() for u in utterances], args.report: report})
     if args.json:
         print_json(summary)
     else:
@@ -220,6 +228,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric, RubricPair
     from voxjudge.asr.laser.lang import detect_language
 
+    check_outputs(records=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     items = []
@@ -261,24 +270,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.llm_judges import _system
 
+    check_outputs(records=[args.out, args.chat])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     for r in rows:
         if not r.get("error_type"):
             raise InputError(f"{args.pairs}: every pair needs an error_type ('none' for a match) to be exported")
-    write_out(
-        args.out,
-        [
-            {
-                "ref": r["ref"],
-                "hyp": r["hyp"],
-                "lang": r.get("lang", ""),
-                "error_type": r["error_type"],
-                "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
-            }
-            for r in rows
-        ],
-    )
+    pairs = [
+        {
+            "ref": r["ref"],
+            "hyp": r["hyp"],
+            "lang": r.get("lang", ""),
+            "error_type": r["error_type"],
+            "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
+        }
+        for r in rows
+    ]
+    chats = None
     if args.chat:
         chats = [
             {
@@ -290,7 +298,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             }
             for r in rows
         ]
-        write_out(args.chat, chats)
+    write_all({args.out: pairs, args.chat: chats})
     print(f"{len(rows)} pairs -> {args.out}" + (f" and {args.chat}" if args.chat else ""), file=sys.stderr)
     return 0
 
@@ -300,6 +308,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from voxjudge.asr.laser import LaserRubric, trained
 
+    check_outputs(files=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     for r in rows:

@@ -137,8 +137,9 @@ def _read_prompts(path: str, args: argparse.Namespace):
 def cmd_run(args: argparse.Namespace) -> int:
     import sys
 
-    from voxjudge.cli.common import progress_bar, write_out
+    from voxjudge.cli.common import check_outputs, progress_bar, write_out
 
+    check_outputs(records=[args.out])
     items = _read_prompts(args.prompts, args)
     judge = make_judge(args)
     try:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
+from voxjudge.cli.common import check_outputs, console, fmt_rate, print_json, progress_bar, write_all, write_out
 from voxjudge.cli.judge_options import add_judge_options, make_judge
 from voxjudge.errors import InputError
 
@@ -115,6 +115,7 @@ def _read_records(path: str) -> list[dict]:
 def cmd_judge(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import aggregate, read_pairs, run_judgments
 
+    check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs)
     judge, llm = _pair_judge(args, rubric)
@@ -229,6 +230,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_select(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import hit_rates, read_candidate_sets, select_best
 
+    check_outputs(records=[args.out, args.records])
     rubric = _rubric(args)
     sets = read_candidate_sets(args.candidates)
     judge, llm = _pair_judge(args, rubric)
@@ -240,8 +242,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         if llm:
             llm.close()
     rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
-    write_out(args.out, rows)
-    write_out(args.records, records)
+    write_all({args.out: rows, args.records: records})
     summary = hit_rates(selections, sets)
     if args.json:
         print_json({**summary, "selections": rows})
@@ -258,6 +259,7 @@ def cmd_select(args: argparse.Namespace) -> int:
 def cmd_distill(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import build_sft, read_pairs
 
+    check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     examples, report = build_sft(

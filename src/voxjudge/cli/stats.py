@@ -43,7 +43,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if unknown or not methods:
         raise InputError(f"--methods: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(METHODS)}")
     check_bootstrap_options(args)
-    metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col)
+    metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col, column_option="--metric-col")
     human = read_score_file(args.human, column=args.human_col, id_field=args.id_col)
     ids, xs, ys = paired_scores(metric, human)
     if len(ids) < 3:
