@@ -143,10 +143,11 @@ def test_cli_build_convert_merge(examples, tmp_path, capsys):
             str(table),
             "--cache",
             str(tmp_path / "c.sqlite"),
+            "--json",
         ]
     )
     assert code == 0
-    report = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    report = json.loads(capsys.readouterr().out)
     assert report["texts"] == 24 and report["references_kept"] == 24 and report["usage"]["requests"] == 2
     assert (
         main(

@@ -111,8 +111,8 @@ def test_export_train_and_use_a_model(capsys, tmp_path, examples):
     assert [m["role"] for m in first["messages"]] == ["system", "user", "assistant"]
     assert json.loads(first["messages"][2]["content"]) == {"error_type": "none"}
     capsys.readouterr()
-    assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25"]) == 0
-    report = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
     assert report["test_pairs"] > 90 and report["test_tier_accuracy"] > 0.6
     (tmp_path / "r.txt").write_text("मैंने बाज़ार से दस आम खरीदे\n")
     (tmp_path / "h.txt").write_text("मैंने बाजार से 10 केले खरीदे\n")

@@ -15,7 +15,7 @@ from voxjudge.cli.common import (
     write_all,
     write_text,
 )
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
 from voxjudge.errors import InputError
 
 FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
@@ -68,6 +68,7 @@ def register(groups) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
     p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
+    p.add_argument("--json", action="store_true", help="print the build report and usage as JSON on stdout")
     add_judge_options(p)
     p.set_defaults(func=cmd_build)
 
@@ -150,8 +151,6 @@ def _read_texts(path: str) -> list[tuple[str, str]]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    import json
-
     from voxjudge.breaks import BuildConfig, LabelSet, build_references, read_annotations
     from voxjudge.breaks.builder import planned_requests, prepare_texts
 
@@ -180,8 +179,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     finally:
         judge.close()
     table.save(args.out)
-    usage = judge.meter.as_dict()
-    print(json.dumps({"table": args.out, **report.as_dict(), "usage": usage}, ensure_ascii=False), file=sys.stderr)
+    r = report.as_dict()
+    if args.json:
+        print_json({"table": args.out, **r, "usage": judge.meter.as_dict()})
+    else:
+        dropped = sum(r["dropped"].values())
+        print(
+            f"{args.out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
+            f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
+            f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
+            f"{dropped} dropped, {r['texts_without_references']} texts without a reference; "
+            + usage_line(judge.meter.as_dict()),
+            file=sys.stderr,
+        )
     if judge.stop_reason:
         print(f"voxjudge: stopped early: {judge.stop_reason}", file=sys.stderr)
         return 3

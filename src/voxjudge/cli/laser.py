@@ -68,6 +68,7 @@ def register(cmds) -> None:
     p.add_argument("--test-fraction", type=float, default=0.2, help="held out to report accuracy (default: 0.2)")
     p.add_argument("--seed", type=int, default=0, help="split and training seed (default: 0)")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.add_argument("--json", action="store_true", help="print the held-out accuracy as JSON on stdout")
     p.set_defaults(func=cmd_train)
 
 
@@ -329,5 +330,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         report["test_type_accuracy"] = float(np.mean([p == r["error_type"] for p, r in zip(pred, test)]))
         report["test_tier_accuracy"] = float(np.mean([tier(p) == tier(r["error_type"]) for p, r in zip(pred, test)]))
     trained.save(model, args.out, rubric, len(fit))
-    print(json.dumps({"model": args.out, **report}), file=sys.stderr)
+    if args.json:
+        print_json({"model": args.out, **report})
+        return 0
+    line = f"{args.out}: trained on {report['train_pairs']} pairs"
+    if test:
+        line += (
+            f"; on {report['test_pairs']} held-out pairs: error type {100 * report['test_type_accuracy']:.1f}% "
+            f"correct, tier {100 * report['test_tier_accuracy']:.1f}%"
+        )
+    print(line, file=sys.stderr)
     return 0

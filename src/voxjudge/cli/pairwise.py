@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from voxjudge.cli.common import check_outputs, console, fmt_rate, print_json, progress_bar, write_all, write_out
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
@@ -129,7 +128,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     write_out(args.out, records)
     results = aggregate(records, rubric)
     abstained = sum(r.n_abstentions for r in results.values())
-    usage = f"; {llm.meter.as_dict()}" if llm else ""
+    usage = f"; {usage_line(llm.meter.as_dict())}" if llm else ""
     print(
         f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {abstained} abstained cells{usage}",
         file=sys.stderr,
@@ -266,5 +265,12 @@ def cmd_distill(args: argparse.Namespace) -> int:
         _read_records(args.judgments), pairs, rubric, args.keep, per_dimension=args.per_dimension, seed=args.seed
     )
     write_out(args.out, examples)
-    print(json.dumps(report), file=sys.stderr)
+    curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
+    print(
+        f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "
+        f"first); {report.get('pairs_dropped', 0)} pairs dropped by the {args.keep} filter; "
+        f"{report.get('pair_dimensions_kept', 0)} pair-dimensions kept, {report.get('pair_dimensions_masked', 0)} "
+        f"masked; curriculum: {curricula}",
+        file=sys.stderr,
+    )
     return 0

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, reason
 
 FRAME, HOP = 0.040, 0.010
 F0_MIN, F0_MAX = 60.0, 400.0
@@ -59,12 +59,12 @@ def read_audio(path: str | Path) -> tuple[np.ndarray, int]:
             import soundfile
         except ImportError:
             raise InputError(
-                f"{p}: cannot read it as PCM WAV ({e}); install voxjudge[audio] for other formats"
+                f"{p}: cannot read it as PCM WAV ({reason(e, p)}); install voxjudge[audio] for other formats"
             ) from None
         try:
             x, rate = soundfile.read(io.BytesIO(data), dtype="float64", always_2d=True)
         except Exception as e2:  # soundfile raises its own error types
-            raise InputError(f"{p}: not a readable audio file ({e2})") from None
+            raise InputError(f"{p}: not a readable audio file ({reason(e2, p)})") from None
         return x.mean(axis=1), int(rate)
 
 

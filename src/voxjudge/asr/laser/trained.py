@@ -20,7 +20,7 @@ from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.lang import as_number, fold, is_function_word, numbers_equal, script_of
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, _stem, _vowel_length_only, skeleton
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, reason
 
 FORMAT = "voxjudge-laser-pair-classifier-1"
 
@@ -113,7 +113,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputError(f"{path}: model file not found") from None
     except (pickle.UnpicklingError, EOFError, AttributeError, ModuleNotFoundError) as e:
-        raise InputError(f"{path}: not a voxjudge pair classifier ({e})") from None
+        raise InputError(f"{path}: not a voxjudge pair classifier ({reason(e, path)})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path}: not a voxjudge pair classifier")
     return data
