@@ -152,6 +152,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TimeElapsedColumn,
         TimeRemainingColumn,
     )
 
@@ -159,6 +160,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
+        TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,

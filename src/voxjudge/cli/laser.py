@@ -139,9 +139,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     extra: dict = {}
     try:
         if llm is None:
-            utterances = score(
-                paired.references, paired.hypotheses, paired.ids, lang=args.lang, rubric=rubric, labeler=labeler
-            )
+            with progress_bar(f"labelling word pairs ({args.judge})") as progress:
+                utterances = score(
+                    paired.references,
+                    paired.hypotheses,
+                    paired.ids,
+                    lang=args.lang,
+                    rubric=rubric,
+                    labeler=labeler,
+                    progress=progress,
+                )
         else:
             from voxjudge.asr.laser.llm_judges import score_with_llm
 
@@ -322,7 +329,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     order = np.random.default_rng(args.seed).permutation(len(rows))
     cut = int(round(len(rows) * args.test_fraction))
     test, fit = [rows[k] for k in order[:cut]], [rows[k] for k in order[cut:]]
-    model = trained.train(fit, seed=args.seed)
+    with progress_bar(f"training on {len(fit)} pairs"):
+        model = trained.train(fit, seed=args.seed)
     report = {"train_pairs": len(fit), "test_pairs": len(test)}
     if test:
         pred = model.predict([(r["ref"], r["hyp"], r["lang"], r.get("op", "substitute")) for r in test])

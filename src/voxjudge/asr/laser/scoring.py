@@ -19,6 +19,7 @@ from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, equivalent
 
 PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
+_CHUNK = 2000  # word pairs labelled between two progress reports
 
 
 def words(text: str) -> list[str]:
@@ -103,14 +104,25 @@ def score(
     lang: str | None = None,
     rubric: LaserRubric | None = None,
     labeler: PairLabeler = rules_labeler,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[UtteranceScore]:
-    """LASER per utterance with a synchronous pair labeler (the rules judge by default)."""
+    """LASER per utterance with a synchronous pair labeler (the rules judge by default).
+
+    ``progress(done, total)`` is called as word pairs are labelled (in chunks, so a long run shows
+    that it moves)."""
     rubric = rubric or LaserRubric.load()
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
     keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
-    labels = dict(zip(keys, labeler(items)))
+    if progress is None:
+        found = labeler(items)
+    else:
+        found = []
+        for start in range(0, len(items), _CHUNK):
+            found += labeler(items[start : start + _CHUNK])
+            progress(min(start + _CHUNK, len(items)), len(items))
+    labels = dict(zip(keys, found))
     return score_aligned(aligned, labels, rubric, side_by_side_wer(references, hypotheses))
 
 
