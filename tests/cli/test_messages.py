@@ -40,3 +40,34 @@ def test_status_lines_are_not_python_dicts(tmp_path, capsys, examples):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert re.fullmatch(r".*m\.pkl: trained on \d+ pairs; on \d+ held-out pairs: error type [\d.]+% correct.*", err)
     assert "{" not in err
+
+
+def _asr_files(tmp_path, hyp_lines, human_lines):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("u1 a b c\nu2 d e f\nu3 g h i\n")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text(hyp_lines)
+    human = tmp_path / "human.txt"
+    human.write_text(human_lines)
+    return [str(ref), str(hyp), str(human)]
+
+
+def test_constant_human_scores_get_a_clean_error(tmp_path, capsys, recwarn):
+    ref, hyp, human = _asr_files(tmp_path, "u1 a b x\nu2 d e f\nu3 g y i\n", "u1 3\nu2 3\nu3 3\n")
+    out = tmp_path / "o.jsonl"
+    code = main(["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "all 3 human scores are 3" in err and "nan" not in err
+    assert not out.exists()
+    assert not [w for w in recwarn if "onstant" in str(w.message)]
+
+
+def test_constant_metric_says_why_there_is_no_correlation(tmp_path, capsys, recwarn):
+    ref, hyp, human = _asr_files(tmp_path, "u1 a b c\nu2 d e f\nu3 g h i\n", "u1 3\nu2 4\nu3 3\n")
+    assert main(["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human]) == 0
+    out = capsys.readouterr().out
+    assert "every utterance scores 1" in out and "nan" not in out
+    assert not [w for w in recwarn if "onstant" in str(w.message)]
+    assert main(["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human, "--json"]) == 0
+    agreement = json.loads(capsys.readouterr().out)["agreement"]
+    assert agreement["laser"][0]["estimate"] is None

@@ -135,6 +135,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_outputs(records=[args.out], files=[args.report])
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
+    human = None
+    if args.human:  # read before the work: a bad file fails fast
+        from voxjudge.io.scores import read_scores
+
+        human = read_scores(args.human, args.human_col)
     labeler, llm = _labeler(args, rubric)
     extra: dict = {}
     try:
@@ -172,12 +177,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         if llm is not None:
             llm.close()
     summary = {**summarize(utterances, rubric), "judge": args.judge, "mode": args.mode if llm else "pairs", **extra}
-    human = None
-    if args.human:
+    if human is not None:
         from voxjudge.asr.laser.scoring import agreement
-        from voxjudge.io.scores import read_scores
 
-        human = read_scores(args.human, args.human_col)
         summary["agreement"] = agreement(utterances, human, n_resamples=args.resamples)
     report = None
     if args.report:
@@ -218,11 +220,13 @@ def render(s: dict) -> str:
             e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
         con.print(e)
         if s.get("agreement"):
+            from voxjudge.report.html import correlation_text
+
             a = Table(title="Agreement with human scores (95% bootstrap CI)")
             for col in ("metric", "pearson", "spearman", "kendall"):
                 a.add_column(col, justify="left" if col == "metric" else "right")
             for name, cs in s["agreement"].items():
-                a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
+                a.add_row(name, *(correlation_text(c) for c in cs))
             con.print(a)
         if s.get("llm"):
             con.print(

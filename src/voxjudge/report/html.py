@@ -24,6 +24,16 @@ def cell(value: Any) -> str:
     return escape(str(value))
 
 
+def correlation_text(c: dict[str, Any]) -> str:
+    """``+0.512 [+0.301, +0.688]``; an undefined correlation says why instead of printing nan."""
+    est, low, high = c.get("estimate"), c.get("ci_low"), c.get("ci_high")
+    if est is None or est != est:
+        return f"– ({c['note']})" if c.get("note") else "–"
+    if low is None or high is None or low != low or high != high:
+        return f"{est:+.3f}"
+    return f"{est:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)

@@ -175,7 +175,26 @@ def agreement(utterances: Sequence[UtteranceScore], human: dict[str, float], *, 
     if len(scored) < 3:
         raise InputError("agreement needs at least 3 scored utterances")
     h = [human[u.id] for u in scored]
-    return {
-        name: [c.as_dict() for c in correlate(x, h, n_resamples=n_resamples)]
-        for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored]))
-    }
+    if len(set(h)) < 2:
+        raise InputError(
+            f"all {len(h)} human scores are {h[0]:g}, so no correlation can be computed; "
+            "agreement needs human scores that differ"
+        )
+    out = {}
+    for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored])):
+        if len(set(x)) < 2:  # e.g. every hypothesis perfect: the metric cannot rank anything
+            out[name] = [
+                {
+                    "method": m,
+                    "estimate": None,
+                    "p_value": None,
+                    "ci_low": None,
+                    "ci_high": None,
+                    "n": len(x),
+                    "note": f"every utterance scores {x[0]:g}",
+                }
+                for m in ("pearson", "spearman", "kendall")
+            ]
+        else:
+            out[name] = [c.as_dict() for c in correlate(x, h, n_resamples=n_resamples)]
+    return out
