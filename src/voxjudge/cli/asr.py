@@ -35,7 +35,7 @@ def register(groups) -> None:
         description="Corpus-level error rates (errors summed over all utterances, then divided), "
         "identical to jiwer 4.0; per-utterance figures with --per-utterance.",
     )
-    _add_ref_hyp(p)
+    _add_ref_hyp(p, speakers=True)
     p.add_argument(
         "--unit",
         default="word",
@@ -84,10 +84,10 @@ def register(groups) -> None:
     laser.register(cmds)
 
 
-def _add_ref_hyp(p) -> None:
+def _add_ref_hyp(p, *, speakers: bool = False) -> None:
     p.add_argument("--ref", required=True, help="reference transcripts")
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")
-    add_input_options(p)
+    add_input_options(p, speakers=speakers)
     add_text_options(p)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from voxjudge.errors import InputError
 
 
-def add_input_options(p: argparse.ArgumentParser) -> None:
+def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> None:
     g = p.add_argument_group("input")
     g.add_argument("--ids", action="store_true", help="text files are Kaldi style 'id text' (match utterances by id)")
     g.add_argument(
@@ -25,20 +25,20 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--text-col", default="text", help="text column/field in TSV, CSV or JSONL input (default: text)")
     g.add_argument("--id-col", default="id", help="id column/field in TSV, CSV or JSONL input (default: id)")
-    g.add_argument(
-        "--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)"
-    )
+    if speakers:
+        g.add_argument(
+            "--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)"
+        )
 
 
 def add_text_options(p: argparse.ArgumentParser) -> None:
-    from voxjudge.asr.normalize import describe
-
     g = p.add_argument_group("text processing")
     g.add_argument(
         "--normalize",
         default="none",
         metavar="SPEC",
-        help="normalization preset or steps joined by '+' (default: none). " + describe().replace("\n", "; "),
+        help="a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
+        "applied to both sides (default: none; presets and steps are listed below)",
     )
     g.add_argument(
         "--split",
@@ -57,7 +57,7 @@ def read_file(args: argparse.Namespace, path: str):
         ids=args.ids,
         text_field=args.text_col,
         id_field=args.id_col,
-        speaker_field=args.speaker_col,
+        speaker_field=getattr(args, "speaker_col", "speaker"),
     )
 
 

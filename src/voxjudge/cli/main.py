@@ -51,6 +51,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         else:
             for name in names:
                 groups.add_parser(name, help=_COMMANDS[name][1])
+    from voxjudge.cli.helptext import teach
+
+    teach(parser)
     return parser
 
 
