@@ -20,7 +20,9 @@ def _pairs(tmp_path, clip: bytes):
     (tmp_path / "a.wav").write_bytes(clip)
     (tmp_path / "b.wav").write_bytes(clip)
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text(json.dumps({"pair_id": "p1", "text": "hello there", "audio_a": "a.wav", "audio_b": "b.wav"}) + "\n")
+    pairs.write_text(
+        json.dumps({"pair_id": "p1", "text": "hello there", "audio_a": "a.wav", "audio_b": "b.wav"}) + "\n"
+    )
     return pairs
 
 
