@@ -254,6 +254,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bootstrap_p(p: float, resamples: int) -> str:
+    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 1/B."""
+    return f"p < {1 / resamples:.2g}" if p == 0 else f"p={p:.4g}"
+
+
 def render_compare(s: dict, names: list[str]) -> str:
     from rich.table import Table
 
@@ -279,7 +284,7 @@ def render_compare(s: dict, names: list[str]) -> str:
         con.print(
             f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
             f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
-            f"p={bs['p_value']:.4g} ({bs['n_resamples']} resamples, seed {bs['seed']})"
+            f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({bs['n_resamples']} resamples, seed {bs['seed']})"
         )
         for key, name in (("a", a), ("b", b)):
             conf = s["confusions"][key]
