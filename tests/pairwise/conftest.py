@@ -58,3 +58,40 @@ def pairs_file(tmp_path):
 def read_wav_bytes(data: bytes):
     with wave.open(io.BytesIO(data)) as w:
         return w.getnframes()
+
+
+@pytest.fixture(scope="session")
+def espeak_clips(tmp_path_factory):
+    """(voice, sentence, style) -> clip: espeak-ng speech made once per test session."""
+    from espeak_corpus import ESPEAK, make_corpus
+
+    if ESPEAK is None:
+        pytest.skip("espeak-ng is not installed (Debian package espeak-ng; .ci/run installs it)")
+    return make_corpus(tmp_path_factory.mktemp("espeak"))
+
+
+@pytest.fixture(scope="session")
+def espeak_judged(espeak_clips):
+    """Natural against each flawed rendition, the natural clip in slot A or B at random, judged
+    by the acoustic judge: (pairs, the natural clip's slot per pair, aggregated results, judge)."""
+    import asyncio
+    import random
+
+    from espeak_corpus import FLAWS, SENTENCES, VOICES
+
+    from voxjudge.pairwise import AcousticPairJudge, Pair, Rubric, aggregate, run_judgments
+
+    rubric = Rubric.default()
+    rng = random.Random(0)
+    pairs, truth = [], {}
+    for voice in VOICES:
+        for k, text in enumerate(SENTENCES):
+            for flaw in FLAWS:
+                good, bad = espeak_clips[(voice, k, "natural")], espeak_clips[(voice, k, flaw)]
+                natural_first = rng.random() < 0.5
+                pid = f"{voice}/{k}/{flaw}"
+                pairs.append(Pair(pid, text, *((good, bad) if natural_first else (bad, good))))
+                truth[pid] = "A" if natural_first else "B"
+    judge = AcousticPairJudge(rubric)
+    records = asyncio.run(run_judgments(pairs, judge, rubric, samples=2))
+    return pairs, truth, aggregate(records, rubric), judge

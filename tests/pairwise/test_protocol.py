@@ -65,7 +65,7 @@ def _quality_script(bias: float):
 
     def script(request, index):
         clips = [p for m in request.messages for p in m.parts if hasattr(p, "sha256")]
-        q = [8.0 if c.data.endswith(b"good") else 4.0 for c in clips]
+        q = [8.0 if c.data == GOOD_WAV else 4.0 for c in clips]
         dims = list(request.schema["properties"]["dimensions"]["properties"])
         return {
             "dimensions": {
@@ -78,10 +78,26 @@ def _quality_script(bias: float):
     return script
 
 
+def _wav_bytes(hz: float) -> bytes:
+    import io
+    import wave
+
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes((8000 * np.sin(2 * np.pi * hz * np.arange(800) / 8000)).astype(np.int16).tobytes())
+    return buf.getvalue()
+
+
+GOOD_WAV, BAD_WAV = _wav_bytes(200), _wav_bytes(300)
+
+
 def _audio_files(tmp_path):
     good, bad = tmp_path / "x.wav", tmp_path / "y.wav"
-    good.write_bytes(b"RIFFgood")
-    bad.write_bytes(b"RIFFbad")
+    good.write_bytes(GOOD_WAV)
+    bad.write_bytes(BAD_WAV)
     return good, bad
 
 

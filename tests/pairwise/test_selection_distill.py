@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import numpy as np
 import pytest
@@ -133,7 +134,7 @@ def test_sft_export_filters_balances_and_orders():
     assert report["pairs_dropped"] == 1 and report["winner_first"] in (1, 2)
     e = next(x for x in examples if x["id"] == "p2")
     first_is_winner = e["winner_slot"] == "first"
-    assert e["audios"][0] == ("b2.wav" if first_is_winner else "a2.wav")
+    assert e["audios"][0] == os.path.abspath("b2.wav" if first_is_winner else "a2.wav")  # no base: absolute
     weights = {s["name"]: s["loss_weight"] for s in e["sections"]}
     assert weights == {"C1": 1.5, "C2": 1.5, "C3": 1.5, "C4": 1.5, "summary": 1.0, "conclusion": 2.0}
     assert e["messages"][-1]["content"].endswith(f"the {e['winner_slot']} clip has better prosody.")

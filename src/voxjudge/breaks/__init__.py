@@ -1,12 +1,14 @@
 """Multi-reference phrase-break evaluation (LMRE): annotations, similarity, reference tables,
-an LLM table builder, and scoring with acceptance and agreement statistics."""
+an LLM table builder, and scoring (best-reference EM/F1 and the count-weighted consensus) with
+acceptance and agreement statistics."""
 
 from voxjudge.breaks.annotation import FORMATS, Annotation, format_as, parse, parse_inline
 from voxjudge.breaks.builder import BuildConfig, BuildReport, build_references
 from voxjudge.breaks.files import read_annotations, read_human_scores
 from voxjudge.breaks.labels import DEFAULT_LABELS, LabelMap, LabelSet
-from voxjudge.breaks.scorer import DEFAULT_THETA, ScoredHypothesis, score_hypotheses, summarize
+from voxjudge.breaks.scorer import DEFAULT_THETA, Metric, MetricScore, ScoredHypothesis, score_hypotheses
 from voxjudge.breaks.similarity import Similarity
+from voxjudge.breaks.summary import summarize
 from voxjudge.breaks.table import ReferenceTable, merge
 
 __all__ = [
@@ -18,6 +20,8 @@ __all__ = [
     "BuildReport",
     "LabelMap",
     "LabelSet",
+    "Metric",
+    "MetricScore",
     "ReferenceTable",
     "ScoredHypothesis",
     "Similarity",

@@ -10,7 +10,10 @@ recorded in results by ``Similarity.name``:
 * ``f1`` ``per-label``: F1 per label, averaged over the labels present on either side;
 * ``hierarchy``: a stronger boundary also counts at every weaker level (IP implies AP), as
   Mandarin prosody scorers do; with it a predicted IP where the reference has AP earns partial
-  credit instead of none.
+  credit instead of none;
+* ``consensus``: not a pairwise similarity but an agreement with a text's whole reference
+  distribution (see ``consensus``); per juncture it uses ``juncture_kernel``, which is this F1
+  (typed, untyped, hierarchy) restricted to that one juncture.
 
 When neither side has a boundary, F1 is 1. Everything is vectorised: one hypothesis against all
 references of its text, or many hypotheses at once.
@@ -26,7 +29,7 @@ from voxjudge.breaks.annotation import Annotation
 from voxjudge.breaks.labels import LabelSet
 from voxjudge.errors import InputError
 
-METRICS = ("em", "f1")
+METRICS = ("em", "f1", "consensus")
 F1_MODES = ("typed", "untyped", "per-label")
 
 
@@ -50,15 +53,29 @@ class Similarity:
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
-            raise InputError(f"unknown metric {self.metric!r}; choose em or f1")
+            raise InputError(f"unknown metric {self.metric!r}; choose one of {', '.join(METRICS)}")
         if self.f1_mode not in F1_MODES:
             raise InputError(f"unknown F1 mode {self.f1_mode!r}; choose one of {', '.join(F1_MODES)}")
+        if self.metric == "consensus" and self.f1_mode == "per-label":
+            raise InputError("consensus compares each juncture typed or untyped; per-label is an F1 variant only")
 
     @property
     def name(self) -> str:
         if self.metric == "em":
             return "em"
-        return f"f1-{self.f1_mode}" + ("-hierarchy" if self.hierarchy else "")
+        return f"{self.metric}-{self.f1_mode}" + ("-hierarchy" if self.hierarchy else "")
+
+    def juncture_kernel(self) -> np.ndarray:
+        """Agreement of a hypothesis level (row) with a reference level (column) at one juncture:
+        this similarity's F1 on that juncture alone (typed: same label; untyped: boundary vs none;
+        typed with hierarchy: 2·min/(h+r), 1 when both are no boundary; em: the same label)."""
+        lv = np.arange(self.n_levels)
+        h, r = lv[:, None], lv[None, :]
+        if self.f1_mode == "untyped" and self.metric != "em":
+            return ((h > 0) == (r > 0)).astype(float)
+        if self.hierarchy and self.metric != "em":
+            return np.where(h + r == 0, 1.0, 2.0 * np.minimum(h, r) / np.maximum(h + r, 1))
+        return (h == r).astype(float)
 
     def matrix(self, hyps: np.ndarray, refs: np.ndarray) -> np.ndarray:
         """Scores of every hypothesis (rows of ``hyps``, m x J) against every reference (k x J)."""
@@ -70,6 +87,8 @@ class Similarity:
         """Scores of aligned (broadcastable) level arrays over their last axis. Arrays padded with
         zeros (no boundary) score the same as unpadded ones, so texts of any length can be
         scored together."""
+        if self.metric == "consensus":
+            raise ValueError("consensus is scored against a reference distribution; see voxjudge.breaks.consensus")
         h = hyps.astype(np.int16, copy=False)
         r = refs.astype(np.int16, copy=False)
         if self.metric == "em":

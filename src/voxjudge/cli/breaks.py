@@ -75,19 +75,36 @@ def register(groups) -> None:
     p = cmds.add_parser(
         "score",
         help="score hypotheses against a reference table; agreement with human scores",
-        description="Per hypothesis: the best similarity to any reference of its text, that reference, and "
-        "accepted = best > theta; beside it a single-reference baseline (the most frequent reference, or "
-        "--single). With --human: acceptance by human-score group and Pearson/Spearman with bootstrap CIs.",
+        description="Per hypothesis and metric: em/f1 give the best similarity to any reference of its text "
+        "(and that reference), consensus the count-weighted per-juncture agreement with all of them; "
+        "accepted = score > theta. Beside each, a single-reference baseline (the most frequent reference, or "
+        "--single; it covers the hypotheses that have one). With --human: acceptance by human-score group and "
+        "Pearson/Spearman with bootstrap CIs.",
     )
     p.add_argument("--refs", required=True, metavar="TABLE", help="reference table (JSONL)")
     p.add_argument("--hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)")
     p.add_argument("--format", default="inline", help=FORMAT_HELP + " (of --hyps and --single)")
-    p.add_argument("--metric", default="f1", choices=["em", "f1"], help="similarity (default: f1)")
     p.add_argument(
-        "--f1", dest="f1_mode", default="typed", choices=["typed", "untyped", "per-label"], help="F1 variant"
+        "--metric",
+        default="f1",
+        metavar="M1,M2,...",
+        help="em, f1, consensus, or a list such as em,f1,consensus; the first decides 'score' and 'accepted' "
+        "(default: f1)",
+    )
+    p.add_argument(
+        "--f1",
+        dest="f1_mode",
+        default="typed",
+        choices=["typed", "untyped", "per-label"],
+        help="boundary comparison for f1 and consensus (per-label: f1 only)",
     )
     p.add_argument("--hierarchy", action="store_true", help="a stronger boundary also counts at weaker levels")
-    p.add_argument("--theta", type=float, help="acceptance threshold (default: 0.5 for em, 0.8 for f1)")
+    p.add_argument(
+        "--theta",
+        metavar="T",
+        help="acceptance thresholds: one per metric (0.5,0.8,0.78) or name=value (consensus=0.75); "
+        "defaults em 0.5, f1 0.8, consensus 0.78",
+    )
     p.add_argument("--human", metavar="FILE", help="human scores with id and score columns")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
@@ -199,23 +216,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from voxjudge.breaks import (
-        DEFAULT_THETA,
-        ReferenceTable,
-        Similarity,
-        read_annotations,
-        read_human_scores,
-        score_hypotheses,
-        summarize,
-    )
+    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses, summarize
+    from voxjudge.breaks.scorer import parse_metrics
     from voxjudge.cli.common import check_bootstrap_options
 
     check_bootstrap_options(args)
     check_outputs(records=[args.out], files=[args.report])
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)
-    similarity = Similarity(args.metric, args.f1_mode, args.hierarchy, len(table.labelset.labels))
-    theta = DEFAULT_THETA[args.metric] if args.theta is None else args.theta
+    metrics = parse_metrics(args.metric, args.theta, args.f1_mode, args.hierarchy, len(table.labelset.labels))
     hyps = read_annotations(args.hyps, fmt=args.format, labelset=table.labelset, label_map=label_map)
     single = None
     if args.single:
@@ -224,15 +233,15 @@ def cmd_score(args: argparse.Namespace) -> int:
             for _, a in read_annotations(args.single, fmt=args.format, labelset=table.labelset, label_map=label_map)
         }
     human = read_human_scores(args.human, args.human_col) if args.human else None
-    records = score_hypotheses(table, hyps, similarity, theta, single)
-    summary = summarize(records, human, theta, similarity, n_resamples=args.resamples, seed=args.seed)
-    settings = {"similarity": similarity.name, "theta": theta}
+    similarities = [m.similarity for m in metrics]
+    records = score_hypotheses(table, hyps, similarities, [m.theta for m in metrics], single)
+    summary = summarize(records, human, n_resamples=args.resamples, seed=args.seed)
     report = None
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
         report = lmre_report(summary, records, human)
-    write_all({args.out: [{**r.as_dict(), **settings} for r in records], args.report: report})
+    write_all({args.out: [r.as_dict() for r in records], args.report: report})
     if args.json:
         print_json(summary)
         return 0
@@ -241,31 +250,39 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def render_summary(s: dict) -> str:
+    """Every metric, multi-reference beside its single-reference baseline, one row each."""
     from rich.table import Table
 
-    def corr(key: str) -> str:
-        c = s.get(key)
+    def corr(c: dict | None) -> str:
         return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
+
+    def rate(value: float | None) -> str:
+        return "–" if value is None else fmt_rate(value)
 
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses, {s['similarity']}, accepted when > {s['theta']:g}")
-        for col in ("", "multi-reference", "single reference"):
-            t.add_column(col, justify="left" if not col else "right")
-        t.add_row(
-            "acceptance",
-            fmt_rate(s["acceptance"]) if s["acceptance"] is not None else "–",
-            fmt_rate(s["single_acceptance"]) if s["single_acceptance"] is not None else "–",
-        )
-        t.add_row("Pearson (95% CI)", corr("pearson"), corr("single_pearson"))
-        t.add_row("Spearman (95% CI)", corr("spearman"), corr("single_spearman"))
+        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
+        for col in ("metric", "references", "n", "theta", "acceptance", "Pearson (95% CI)", "Spearman (95% CI)"):
+            t.add_column(col, justify="left" if col in ("metric", "references") else "right")
+        for m in s["metrics"].values():
+            t.add_row(
+                m["similarity"], "multi", str(s["n"]), f"> {m['theta']:g}", rate(m["acceptance"]),
+                corr(m["pearson"]), corr(m["spearman"]),
+            )  # fmt: skip
+            t.add_row(
+                "", "single", str(s["single_n"]), "", rate(m["single_acceptance"]),
+                corr(m["single_pearson"]), corr(m["single_spearman"]),
+            )  # fmt: skip
         con.print(t)
-        if s.get("acceptance_by_group"):
-            g = Table(title="Acceptance by human score")
-            for col in ("human score", "n", "multi", "single"):
+        first = next(iter(s["metrics"].values()), None)
+        if first and first.get("acceptance_by_group"):
+            g = Table(title="Acceptance by human score (multi / single reference)")
+            for col in ("human score", "n", "n single", *s["metrics"]):
                 g.add_column(col, justify="right")
-            for row in s["acceptance_by_group"]:
-                g.add_row(str(row["group"]), str(row["n"]), fmt_rate(row["rate"]), fmt_rate(row["single_rate"]))
+            by_metric = [m["acceptance_by_group"] for m in s["metrics"].values()]
+            for k, row in enumerate(first["acceptance_by_group"]):
+                cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
+                g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
             con.print(g)
         if s["n_errors"]:
             con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")

@@ -34,6 +34,7 @@ def register(groups) -> None:
     p.add_argument("--select-weights", action="store_true", help="pick V_w weights on a validation split")
     p.add_argument("--val-fraction", type=float, default=0.5, help="validation share for --select-weights")
     p.add_argument("--split-seed", type=int, default=0, help="seed of the validation/test split")
+    _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_analyze)
 
@@ -44,6 +45,7 @@ def register(groups) -> None:
     _rubric_arg(p)
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_compare)
 
@@ -66,6 +68,15 @@ def register(groups) -> None:
     p.set_defaults(func=cmd_distill)
 
 
+def _partial_arg(p) -> None:
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="evaluate judgments that cover only some of the pairs (or more): reports the coverage "
+        "(default: missing or unknown pairs are an error)",
+    )
+
+
 def _rubric_arg(p) -> None:
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped C1-C4 + L1-L3 rubric)")
     p.add_argument("--dimensions", metavar="IDS", help="comma-separated dimension ids to use (default: all)")
@@ -73,7 +84,12 @@ def _rubric_arg(p) -> None:
 
 def _judge_args(p) -> None:
     _rubric_arg(p)
-    p.add_argument("--samples", type=int, default=10, help="judgments per pair, split over both orders (default: 10)")
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=10,
+        help="judgments per pair, split evenly over both orders; keep it even (default: 10)",
+    )
     p.add_argument("--mode", default="coupled", choices=["coupled", "per-dimension"], help="LLM prompting mode")
     p.add_argument("--temperature", type=float, default=1.0, help="LLM sampling temperature (default: 1.0)")
     p.add_argument("--seed", type=int, default=0, help="LLM sampling seed (default: 0)")
@@ -113,11 +129,14 @@ def _read_records(path: str) -> list[dict]:
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import aggregate, read_pairs, run_judgments
+    from voxjudge.pairwise.checks import check_pairs
 
     check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs)
     judge, llm = _pair_judge(args, rubric)
+    _warn_odd_samples(args.samples)
+    _warn(check_pairs(pairs, getattr(judge, "acoustic", None)))
     try:
         with progress_bar(f"judging with {judge.name}") as progress:
             coro = run_judgments(pairs, judge, rubric, args.samples, progress)
@@ -128,12 +147,44 @@ def cmd_judge(args: argparse.Namespace) -> int:
     write_out(args.out, records)
     results = aggregate(records, rubric)
     abstained = sum(r.n_abstentions for r in results.values())
-    usage = f"; {usage_line(llm.meter.as_dict())}" if llm else ""
+    failed = sum(1 for r in records if r["error"])
+    # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
+    usage = f"; {usage_line({**llm.meter.as_dict(), 'failures': failed})}" if llm else ""
     print(
-        f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {abstained} abstained cells{usage}",
+        f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {failed} failed, "
+        f"{abstained} abstained cells{usage}",
         file=sys.stderr,
     )
-    return 0
+    return _incomplete(records)
+
+
+def _warn(messages: list[str]) -> None:
+    for m in messages:
+        print(f"voxjudge: warning: {m}", file=sys.stderr)
+
+
+def _warn_odd_samples(samples: int) -> None:
+    if samples % 2:
+        _warn(
+            [
+                f"--samples {samples} is odd: clip A is presented first once more than clip B, "
+                "so slot bias leaks into the verdicts; use an even count"
+            ]
+        )
+
+
+def _incomplete(records: list[dict]) -> int:
+    """Exit status 3 when some judgments have no usable answer (they are recorded, with the reason)."""
+    failed = [r for r in records if r["error"]]
+    if not failed:
+        return 0
+    print(
+        f"voxjudge: incomplete: {len(failed)} of {len(records)} judgments have no usable answer "
+        f"(first: pair {failed[0]['pair_id']!r}: {failed[0]['error']}); "
+        "they are recorded as abstentions; rerun to retry (answers already given come from the cache)",
+        file=sys.stderr,
+    )
+    return 3
 
 
 def _run(coro):
@@ -148,12 +199,17 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     records = _read_records(args.judgments)
-    report = accuracy_report(records, pairs, rubric)
+    if args.select_weights and not 0 < args.val_fraction < 1:
+        raise InputError("--val-fraction must be between 0 and 1")
+    report = accuracy_report(records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments)
     if args.select_weights:
-        if not 0 < args.val_fraction < 1:
-            raise InputError("--val-fraction must be between 0 and 1")
+        known = {p.pair_id for p in pairs}
         report["weight_selection"] = select_weights(
-            records, pairs, rubric, val_fraction=args.val_fraction, seed=args.split_seed
+            [r for r in records if r["pair_id"] in known],
+            pairs,
+            rubric,
+            val_fraction=args.val_fraction,
+            seed=args.split_seed,
         )
     if args.json:
         print_json(report)
@@ -164,7 +220,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     with con.capture() as cap:
         t = Table(
             title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels"
+            f"{report['n_labelled']} with human labels{_coverage_note(report)}"
         )
         t.add_column("measure")
         t.add_column("value", justify="right")
@@ -196,6 +252,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _coverage_note(cover: dict) -> str:
+    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
+        return ""
+    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
+    return (
+        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
+        f"{_pct(cover['coverage'])}{extra})"
+    )
+
+
 def _pct(v) -> str:
     return "–" if v is None else fmt_rate(v)
 
@@ -212,11 +278,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     res = compare_judges(
-        _read_records(args.a), _read_records(args.b), pairs, rubric, n_resamples=args.resamples, seed=args.seed
+        _read_records(args.a),
+        _read_records(args.b),
+        pairs,
+        rubric,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        allow_partial=args.allow_partial,
+        sources=(args.a, args.b),
     )
     if args.json:
         print_json(res)
         return 0
+    for name, key in ((args.a, "coverage_a"), (args.b, "coverage_b")):
+        note = _coverage_note(res[key])
+        if note:
+            print(f"{name}:{note}")
     print(
         f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
         f"difference {100 * res['difference']:+.2f} pts, "
@@ -228,11 +305,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_select(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import hit_rates, read_candidate_sets, select_best
+    from voxjudge.pairwise.checks import check_candidate_sets
 
     check_outputs(records=[args.out, args.records])
     rubric = _rubric(args)
     sets = read_candidate_sets(args.candidates)
     judge, llm = _pair_judge(args, rubric)
+    _warn_odd_samples(args.samples)
+    _warn(check_candidate_sets(sets, getattr(judge, "acoustic", None)))
     try:
         with progress_bar("round robin") as progress:
             coro = select_best(sets, judge, rubric, args.samples, progress)
@@ -245,14 +325,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     summary = hit_rates(selections, sets)
     if args.json:
         print_json({**summary, "selections": rows})
-        return 0
+        return _incomplete(records)
     for r in rows:
         print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
     if summary["n_rated"]:
         print(
             " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
         )
-    return 0
+    return _incomplete(records)
 
 
 def cmd_distill(args: argparse.Namespace) -> int:
@@ -261,8 +341,16 @@ def cmd_distill(args: argparse.Namespace) -> int:
     check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
+    from pathlib import Path
+
     examples, report = build_sft(
-        _read_records(args.judgments), pairs, rubric, args.keep, per_dimension=args.per_dimension, seed=args.seed
+        _read_records(args.judgments),
+        pairs,
+        rubric,
+        args.keep,
+        per_dimension=args.per_dimension,
+        seed=args.seed,
+        audio_base=Path(args.out).parent,  # audio paths relative to the SFT file
     )
     write_out(args.out, examples)
     curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"

@@ -2,7 +2,8 @@
 sampled judgments with swap-back, position-bias diagnostics, paired bootstrap comparison,
 best-of-N tournaments, and distillation data with GRPO rewards."""
 
-from voxjudge.pairwise.acoustic import AcousticJudge, analyze, read_audio
+from voxjudge.io.audio import read_audio
+from voxjudge.pairwise.acoustic import AcousticJudge
 from voxjudge.pairwise.analysis import accuracy_report, compare_judges, position_bias, select_weights
 from voxjudge.pairwise.data import CandidateSet, Pair, read_candidate_sets, read_pairs
 from voxjudge.pairwise.distill import (
@@ -14,6 +15,7 @@ from voxjudge.pairwise.distill import (
     span_local_advantages,
     verdict_reward,
 )
+from voxjudge.pairwise.features import analyze
 from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge, SlotJudgment
 from voxjudge.pairwise.protocol import PairResult, aggregate, run_judgments
 from voxjudge.pairwise.rubric import Dimension, Rubric

@@ -1,7 +1,10 @@
 """Analysis of judgment records: accuracy against people, position bias, what sampling buys,
 paired comparison of two judges, and weight selection for the weighted verdict.
 
-Ties and abstentions count as errors in every accuracy.
+Ties and abstentions count as errors in every accuracy. Judgments must cover exactly the pairs
+of the pairs file: missing pairs, or judgments of pairs the file does not have, are an error
+naming them, unless ``allow_partial`` is given, and then the coverage is reported beside every
+number.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.protocol import aggregate, margins_matrix, sign_verdict
 from voxjudge.pairwise.rubric import Rubric
@@ -47,13 +51,60 @@ def position_bias(records: Sequence[dict[str, Any]], weights: dict[str, float]) 
     }
 
 
+def _named(ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:5])
+    return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def check_coverage(
+    records: Sequence[dict[str, Any]], pairs: Sequence[Pair], *, source: str = "judgments", allow_partial: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The records of the pairs file's pairs and the coverage: pairs judged, missing, and judged
+    pairs the file does not have. Anything but full coverage is an ``InputError`` naming the
+    pairs unless ``allow_partial``; no judged pair in common is an error either way."""
+    known = {p.pair_id for p in pairs}
+    judged = list(dict.fromkeys(r["pair_id"] for r in records))
+    unknown = [pid for pid in judged if pid not in known]
+    judged_set = set(judged)
+    missing = [p.pair_id for p in pairs if p.pair_id not in judged_set]
+    common = len(judged) - len(unknown)
+    if common == 0:
+        raise InputError(
+            f"{source}: none of its {len(judged)} judged pairs is in the pairs file "
+            f"(e.g. {_named(judged[:3])}); are these judgments of these pairs?"
+        )
+    if not allow_partial:
+        if unknown:
+            raise InputError(
+                f"{source}: judges {len(unknown)} pairs that are not in the pairs file: {_named(unknown)}; "
+                "use --allow-partial to ignore them"
+            )
+        if missing:
+            raise InputError(
+                f"{source}: {len(missing)} of {len(pairs)} pairs have no judgment: {_named(missing)}; "
+                "judge them, or use --allow-partial to evaluate the judged ones only"
+            )
+    cover = {
+        "pairs_in_file": len(pairs),
+        "pairs_judged": common,
+        "coverage": common / len(pairs),
+        "missing_pairs": missing,
+        "unknown_pairs": unknown,
+    }
+    return [r for r in records if r["pair_id"] in known], cover
+
+
 def accuracy_report(
     records: Sequence[dict[str, Any]],
     pairs: Sequence[Pair],
     rubric: Rubric,
     weights: dict[str, float] | None = None,
+    *,
+    allow_partial: bool = False,
+    source: str = "judgments",
 ) -> dict[str, Any]:
     weights = weights or rubric.weights
+    records, cover = check_coverage(records, pairs, source=source, allow_partial=allow_partial)
     results = aggregate(records, rubric, weights)
     by_id = {p.pair_id: p for p in pairs}
     judged = [pid for pid in results if pid in by_id]
@@ -68,6 +119,7 @@ def accuracy_report(
         for d in by_id[pid].human_confident
         if d in by_id[pid].human and d in results[pid].verdicts
     ]
+    bias = position_bias(records, weights)
     core = rubric.core
     non_unanimous = sum(1 for pid in judged if len({results[pid].verdicts[d] for d in core} & {"A", "B"}) > 1)
     # one call in the presented order (clip A first, first sample) against all samples, both orders
@@ -89,9 +141,11 @@ def accuracy_report(
         "aggregated_accuracy": _mean(overall),
         "n_abstained": sum(r.n_abstentions for r in results.values()),
         "n_abstained_pairs": sum(1 for r in results.values() if r.overall == "abstain"),
-        "n_judgments": len(records),
-        **position_bias(records, weights),
+        **bias,
+        "n_judgments": len(records),  # every judgment, abstained ones included
+        "n_scored_judgments": bias["n_judgments"],  # those with at least one score
         "weights": weights,
+        **cover,
     }
 
 
@@ -113,16 +167,22 @@ def compare_judges(
     n_resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
+    allow_partial: bool = False,
+    sources: tuple[str, str] = ("judgments A", "judgments B"),
 ) -> dict[str, Any]:
-    """Paired bootstrap of the accuracy difference (A - B): the same resampled pair indices for both."""
+    """Paired bootstrap of the accuracy difference (A - B): the same resampled pair indices for both,
+    over the labelled pairs both judged (every pair of the file unless ``allow_partial``)."""
     from voxjudge.stats import paired_bootstrap
 
-    ca, cb = correctness(records_a, pairs, rubric), correctness(records_b, pairs, rubric)
-    ids = [pid for pid in ca if pid in cb]
-    if not ids:
-        from voxjudge.errors import InputError
-
+    records_a, cover_a = check_coverage(records_a, pairs, source=sources[0], allow_partial=allow_partial)
+    records_b, cover_b = check_coverage(records_b, pairs, source=sources[1], allow_partial=allow_partial)
+    judged_a = {r["pair_id"] for r in records_a}
+    judged_b = {r["pair_id"] for r in records_b}
+    labelled = [p for p in pairs if "overall" in p.human and p.pair_id in judged_a and p.pair_id in judged_b]
+    if not labelled:
         raise InputError("no pair with a human overall label was judged by both")
+    ca, cb = correctness(records_a, labelled, rubric), correctness(records_b, labelled, rubric)
+    ids = [p.pair_id for p in labelled]
     res = paired_bootstrap(
         [float(ca[i]) for i in ids],
         [float(cb[i]) for i in ids],
@@ -130,7 +190,14 @@ def compare_judges(
         seed=seed,
         confidence=confidence,
     )
-    return {"n_pairs": len(ids), "accuracy_a": res.a, "accuracy_b": res.b, **res.as_dict()}
+    return {
+        "n_pairs": len(ids),
+        "accuracy_a": res.a,
+        "accuracy_b": res.b,
+        **res.as_dict(),
+        "coverage_a": cover_a,
+        "coverage_b": cover_b,
+    }
 
 
 def split_ids(ids: Sequence[str], val_fraction: float, seed: int) -> tuple[list[str], list[str]]:
@@ -187,4 +254,4 @@ def select_weights(
     }
 
 
-__all__ = ["accuracy_report", "compare_judges", "position_bias", "select_weights", "sign_verdict"]
+__all__ = ["accuracy_report", "check_coverage", "compare_judges", "position_bias", "select_weights", "sign_verdict"]

@@ -1,6 +1,8 @@
 """Pairwise inputs: clip pairs with optional human labels, and candidate sets for best-of-N.
 
-Pairs (JSONL): ``pair_id``, ``text``, ``audio_a``, ``audio_b``; optionally ``human`` (labels "A",
+Pairs (JSONL): ``pair_id``, ``text``, ``audio_a``, ``audio_b``; ``text_a`` / ``text_b`` may stand
+for ``text`` but must then be the same text (a prosody pair is two renditions of one text, and
+differing texts are an error); optionally ``human`` (labels "A",
 "B" or "tie" under ``overall`` and per dimension id), ``human_confident`` (the dimensions whose
 human label is confident), ``system_a`` / ``system_b`` (which system made each clip; "human"
 for a recording, used for curriculum tags). Candidate sets (JSONL): ``set_id``, ``text``,
@@ -50,15 +52,30 @@ def _path(base: Path, value: Any, where: str, check: bool) -> Path:
     return p
 
 
+def _pair_text(obj: dict[str, Any], where: str) -> str:
+    """The pair's one text; ``text_a`` / ``text_b`` / ``text`` that differ are an error."""
+    given = {k: str(obj[k]) for k in ("text", "text_a", "text_b") if obj.get(k) is not None}
+    if not given:
+        raise InputError(f"{where}: missing field 'text' (a pair needs pair_id, text, audio_a, audio_b)")
+    distinct = {" ".join(t.split()) for t in given.values()}
+    if len(distinct) > 1:
+        shown = "; ".join(f"{k}={v!r}" for k, v in given.items())
+        raise InputError(
+            f"{where}: the clips have different texts ({shown}); a pair compares two renditions of one text"
+        )
+    return next(iter(given.values()))
+
+
 def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
     base = Path(path).parent
     pairs, seen = [], {}
     for n, obj in jsonl_objects(path):
         where = f"{path}:{n}"
-        for key in ("pair_id", "text", "audio_a", "audio_b"):
+        for key in ("pair_id", "audio_a", "audio_b"):
             if key not in obj:
                 raise InputError(f"{where}: missing field {key!r} (a pair needs pair_id, text, audio_a, audio_b)")
         pid = str(obj["pair_id"])
+        text = _pair_text(obj, f"{where}: pair {pid!r}")
         if pid in seen:
             raise InputError(f"{where}: duplicate pair_id {pid!r} (first on line {seen[pid]})")
         seen[pid] = n
@@ -68,7 +85,7 @@ def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
         pairs.append(
             Pair(
                 pid,
-                str(obj["text"]),
+                text,
                 _path(base, obj["audio_a"], where, check_audio),
                 _path(base, obj["audio_b"], where, check_audio),
                 {str(k): v for k, v in human.items()},

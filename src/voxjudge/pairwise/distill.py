@@ -2,21 +2,24 @@
 tools), and the GRPO reward functions as pure functions.
 
 Confidence filters work on teacher *votes* after swap-back, one vote per sampled judgment
-(its weighted verdict, or a dimension's verdict with ``--per-dimension``):
+(its weighted verdict, or a dimension's verdict with ``--per-dimension``). They are defined on
+vote counts, in the four-vote setting of the method (two samples in each order), and need at
+least four votes per pair; with n > 4 votes they mean n-0, (n-1)-1 and n-1 plus one abstention:
 
 * ``4-0``: every vote names the same winner;
-* ``3-1``: all but one vote agree and the odd one out is the other clip or a tie (no abstention);
-* ``3+abstain``: all but one vote agree, the odd one out being anything, an abstention included
-  (the filter the per-dimension teacher uses). Each filter keeps what the stricter ones keep.
-
-The names follow the four-vote setting (two samples in each order); with n votes they mean n-0,
-(n-1)-1 and n-1 plus one abstention.
+* ``3-1``: all but one vote name the winner and the odd one out is the other clip or a tie
+  (not an abstention);
+* ``3+abstain``: all but one vote name the winner, the odd one out being anything, an abstention
+  included (the filter the per-dimension teacher uses). Each filter keeps what the stricter
+  ones keep.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,23 +44,40 @@ def record_vote(record: dict[str, Any], weights: dict[str, float], dim: str | No
     return sign_verdict(sum(weights[d] * (scores[d]["A"] - scores[d]["B"]) for d in used))
 
 
+MIN_VOTES = 4
+
+
 def confident_winner(votes: Sequence[str | None], rule: str) -> str | None:
-    """The winner ("A"/"B") when the votes pass ``rule``, else None."""
+    """The winner ("A"/"B") when the votes pass ``rule``, else None. Fewer than four votes is an
+    ``InputError``: no filter of the method is defined on them."""
     if rule not in FILTERS:
         raise InputError(f"unknown filter {rule!r}; choose one of {', '.join(FILTERS)}")
     n = len(votes)
+    if n < MIN_VOTES:
+        raise InputError(f"the {rule} filter needs at least {MIN_VOTES} votes, got {n}")
     counts = Counter(votes)
     for winner in ("A", "B"):
         agree = counts[winner]
-        if agree == n and n > 0:
+        if agree == n:
             return winner
-        if agree == n - 1 and n >= 2:
+        if agree == n - 1:
             odd = next(v for v in votes if v != winner)
-            if rule == "3-1" and odd is not None:
-                return winner
-            if rule == "3+abstain":
+            if rule == "3+abstain" or (rule == "3-1" and odd is not None):
                 return winner
     return None
+
+
+def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
+    """An ``InputError`` naming the pairs with fewer votes (judgments) than the filter needs."""
+    short = {pid: len(recs) for pid, recs in by_pair.items() if len(recs) < MIN_VOTES}
+    if short:
+        named = ", ".join(f"{pid!r} ({n})" for pid, n in list(short.items())[:5])
+        more = f" and {len(short) - 5} more" if len(short) > 5 else ""
+        raise InputError(
+            f"the {rule} filter counts votes and needs at least {MIN_VOTES} judgments per pair "
+            f"(two samples in each order); {len(short)} pairs have fewer: {named}{more}; "
+            f"judge with --samples {MIN_VOTES} or more"
+        )
 
 
 def curriculum_tag(pair: Pair) -> str:
@@ -81,18 +101,28 @@ def build_sft(
     *,
     per_dimension: bool = False,
     seed: int = 0,
+    audio_base: str | Path | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Chat-format SFT examples (audio paths, per-section loss weights) and a filter report."""
+    """Chat-format SFT examples (audio paths, per-section loss weights) and a filter report.
+
+    ``audio_base``: the folder the examples will be written to; audio paths are made relative to
+    it, so the SFT file works from wherever a trainer reads it (absolute paths without it)."""
     weights = rubric.weights
     by_pair: dict[str, list[dict[str, Any]]] = {}
     for rec in records:
         by_pair.setdefault(rec["pair_id"], []).append(rec)
     pair_of = {p.pair_id: p for p in pairs}
+    if rule not in FILTERS:
+        raise InputError(f"unknown filter {rule!r}; choose one of {', '.join(FILTERS)}")
+    unknown = [pid for pid in by_pair if pid not in pair_of]
+    if unknown:
+        raise InputError(
+            f"judgments name pair {unknown[0]!r}, which is not in the pairs file ({len(unknown)} such pairs)"
+        )
+    check_votes(by_pair, rule)
     kept: list[tuple[Pair, str, dict[str, str]]] = []  # pair, overall winner, dim -> winner (confident)
     report = Counter()
     for pid, recs in by_pair.items():
-        if pid not in pair_of:
-            raise InputError(f"judgments name pair {pid!r}, which is not in the pairs file")
         if per_dimension:
             dims = {}
             for d in rubric.ids:
@@ -120,12 +150,19 @@ def build_sft(
         pair, overall, dims = kept[k]
         winner_first = rank % 2 == 0
         first = overall if winner_first else ("B" if overall == "A" else "A")
-        examples.append(_example(pair, first, overall, dims, by_pair[pair.pair_id], rubric, per_dimension, rule))
+        ex = _example(pair, first, overall, dims, by_pair[pair.pair_id], rubric, per_dimension, rule)
+        ex["audios"] = [_audio_path(p, audio_base) for p in ex["audios"]]
+        examples.append(ex)
     examples.sort(key=lambda e: (CURRICULUM.index(e["curriculum"]), e["id"]))
     report["examples"] = len(examples)
     report["winner_first"] = sum(1 for e in examples if e["winner_slot"] == "first")
     report["by_curriculum"] = dict(Counter(e["curriculum"] for e in examples))
     return examples, dict(report)
+
+
+def _audio_path(path: str, base: str | Path | None) -> str:
+    absolute = os.path.abspath(path)
+    return absolute if base is None else os.path.relpath(absolute, os.path.abspath(base))
 
 
 def _example(pair, first, overall, dims, recs, rubric, per_dimension, rule) -> dict[str, Any]:

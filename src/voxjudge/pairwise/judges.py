@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Judge, Message, Request, TextPart
 from voxjudge.llm.providers.fake import register_fake_script
 from voxjudge.pairwise.acoustic import AcousticJudge
@@ -80,7 +81,7 @@ def per_dimension_schema(rubric: Rubric) -> dict[str, Any]:
 
 
 def _clips(pair: Pair, first: str) -> tuple[AudioPart, AudioPart]:
-    a, b = AudioPart.from_path(pair.audio_a), AudioPart.from_path(pair.audio_b)
+    a, b = audio_part(pair.audio_a), audio_part(pair.audio_b)  # validated: the bytes decode as audio
     return (a, b) if first == "A" else (b, a)
 
 
@@ -161,10 +162,11 @@ class AcousticPairJudge:
         self.acoustic = AcousticJudge()
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
-        a = await asyncio.to_thread(self.acoustic.clip_scores, pair.audio_a, pair.text)
-        b = await asyncio.to_thread(self.acoustic.clip_scores, pair.audio_b, pair.text)
-        dims = [d for d in self.rubric.ids if d in a and d in b]
-        s1, s2 = (a, b) if first == "A" else (b, a)
+        res = await asyncio.to_thread(self.acoustic.compare, pair.audio_a, pair.audio_b, pair.text)
+        if res.abstain:  # a clip without speech: every dimension abstains, with the reason
+            return [SlotJudgment(error=res.abstain) for _ in range(samples)]
+        dims = [d for d in self.rubric.ids if d in res.a and d in res.b]
+        s1, s2 = (res.a, res.b) if first == "A" else (res.b, res.a)
         note = {d: "measured from the waveform" for d in dims}
         return [SlotJudgment({d: s1[d] for d in dims}, {d: s2[d] for d in dims}, dict(note)) for _ in range(samples)]
 

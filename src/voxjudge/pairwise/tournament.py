@@ -2,7 +2,9 @@
 
 The winner has the most pairwise wins (by the weighted verdict); ties are broken by the summed
 score margin over its comparisons, then by candidate order. With human top-k rankings, Hit@k is
-whether the winner is in the human top k; the random baseline is k/N.
+whether the winner is in the human top k; the random baseline is the chance that a random pick
+lands there: (labelled candidates among the top k) / N, so 1/N at every k when only the human
+winner is labelled.
 """
 
 from __future__ import annotations
@@ -75,6 +77,6 @@ def hit_rates(
     for k in ks:
         out[f"hit@{k}"] = (sum(sel.hits[k] for sel, _ in rated) / len(rated)) if rated else None
         out[f"random@{k}"] = (
-            (sum(min(k, len(s.candidates)) / len(s.candidates) for _, s in rated) / len(rated)) if rated else None
+            (sum(len(s.human_topk[:k]) / len(s.candidates) for _, s in rated) / len(rated)) if rated else None
         )
     return out
