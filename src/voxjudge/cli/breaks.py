@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.common import (
+    alias,
     check_outputs,
     console,
     fmt_rate,
@@ -18,7 +19,7 @@ from voxjudge.cli.common import (
 from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
 from voxjudge.errors import InputError
 
-FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
+FORMAT_HELP = "annotation convention: inline (default), tobi, k-tobi, mandarin, pause, sequence"
 
 
 def _label_options(p: argparse.ArgumentParser) -> None:
@@ -32,7 +33,8 @@ def register(groups) -> None:
 
     p = cmds.add_parser("convert", help="convert annotations between conventions")
     p.add_argument("input", help="annotations, one per line (or CSV/TSV/JSONL with an annotation column)")
-    p.add_argument("--from", dest="src", default="inline", help=FORMAT_HELP)
+    p.add_argument("--convention", dest="src", default="inline", help=FORMAT_HELP)
+    alias(p, "--convention", "--from")
     p.add_argument("--to", dest="dst", default="inline", choices=["inline", "sequence"], help="output format")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     _label_options(p)
@@ -45,7 +47,8 @@ def register(groups) -> None:
 
     p = cmds.add_parser("from-annotators", help="build a reference table from human annotations")
     p.add_argument("files", nargs="+", help="annotation files; a text may appear any number of times")
-    p.add_argument("--format", default="inline", help=FORMAT_HELP)
+    p.add_argument("--convention", dest="format", default="inline", help=FORMAT_HELP)
+    alias(p, "--convention", "--format")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
     _label_options(p)
     p.set_defaults(func=cmd_from_annotators)
@@ -65,7 +68,8 @@ def register(groups) -> None:
     p.add_argument(
         "--min-count", default="auto", help="keep phrasings seen in more than this many iterations (default: n_iter/10)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
+    p.add_argument("--draw-seed", dest="seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
+    alias(p, "--draw-seed", "--seed")
     p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
     p.add_argument("--json", action="store_true", help="print the build report and usage as JSON on stdout")
@@ -81,9 +85,14 @@ def register(groups) -> None:
         "--single; it covers the hypotheses that have one). With --human: acceptance by human-score group and "
         "Pearson/Spearman with bootstrap CIs.",
     )
-    p.add_argument("--refs", required=True, metavar="TABLE", help="reference table (JSONL)")
-    p.add_argument("--hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)")
-    p.add_argument("--format", default="inline", help=FORMAT_HELP + " (of --hyps and --single)")
+    p.add_argument("--ref", dest="refs", required=True, metavar="TABLE", help="reference table (JSONL)")
+    p.add_argument(
+        "--hyp", dest="hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)"
+    )
+    p.add_argument("--convention", dest="format", default="inline", help=FORMAT_HELP + " (of --hyp and --single)")
+    alias(p, "--ref", "--refs")
+    alias(p, "--hyp", "--hyps")
+    alias(p, "--convention", "--format")
     p.add_argument(
         "--metric",
         default="f1",
@@ -109,7 +118,8 @@ def register(groups) -> None:
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for CIs (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--bootstrap-seed", dest="seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    alias(p, "--bootstrap-seed", "--seed")
     p.add_argument("--out", metavar="FILE", help="per-hypothesis records (.jsonl, .csv, .tsv, .json)")
     p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

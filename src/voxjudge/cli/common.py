@@ -70,7 +70,8 @@ def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
 def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("bootstrap")
     g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    g.add_argument("--bootstrap-seed", dest="seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    alias(p, "--bootstrap-seed", "--seed")
     g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
 
 
@@ -187,3 +188,11 @@ def speaker_labels(ids: list[str], speakers: list[str | None], sep: str) -> list
             "add a speaker column or set --speaker-sep"
         )
     return [uid.split(sep, 1)[0] for uid in ids]
+
+
+def alias(p: argparse.ArgumentParser, option: str, *old: str) -> None:
+    """Accept ``old`` spellings of ``option`` without listing them in --help or in messages, so
+    renamed options keep working in scripts. (The parser looks options up in this table.)"""
+    action = p._option_string_actions[option]  # noqa: SLF001 - argparse's option table
+    for name in old:
+        p._option_string_actions[name] = action  # noqa: SLF001

@@ -89,7 +89,7 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --out scored.jsonl && "
         "voxjudge asr train scored.jsonl --out pairs.model --test-fraction 0",
     ],
-    "breaks": [f"voxjudge breaks score --refs {BREAKS}/table.jsonl --hyps {BREAKS}/hypotheses.tsv"],
+    "breaks": [f"voxjudge breaks score --ref {BREAKS}/table.jsonl --hyp {BREAKS}/hypotheses.tsv"],
     "breaks convert": [f"voxjudge breaks convert {BREAKS}/annotator_a.txt --to sequence"],
     "breaks merge": [
         f"voxjudge breaks from-annotators {BREAKS}/annotator_a.txt --out a.jsonl && "
@@ -104,9 +104,9 @@ EXAMPLES: dict[str, list[str]] = {
         "--judge fake/schema --out table.jsonl --dry-run",
     ],
     "breaks score": [
-        f"voxjudge breaks score --refs {BREAKS}/table.jsonl --hyps {BREAKS}/hypotheses.tsv "
+        f"voxjudge breaks score --ref {BREAKS}/table.jsonl --hyp {BREAKS}/hypotheses.tsv "
         f"--human {BREAKS}/human.tsv --report lmre.html",
-        f"voxjudge breaks score --refs {BREAKS}/table.jsonl --hyps {BREAKS}/hypotheses.tsv --metric em --json",
+        f"voxjudge breaks score --ref {BREAKS}/table.jsonl --hyp {BREAKS}/hypotheses.tsv --metric em --json",
     ],
     "pairwise": [f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 2 --out judgments.jsonl"],
     "pairwise judge": [
@@ -134,8 +134,8 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --out scored.jsonl && "
         f"voxjudge stats agree --metric scored.jsonl --metric-col laser --human {ASR_HI}/human_b.tsv",
     ],
-    "llm": ["voxjudge llm ping fake/schema"],
-    "llm ping": ["voxjudge llm ping fake/schema", "voxjudge llm ping fake/schema --json"],
+    "llm": ["voxjudge llm ping --judge fake/schema"],
+    "llm ping": ["voxjudge llm ping --judge fake/schema", "voxjudge llm ping --judge fake/schema --json"],
     "llm run": [
         "voxjudge llm run examples/llm/prompts.jsonl --judge fake/schema --schema examples/llm/answer.schema.json "
         "--out answers.jsonl",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from voxjudge.cli.common import (
     add_input_options,
+    alias,
     check_outputs,
     console,
     print_json,
@@ -66,7 +67,8 @@ def register(cmds) -> None:
     p.add_argument("pairs", help="labelled pairs (ref, hyp, error_type, lang)")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
     p.add_argument("--test-fraction", type=float, default=0.2, help="held out to report accuracy (default: 0.2)")
-    p.add_argument("--seed", type=int, default=0, help="split and training seed (default: 0)")
+    p.add_argument("--split-seed", dest="seed", type=int, default=0, help="split and training seed (default: 0)")
+    alias(p, "--split-seed", "--seed")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     p.add_argument("--json", action="store_true", help="print the held-out accuracy as JSON on stdout")
     p.set_defaults(func=cmd_train)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from voxjudge.cli.common import check_outputs, console, fmt_rate, print_json, progress_bar, write_all, write_out
+from voxjudge.cli.common import alias, check_outputs, console, fmt_rate, print_json, progress_bar, write_all, write_out
 from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
 from voxjudge.errors import InputError
 
@@ -44,7 +44,8 @@ def register(groups) -> None:
     p.add_argument("--pairs", "--human", dest="pairs", required=True, help="the pairs file with human labels")
     _rubric_arg(p)
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--bootstrap-seed", dest="seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    alias(p, "--bootstrap-seed", "--seed")
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_compare)
@@ -63,7 +64,8 @@ def register(groups) -> None:
     _rubric_arg(p)
     p.add_argument("--keep", default="4-0", choices=["4-0", "3-1", "3+abstain"], help="vote filter (default: 4-0)")
     p.add_argument("--per-dimension", action="store_true", help="filter per pair-dimension, masking the others")
-    p.add_argument("--seed", type=int, default=0, help="seed of the winner balancing (default: 0)")
+    p.add_argument("--balance-seed", dest="seed", type=int, default=0, help="seed of the winner balancing (default: 0)")
+    alias(p, "--balance-seed", "--seed")
     p.add_argument("--out", required=True, metavar="FILE", help="SFT examples (JSONL)")
     p.set_defaults(func=cmd_distill)
 
@@ -92,7 +94,8 @@ def _judge_args(p) -> None:
     )
     p.add_argument("--mode", default="coupled", choices=["coupled", "per-dimension"], help="LLM prompting mode")
     p.add_argument("--temperature", type=float, default=1.0, help="LLM sampling temperature (default: 1.0)")
-    p.add_argument("--seed", type=int, default=0, help="LLM sampling seed (default: 0)")
+    p.add_argument("--sampling-seed", dest="seed", type=int, default=0, help="LLM sampling seed (default: 0)")
+    alias(p, "--sampling-seed", "--seed")
     add_judge_options(p, judge=None)
     p.add_argument("--judge", default="acoustic", metavar="SPEC", help=JUDGE_HELP)
 
