@@ -74,3 +74,20 @@ def test_compare_writes_per_utterance_records(tmp_path, capsys, examples):
 
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 50 and {"id", "wer_a", "wer_b", "ref_words"} <= set(rows[0])
+
+
+def test_devanagari_tables_line_up_by_display_width(capsys, examples):
+    from wcwidth import wcswidth
+
+    hi = examples / "asr" / "hi"
+    argv = ["asr", "compare", "--ref", str(hi / "ref.txt"), "--hyp-a", str(hi / "sys_a.txt")]
+    assert main([*argv, "--hyp-b", str(hi / "sys_b.txt"), "--ids", "--normalize", "hindi"]) == 0
+    tables, current = [], []
+    for line in [*capsys.readouterr().out.splitlines(), ""]:
+        if line[:1] in "┏┃┡│└" and line:
+            current.append(wcswidth(line))
+        elif current:
+            tables.append(current)
+            current = []
+    assert len(tables) >= 3
+    assert all(len(set(widths)) == 1 for widths in tables), tables

@@ -138,7 +138,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
@@ -282,7 +282,7 @@ def _bootstrap_p(p: float, resamples: int) -> str:
 
 
 def render_compare(s: dict, names: list[str]) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     a, b = names
     con = console()

@@ -261,7 +261,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def render_summary(s: dict) -> str:
     """Every metric, multi-reference beside its single-reference baseline, one row each."""
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     def corr(c: dict | None) -> str:
         return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"

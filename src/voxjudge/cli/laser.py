@@ -197,7 +197,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def render(s: dict) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     con = console()
     with con.capture() as cap:

@@ -217,7 +217,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     con = console()
     with con.capture() as cap:

@@ -55,7 +55,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"n": len(ids), "correlations": [r.as_dict() for r in results]})
         return 0
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     level = f"{100 * args.confidence:g}%"
     t = Table(title=f"Agreement of {args.metric} with {args.human} on {len(ids)} items")
