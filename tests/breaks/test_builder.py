@@ -8,10 +8,10 @@ import re
 import pytest
 
 from voxjudge.breaks import BuildConfig, build_references, parse_inline
-from voxjudge.breaks.builder import WORDS_CHANGED, item_schema, planned_requests, prepare_texts
+from voxjudge.breaks.builder import WORDS_CHANGED, item_schema, planned_build_requests, prepare_texts
 from voxjudge.breaks.labels import LabelSet
 from voxjudge.llm import Judge
-from voxjudge.llm.providers.fake import register_fake_script
+from voxjudge.llm.providers import fake
 
 TEXTS = [
     (str(k), t)
@@ -39,8 +39,9 @@ calls: list[dict] = []
 
 
 def _items(request):
-    user = request.messages[-1].text_content
-    return json.loads(user.split("Items:\n", 1)[1]), user
+    """The items sent and the whole conversation (a repair request adds turns after them)."""
+    user = next(m.text_content for m in request.messages if "Items:\n" in m.text_content)
+    return json.loads(user.split("Items:\n", 1)[1]), "\n".join(m.text_content for m in request.messages)
 
 
 def annotator(request, index):
@@ -48,18 +49,20 @@ def annotator(request, index):
     iterations give different (but recurring) phrasings. Drops a word of 'Birds sing...' unless told."""
     items, user = _items(request)
     demos = user.count("<AP>")
-    calls.append({"n_items": len(items), "demos": user.split("Items:")[0]})
+    calls.append({"n_items": len(items), "demos": user.split("Items:")[0], "repair": WORDS_CHANGED in user})
     out = []
     for it in items:
         words = it["text"].split()
-        if words[0] == "Birds" and WORDS_CHANGED not in user:
+        if words[0] == "Birds" and WORDS_CHANGED not in user:  # fixed once told why
             words = words[1:]
         cut = 1 + demos % 2
         out.append({"id": it["id"], "annotation": " ".join(words[:cut]) + " <IP> " + " ".join(words[cut:]) + " <SB>"})
     return {"items": out}
 
 
-register_fake_script("lmre-annotator", annotator)
+@pytest.fixture(autouse=True)
+def _scripts(monkeypatch):
+    monkeypatch.setitem(fake._SCRIPTS, "lmre-annotator", annotator)
 
 
 def make_judge(tmp_path, script="lmre-annotator"):
@@ -71,10 +74,12 @@ def test_build_end_to_end(tmp_path):
     judge = make_judge(tmp_path)
     config = BuildConfig(n_iter=10, batch_size=2, seed=3)
     table, report = judge.run(build_references(judge, TEXTS, POOL, config))
-    # 10 iterations x ceil(5/2) batches, plus one individual retry per iteration for the changed text;
-    # iterations that drew the same demonstrations send identical requests, served from the cache
+    # 10 iterations x ceil(5/2) batches, plus one repair request per iteration for the changed text
+    # (which shows the model its answer and says why it was refused); iterations that drew the
+    # same demonstrations send identical requests, served from the cache
     assert judge.meter.requests + judge.meter.cache_hits == 10 * 3 + 10
     assert len(calls) == judge.meter.requests
+    assert any(c["repair"] for c in calls) and all(c["n_items"] == 1 for c in calls if c["repair"])
     assert report.word_mismatch_retried == 10 and report.dropped == {} and report.answers == 50
     # demonstrations: half the pool by default, a different draw across iterations (seeded)
     demo_sets = {c["demos"] for c in calls}
@@ -93,16 +98,40 @@ def test_build_end_to_end(tmp_path):
     judge.close()
 
 
-def test_frequency_filter_and_dropped_texts(tmp_path):
+def test_frequency_filter_and_dropped_texts(tmp_path, monkeypatch):
     def stubborn(request, index):
         items, _ = _items(request)
         return {"items": [{"id": it["id"], "annotation": "totally different words <SB>"} for it in items]}
 
-    register_fake_script("lmre-stubborn", stubborn)
+    monkeypatch.setitem(fake._SCRIPTS, "lmre-stubborn", stubborn)
     judge = make_judge(tmp_path, "lmre-stubborn")
     table, report = judge.run(build_references(judge, TEXTS[:2], POOL, BuildConfig(n_iter=3)))
     assert report.dropped == {"words changed": 6} and report.references_kept == 0
+    assert report.unscored == 6 and report.word_mismatch_retried == 6 and report.stopped is None
     assert len(report.texts_without_references) == 2 and len(table) == 2
+    judge.close()
+
+
+def test_a_constrained_backend_gets_one_text_per_request_with_its_words_pinned(tmp_path):
+    calls.clear()
+    seen = []
+
+    def pinned(request, index):
+        seen.append(request.schema["properties"]["items"]["items"]["properties"]["annotation"].get("pattern"))
+        return annotator(request, index)
+
+    fake._SCRIPTS["lmre-pinned"] = pinned
+    try:
+        judge = Judge("fake/lmre-pinned?constrained=1", cache=None)
+        table, report = judge.run(build_references(judge, TEXTS, POOL, BuildConfig(n_iter=2, batch_size=4)))
+    finally:
+        del fake._SCRIPTS["lmre-pinned"]
+    first_round = [c for c in calls if not c["repair"]]
+    # one request per text and iteration, plus one schema repair per iteration for the text whose
+    # answer breaks its pinned pattern (a real constrained decoder could not have produced it)
+    assert {c["n_items"] for c in first_round} == {1} and len(first_round) == 2 * len(TEXTS) + 2
+    assert all(p and p.startswith("^") for p in seen)
+    assert report.dropped == {"no valid answer": 2}
     judge.close()
 
 
@@ -116,10 +145,10 @@ def test_min_count_option(tmp_path):
 def test_dry_run_plan_matches_batches():
     items = prepare_texts(TEXTS + [("dup", "the cat sat on the mat")], LabelSet())
     assert len(items) == 5  # duplicate texts are annotated once
-    reqs = planned_requests(items, POOL, LabelSet(), BuildConfig(n_iter=4, batch_size=2))
+    reqs = planned_build_requests(items, POOL, LabelSet(), BuildConfig(n_iter=4, batch_size=2))
     assert len(reqs) == 4 * 3
-    local = planned_requests(items, POOL, LabelSet(), BuildConfig(n_iter=1), local=True)
-    assert len(local) == 5
+    pinned = planned_build_requests(items, POOL, LabelSet(), BuildConfig(n_iter=1), pinned=True)
+    assert len(pinned) == 5
 
 
 def test_local_pattern_allows_only_the_words_with_tags():

@@ -103,13 +103,34 @@ def test_classify_csv_to_stdout(capsys, tmp_path):
     ]
 
 
+def test_exported_training_rows_use_the_prompt_sent_at_inference(tmp_path, monkeypatch):
+    from voxjudge.llm.providers import fake
+
+    sent = []
+
+    def script(request, index):
+        sent.append([{"role": m.role, "content": m.text_content} for m in request.messages])
+        return {"items": [{"id": "p0", "error_type": "wrong_word", "tier": "major", "reason": "different word"}]}
+
+    monkeypatch.setitem(fake._SCRIPTS, "laser-capture", script)
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("lang\tref\thyp\terror_type\nhi\tआम\tकेले\twrong_word\n")
+    chat = tmp_path / "chat.jsonl"
+    assert main(["asr", "classify", str(pairs), "--judge", "fake/laser-capture", "--out", str(tmp_path / "o.csv")]) == 0
+    assert main(["asr", "export-pairs", str(pairs), "--out", str(tmp_path / "x.csv"), "--chat", str(chat)]) == 0
+    row = json.loads(chat.read_text().splitlines()[0])
+    assert row["messages"][:2] == sent[0]  # the same system and user prompt, byte for byte
+    assert row["task"] == "laser-pairs" and len(row["task_hash"]) == 16
+
+
 def test_export_train_and_use_a_model(capsys, tmp_path, examples):
     data = examples.parent / "tests" / "data" / "laser_pairs.tsv"
     out_csv, chat, model = tmp_path / "pairs.csv", tmp_path / "pairs.chat.jsonl", tmp_path / "model.pkl"
     assert main(["asr", "export-pairs", str(data), "--out", str(out_csv), "--chat", str(chat)]) == 0
     first = json.loads(chat.read_text().splitlines()[0])
     assert [m["role"] for m in first["messages"]] == ["system", "user", "assistant"]
-    assert json.loads(first["messages"][2]["content"]) == {"error_type": "none"}
+    answer = json.loads(first["messages"][2]["content"])["items"][0]
+    assert answer["id"] == "p0" and answer["error_type"] == "none" and answer["tier"] == "match"
     capsys.readouterr()
     assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

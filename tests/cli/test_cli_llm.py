@@ -124,7 +124,7 @@ def test_llm_run_dry_run_and_max_cost(capsys, tmp_path, prompts):
         assert srv.count() == 0  # a dry run sends nothing
         code = main([*base, "--max-cost", "8", "--concurrency", "1", "--out", str(tmp_path / "out.jsonl")])
         err = capsys.readouterr().err
-        assert code == 3 and "stopped early: --max-cost 8 USD reached" in err
+        assert code == 3 and "stopped early: cost limit of 8 USD reached" in err
         done = len((tmp_path / "out.jsonl").read_text().splitlines())
         assert 0 < done < 6 and srv.count() == done
         # A higher limit continues where it stopped; nothing is paid twice.
@@ -139,11 +139,14 @@ def test_llm_run_dry_run_and_max_cost(capsys, tmp_path, prompts):
         ('{"id": 1, "prompt": "a"}\n{"id": 1, "prompt": "b"}\n', "duplicate id '1'"),
         ("{nope\n", "not valid JSON"),
         ('{"id": 1, "prompt": "a", "audio": "missing.wav"}\n', "audio file not found"),
+        # Bytes that are not audio are refused by the same reader the acoustic judge uses.
+        ('{"id": 1, "prompt": "a", "audio": "noise.wav"}\n', "noise.wav"),
     ],
 )
 def test_llm_run_bad_input(capsys, tmp_path, content, message):
     path = tmp_path / "p.jsonl"
     path.write_text(content)
+    (tmp_path / "noise.wav").write_bytes(bytes(range(256)) * 8)
     assert main(["llm", "run", str(path), "--judge", "fake/schema", "--no-cache"]) == 2
     assert message in capsys.readouterr().err
 

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from voxjudge.llm import AudioPart, Judge, Message, Request, RetryPolicy, TextPart
-from voxjudge.llm.batch import judge_in_batches
+from voxjudge.llm import AudioPart, Item, Judge, Message, Request, RetryPolicy, Task, TextPart, label_many
 from voxjudge.llm.fakeserver import FakeLLMServer
 from voxjudge.llm.records import read_records
 
@@ -24,7 +23,8 @@ FAST = RetryPolicy(max_retries=4, base_delay=0.01)
 
 @pytest.fixture
 def server():
-    with FakeLLMServer(slow_seconds=1.0) as srv:
+    # A "timeout" fault hangs for 30 s (or until the server stops): any client timeout fires first.
+    with FakeLLMServer(slow_seconds=30.0) as srv:
         yield srv
 
 
@@ -75,21 +75,16 @@ def test_malformed_answer_text_gets_a_repair_request(server, tmp_path):
 
 
 @pytest.mark.parametrize("transport", ["http", "sdk"])
-def test_servers_without_json_schema_fall_back_to_json_in_text(server, tmp_path, transport):
+def test_servers_without_json_schema_fall_back_and_remember(server, tmp_path, transport, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     server.faults += ["400_schema"]
-
-    def responder(provider, body):
-        # The fallback request carries the schema in the prompt instead of response_format.
-        assert "response_format" not in body
-        return {"label": "minor"}
-
     j = openai_judge(server, tmp_path, transport)
-    server.responder = lambda p, b: {"label": "minor"} if "response_format" not in b else {"label": "match"}
     r = j.complete_sync(Request.simple("x", schema=SCHEMA))[0]
-    assert r.parsed == {"label": "minor"} and not r.structured
-    assert j.backend.structured is False  # remembered for the rest of the run
-    server.responder = responder
-    assert j.complete_sync(Request.simple("y", schema=SCHEMA))[0].parsed == {"label": "minor"}
+    assert r.parsed == {"label": "match"} and not r.structured
+    assert j.backend.mode == "json_object"  # remembered for the rest of the run
+    assert j.complete_sync(Request.simple("y", schema=SCHEMA))[0].parsed == {"label": "match"}
+    sent = [(b.get("response_format") or {}).get("type") for _, b in server.requests]
+    assert sent == ["json_schema", "json_object", "json_object"]
     j.close()
 
 
@@ -119,12 +114,9 @@ def test_wrong_ids_in_a_batch_are_detected_and_missing_items_retried(server, tmp
     j = openai_judge(server, tmp_path)
     items = [(f"p{k}", {"ref": f"r{k}", "hyp": f"h{k}"}) for k in range(5)]
 
-    def build(batch):
-        lines = "\n".join(f"{uid}\t{x['ref']}\t{x['hyp']}" for uid, x in batch)
-        return (Message.text("user", f"Classify each pair:\n{lines}"),)
-
-    outcome = j.run(judge_in_batches(j, items, build, SCHEMA, batch_size=5))
-    assert set(outcome.answers) == {f"p{k}" for k in range(5)} and not outcome.errors
+    task = Task("pairs", "", "Classify each pair:\n$items", SCHEMA, batch_size=5)
+    outcome = j.run(label_many(j, task, [Item(uid, x) for uid, x in items]))
+    assert set(outcome.answers) == {f"p{k}" for k in range(5)} and outcome.complete
     assert outcome.unknown_ids == ["invented-id"] and outcome.retried_individually == ["p0"]
     sent = server.requests[0][1]["response_format"]["json_schema"]["schema"]["properties"]["items"]
     assert sent["minItems"] == sent["maxItems"] == 5

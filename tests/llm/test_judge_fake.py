@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from voxjudge.llm import BudgetExceeded, Judge, PriceTable, Request, RetryPolicy, register_provider
+from voxjudge.llm import BudgetExceeded, Judge, PriceTable, Request, RetryPolicy
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
 from voxjudge.llm.limits import TokenBucket
-from voxjudge.llm.providers.fake import FakeReply, example_from_schema, register_fake_script
+from voxjudge.llm.providers.fake import FakeReply, example_from_schema
 from voxjudge.llm.records import read_records
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Completion, ProviderResult, Usage
@@ -69,18 +69,16 @@ def test_giving_up_leaves_the_item_unscored_not_lost(tmp_path):
     j2.close()
 
 
-def test_invalid_output_gets_one_repair_then_is_unscored(tmp_path):
+def test_invalid_output_gets_one_repair_then_is_unscored(tmp_path, fake_script):
     answers = iter(["not json at all", '{"score": 4}'])
-    register_fake_script("repairable", lambda req, i: next(answers))
-    j = make(tmp_path, "fake/repairable")
+    j = make(tmp_path, fake_script("repairable", lambda req, i: next(answers)))
     r = j.complete_sync(Request.simple("rate", schema=SCHEMA))[0]
     assert r.ok and r.parsed == {"score": 4} and j.meter.requests == 2
     repair_msgs = [rec for rec in read_records(tmp_path / "calls.jsonl") if rec["event"] == "repair"]
     assert len(repair_msgs) == 1 and "no JSON value" in repair_msgs[0]["error"]
     j.close()
 
-    register_fake_script("stubborn", lambda req, i: '{"score": 9}')
-    j = make(tmp_path, "fake/stubborn")
+    j = make(tmp_path, fake_script("stubborn", lambda req, i: '{"score": 9}'))
     r = j.complete_sync(Request.simple("rate", schema=SCHEMA))[0]
     assert not r.ok and r.parsed is None and r.text == '{"score": 9}'
     assert "invalid output: schema violation at score" in r.error and "after repair" in r.error
@@ -88,29 +86,27 @@ def test_invalid_output_gets_one_repair_then_is_unscored(tmp_path):
     j.close()
 
 
-def test_json_is_found_inside_prose_and_fences(tmp_path):
-    register_fake_script("chatty", lambda req, i: 'Sure! Here it is:\n```json\n{"score": 3}\n```')
-    j = make(tmp_path, "fake/chatty")
+def test_json_is_found_inside_prose_and_fences(tmp_path, fake_script):
+    j = make(tmp_path, fake_script("chatty", lambda req, i: 'Sure! Here it is:\n```json\n{"score": 3}\n```'))
     assert j.complete_sync(Request.simple("rate", schema=SCHEMA))[0].parsed == {"score": 3}
     j.close()
 
 
-def test_permanent_error_is_recorded_and_auth_errors_stop_the_run(tmp_path):
-    register_fake_script("bad-request", lambda req, i: PermanentError("fake: 400", status=400))
-    j = make(tmp_path, "fake/bad-request")
+def test_permanent_error_is_recorded_and_auth_errors_stop_the_run(tmp_path, fake_script):
+    j = make(tmp_path, fake_script("bad-request", lambda req, i: PermanentError("fake: 400", status=400)))
     r = j.complete_sync(Request.simple("x"))[0]
-    assert not r.ok and "400" in r.error
+    assert not r.ok and "400" in r.error and j.meter.retries == 0  # a 400 is not retried
     j.close()
-    register_fake_script("no-auth", lambda req, i: PermanentError("fake: invalid key", status=401))
-    j = make(tmp_path, "fake/no-auth")
+    j = make(tmp_path, fake_script("no-auth", lambda req, i: PermanentError("fake: invalid key", status=401)))
     with pytest.raises(ConfigError, match="invalid key"):
         j.complete_sync(Request.simple("x"))
     j.close()
 
 
-def test_timeouts_are_transient(tmp_path):
-    register_fake_script("slow", lambda req, i: FakeReply("late", latency=1.0))
-    j = make(tmp_path, "fake/slow", timeout=0.05, retry=RetryPolicy(max_retries=1, base_delay=0.001))
+def test_timeouts_are_transient(tmp_path, fake_script):
+    # The answer would take 60 s; the timeout cancels the wait, so the margin costs nothing.
+    spec = fake_script("slow", lambda req, i: FakeReply("late", latency=60.0))
+    j = make(tmp_path, spec, timeout=0.05, retry=RetryPolicy(max_retries=1, base_delay=0.001))
     r = j.complete_sync(Request.simple("x"))[0]
     assert not r.ok and "no answer within 0.05s" in r.error and j.meter.retries == 1
     j.close()
@@ -138,7 +134,7 @@ def test_max_cost_stops_cleanly_and_keeps_finished_work(tmp_path):
     reqs = [(f"i{k}", Request.simple(f"item {k}", schema=SCHEMA, max_tokens=100)) for k in range(10)]
     out = j.run(j.complete_many(reqs))
     done = [r for r in out if r is not None]
-    assert 0 < len(done) < 10 and j.stop_reason and "--max-cost 30 USD reached" in j.stop_reason
+    assert 0 < len(done) < 10 and j.stop_reason and "cost limit of 30 USD reached" in j.stop_reason
     assert j.meter.cost <= 30.0
     # A call whose worst case does not fit in what is left is refused before it is made.
     paid = j.meter.requests
@@ -180,7 +176,7 @@ def test_records_name_everything_and_never_a_key(tmp_path, monkeypatch):
         assert b"sk-very-secret" not in f.read_bytes()
 
 
-def test_samples_without_native_n_are_separate_calls_with_distinct_seeds(tmp_path):
+def test_samples_without_native_n_are_separate_calls_with_distinct_seeds(tmp_path, provider):
     seen = []
 
     class OneAtATime:
@@ -197,7 +193,7 @@ def test_samples_without_native_n_are_separate_calls_with_distinct_seeds(tmp_pat
         async def aclose(self):
             pass
 
-    register_provider("single", OneAtATime)
+    provider("single", OneAtATime)
     j = Judge("single/m", cache=tmp_path / "c.sqlite")
     out = j.complete_sync(Request.simple("x", n=3, seed=10, temperature=1.0))
     assert sorted(seen) == [10, 11, 12] and [r.text for r in out] == ["seed 10", "seed 11", "seed 12"]
@@ -277,22 +273,32 @@ def test_fake_jsonl_script_and_schema_examples(tmp_path):
     assert [x["id"] for x in example_from_schema(batch)] == ["a", "b", "c"]
 
 
-def test_interrupt_loses_only_calls_in_flight(tmp_path):
-    j = make(tmp_path, "fake/schema?latency=0.02", concurrency=2)
+def test_interrupt_loses_only_calls_in_flight(tmp_path, fake_script):
+    answered = []
+    state = {}
+
+    def script(request, index):
+        answered.append(index)
+        if len(answered) == 5:
+            state["fifth"].set()  # interrupt once five answers have come back, not after a delay
+        return {"score": 1}
+
+    j = make(tmp_path, fake_script("counted", script), concurrency=2)
     reqs = [(f"i{k}", Request.simple(f"item {k}", schema=SCHEMA)) for k in range(40)]
 
     async def interrupted():
+        state["fifth"] = asyncio.Event()
         task = asyncio.ensure_future(j.complete_many(reqs))
-        await asyncio.sleep(0.15)
+        await state["fifth"].wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     j.run(interrupted())
     paid_first = j.meter.requests
-    assert 0 < paid_first < 40
+    assert 5 <= paid_first < 40
     j.close()
-    j2 = make(tmp_path, "fake/schema?latency=0.02", concurrency=2)
+    j2 = make(tmp_path, "fake/counted", concurrency=2)
     out = j2.run(j2.complete_many(reqs))
     assert all(r is not None and r[0].ok for r in out)
     assert j2.meter.cache_hits == paid_first and j2.meter.requests == 40 - paid_first
@@ -302,3 +308,87 @@ def test_interrupt_loses_only_calls_in_flight(tmp_path):
 def test_transient_error_type_carries_retry_after():
     e = TransientError("x", status=429, retry_after=2.0)
     assert e.retry_after == 2.0 and e.status == 429
+
+
+def test_spec_options_that_change_answers_are_in_the_key_and_the_records(tmp_path, fake_script):
+    calls = []
+
+    def script(request, index, options):
+        calls.append(options.get("bias"))
+        return f"bias {options.get('bias')}"
+
+    script.takes_options = True
+    fake_script("biased", script)
+    req = Request.simple("x")
+    for spec in ("fake/biased?bias=0", "fake/biased?bias=0.8", "fake/biased?bias=0&latency=0"):
+        j = make(tmp_path, spec)
+        j.complete_sync(req)
+        j.close()
+    # bias changes the answer: two calls; latency does not: the third is a cache hit
+    assert calls == ["0", "0.8"]
+    judges = [r["judge"] for r in read_records(tmp_path / "calls.jsonl")]
+    assert judges == ["fake/biased?bias=0", "fake/biased?bias=0.8", "fake/biased?bias=0"]
+    assert read_records(tmp_path / "calls.jsonl")[1]["options"] == {"bias": "0.8"}
+
+
+@pytest.mark.parametrize("supports_n", [True, False])
+def test_more_samples_on_a_warm_cache_get_new_seeds(tmp_path, provider, supports_n):
+    seen = []
+
+    class Seeded:
+        def __init__(self, spec):
+            self.spec = spec
+            self.supports_n = supports_n
+
+        async def complete(self, request, n):
+            seen.append((request.seed, n))
+            # a deterministic sampler: the same seed gives the same samples
+            return ProviderResult([Completion(f"seed {request.seed} choice {k}") for k in range(n)], Usage(1, 1))
+
+        async def aclose(self):
+            pass
+
+    provider("seeded", Seeded)
+    j = Judge("seeded/m", cache=tmp_path / "c.sqlite")
+    first = j.complete_sync(Request.simple("x", n=1, seed=10, temperature=1.0))
+    more = j.complete_sync(Request.simple("x", n=4, seed=10, temperature=1.0))
+    j.close()
+    texts = [r.text for r in more]
+    assert texts[0] == first[0].text and more[0].cache_hit and len(set(texts)) == 4
+    assert seen[0] == (10, 1) and seen[1][0] == 11  # the new samples start from seed + 1
+
+
+def test_missing_sdk_is_one_line_naming_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import anthropic -> ModuleNotFoundError
+    with pytest.raises(ConfigError, match=r"pip install 'voxjudge\[anthropic\]'"):
+        Judge("anthropic/claude-x", cache=None)
+
+
+def test_dry_run_needs_no_key_and_no_backend(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="no API key"):
+        Judge("openai/gpt-4o-mini", cache=None)
+    j = Judge("openai/gpt-4o-mini", cache=None, connect=False)
+    est = j.estimate([Request.simple("hello", n=3, max_tokens=10)])
+    assert est["requests"] == 1 and est["output_tokens_max"] == 30 and est["cost_usd_max"] is not None
+    assert j._backend is None
+    j.close()
+
+
+def test_capabilities_are_declared_not_guessed_from_names(tmp_path, provider):
+    from voxjudge.llm import Capabilities
+
+    assert Judge("fake/schema", cache=None, connect=False).capabilities == Capabilities(True, True, False)
+    assert Judge("fake/schema?constrained=1", cache=None).capabilities.constrained
+    assert not Judge("anthropic/claude-x", cache=None, connect=False).capabilities.n_samples
+
+    class Undeclared:
+        supports_n = False
+
+        def __init__(self, spec):
+            self.spec = spec
+
+    provider("plain", Undeclared)
+    assert Judge("plain/m", cache=None).capabilities == Capabilities(n_samples=False, audio=True)

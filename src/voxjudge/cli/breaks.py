@@ -16,7 +16,7 @@ from voxjudge.cli.common import (
     write_all,
     write_text,
 )
-from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge, usage_line
 from voxjudge.errors import InputError
 
 FORMAT_HELP = "annotation convention: inline (default), tobi, k-tobi, mandarin, pause, sequence"
@@ -179,7 +179,7 @@ def _read_texts(path: str) -> list[tuple[str, str]]:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from voxjudge.breaks import BuildConfig, LabelSet, build_references, read_annotations
-    from voxjudge.breaks.builder import planned_requests, prepare_texts
+    from voxjudge.breaks.builder import planned_build_requests, prepare_texts
 
     if args.min_count == "auto":
         min_count = None
@@ -196,8 +196,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     judge = make_judge(args, default_log=Path(args.out).with_suffix(".calls.jsonl"))
     try:
         if args.dry_run:
-            requests = planned_requests(
-                prepare_texts(texts, labelset), pool, labelset, config, judge.spec.provider == "local"
+            requests = planned_build_requests(
+                prepare_texts(texts, labelset), pool, labelset, config, judge.capabilities.constrained
             )
             print_json(judge.estimate(requests))
             return 0
@@ -219,10 +219,17 @@ def cmd_build(args: argparse.Namespace) -> int:
             + usage_line(judge.meter.as_dict()),
             file=sys.stderr,
         )
-    if judge.stop_reason:
-        print(f"voxjudge: stopped early: {judge.stop_reason}", file=sys.stderr)
-        return 3
-    return 0
+    reasons = {k: v for k, v in report.dropped.items()}
+    not_asked = report.unscored - sum(reasons.values())
+    if not_asked:
+        reasons["not asked"] = not_asked
+    return finish(
+        unscored=report.unscored,
+        total=report.texts * report.iterations,
+        what="(text, iteration) annotations",
+        reasons=reasons,
+        stopped=report.stopped,
+    )
 
 
 def cmd_score(args: argparse.Namespace) -> int:

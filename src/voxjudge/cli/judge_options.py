@@ -1,14 +1,23 @@
-"""Options every model-judged command shares, and building a ``Judge`` from them."""
+"""Options every model-judged command shares, building a ``Judge`` from them, and the shared
+end of a judged run: notices, and the "incomplete" exit status."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+EXIT_INCOMPLETE = 3
+EXIT_STATUS_HELP = (
+    "exit status: 0 when every item was scored; 2 for bad input or a judge that cannot be used "
+    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, or --max-cost reached): "
+    "rerunning the same command resumes, paying only for what is missing"
+)
 
 
 def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option") -> None:
     """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
-    g = p.add_argument_group("model judge")
+    g = p.add_argument_group("model judge", EXIT_STATUS_HELP)
     spec_help = (
         "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, fake/schema"
     )
@@ -30,6 +39,7 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
 
 
 def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
+    """The judge the options describe. A dry run creates no backend: it needs no key and no SDK."""
     from voxjudge.llm import Judge, PriceTable, RetryPolicy
     from voxjudge.llm.errors import ConfigError
 
@@ -39,12 +49,13 @@ def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log
         raise ConfigError("--max-retries must be 0 or more")
     if args.timeout <= 0:
         raise ConfigError("--timeout must be positive")
+    dry_run = bool(getattr(args, "dry_run", False))
     cache = None if args.no_cache else (args.cache or _DEFAULT)
     kwargs = {} if cache is _DEFAULT else {"cache": cache}
     return Judge(
         spec or args.judge,
         base_url=args.base_url,
-        records=args.log or default_log,
+        records=None if dry_run else (args.log or default_log),
         concurrency=args.concurrency,
         requests_per_minute=args.rpm,
         tokens_per_minute=args.tpm,
@@ -52,8 +63,44 @@ def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log
         timeout=args.timeout,
         max_cost=args.max_cost,
         prices=PriceTable.load(args.prices) if args.prices else None,
+        connect=not dry_run,
         **kwargs,
     )
+
+
+def say_notices() -> None:
+    """What the judges learnt about their servers (e.g. a structured-output fallback), once."""
+    from voxjudge.llm import negotiate
+
+    for note in negotiate.take_notices():
+        print(f"voxjudge: note: {note}", file=sys.stderr)
+
+
+def finish(
+    *,
+    unscored: int = 0,
+    total: int | None = None,
+    what: str = "items",
+    reasons: dict[str, int] | None = None,
+    stopped: str | None = None,
+) -> int:
+    """Exit status of a judged run, after saying on stderr how many items are unscored and why."""
+    say_notices()
+    if not unscored and not stopped:
+        return 0
+    parts = []
+    if unscored:
+        why = ", ".join(f"{n} {reason}" for reason, n in (reasons or {}).items())
+        of = f" of {total}" if total is not None else ""
+        parts.append(f"{unscored}{of} {what} unscored" + (f" ({why})" if why else ""))
+    if stopped:
+        parts.append(f"stopped early: {stopped}")
+    print(
+        f"voxjudge: incomplete: {'; '.join(parts)}. Rerun the same command to resume: "
+        "answers already received come from the cache.",
+        file=sys.stderr,
+    )
+    return EXIT_INCOMPLETE
 
 
 _DEFAULT = object()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "rules (offline, default), an LLM spec (openai/<model>, gemini/<model>, ...), or model:PATH"
@@ -42,6 +41,9 @@ def register(cmds) -> None:
     )
     p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
     p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
     p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for the CIs (default: 10000)")
@@ -132,7 +134,8 @@ def _labeler(args, rubric):
 
 def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.scoring import score, summarize
+    from voxjudge.asr.laser.result import laser_result
+    from voxjudge.asr.laser.scoring import score
 
     check_outputs(records=[args.out], files=[args.report])
     rubric = LaserRubric.load(args.rubric)
@@ -144,6 +147,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         human = read_scores(args.human, args.human_col)
     labeler, llm = _labeler(args, rubric)
     extra: dict = {}
+    settings: dict = {"judge": args.judge, "mode": "pairs", "lang": args.lang}
     try:
         if llm is None:
             with progress_bar(f"labelling word pairs ({args.judge})") as progress:
@@ -156,9 +160,27 @@ def cmd_score(args: argparse.Namespace) -> int:
                     labeler=labeler,
                     progress=progress,
                 )
+        elif args.dry_run:
+            from voxjudge.asr.laser.llm_judges import planned_laser_requests
+
+            requests = planned_laser_requests(
+                paired.references,
+                paired.hypotheses,
+                paired.ids,
+                rubric,
+                lang=args.lang,
+                mode=args.mode,
+                batch_size=args.batch_size,
+                prefilter=not args.no_prefilter,
+            )
+            print_json(llm.estimate(requests))
+            return 0
         else:
             from voxjudge.asr.laser.llm_judges import score_with_llm
 
+            settings.update(
+                judge=llm.spec.full_name, mode=args.mode, batch_size=args.batch_size, prefilter=not args.no_prefilter
+            )
             with progress_bar(f"asking {llm.spec.name}") as progress:
                 utterances, extra = llm.run(
                     score_with_llm(
@@ -178,22 +200,31 @@ def cmd_score(args: argparse.Namespace) -> int:
     finally:
         if llm is not None:
             llm.close()
-    summary = {**summarize(utterances, rubric), "judge": args.judge, "mode": args.mode if llm else "pairs", **extra}
-    if human is not None:
-        from voxjudge.asr.laser.scoring import agreement
-
-        summary["agreement"] = agreement(utterances, human, n_resamples=args.resamples)
+    result = laser_result(utterances, rubric, settings, extra, human=human, n_resamples=args.resamples)
     report = None
     if args.report:
         from voxjudge.asr.laser.report import laser_report
 
-        report = laser_report(summary, utterances, human)
-    write_all({args.out: [u.as_dict() for u in utterances], args.report: report})
+        report = laser_report(result.summary, result.utterances, result.human)
+    write_all({args.out: result.records, args.report: report})
     if args.json:
-        print_json(summary)
+        print_json(result.summary)
     else:
-        print(render(summary))
-    return 3 if summary.get("stopped") else 0
+        print(render(result.summary))
+    if llm is None:
+        return 0
+    # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
+    unit = "pairs" if args.mode == "pairs" else "utterances"
+    reasons = {
+        f"{unit} with {k}": n for k, n in ((result.summary.get("llm") or {}).get("unscored_reasons") or {}).items()
+    }
+    return finish(
+        unscored=result.unscored,
+        total=len(result.utterances),
+        what="utterances",
+        reasons=reasons,
+        stopped=result.stopped,
+    )
 
 
 def render(s: dict) -> str:
@@ -258,16 +289,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
         else:
             from voxjudge.asr.laser.llm_judges import llm_label_pairs
 
-            labels, _ = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
+            labels, stats = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
     finally:
         if llm is not None:
             llm.close()
     out = [
         {
             **row,
-            "label": lab.label if lab else "unscored",
+            "label": lab.label if lab else "unscored",  # a state, not a penalty tier
             "error_type": (lab.error_type if lab else None) or "",
-            "reason": lab.reason if lab else "no valid model answer",
+            "reason": lab.reason if lab else "unscored: no valid model answer",
         }
         for row, lab in zip(rows, labels)
     ]
@@ -277,12 +308,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
         w = csv.DictWriter(sys.stdout, fieldnames=list(out[0]))
         w.writeheader()
         w.writerows(out)
-    return 0
+    if llm is None:
+        return 0
+    return finish(
+        unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.llm_judges import _system
+    from voxjudge.asr.laser.llm_judges import training_chat
 
     check_outputs(records=[args.out, args.chat])
     rubric = LaserRubric.load(args.rubric)
@@ -302,14 +337,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     ]
     chats = None
     if args.chat:
+        # The very prompt pairs mode sends at inference (a batch of one), so a model tuned on
+        # these rows sees the same format when it is served.
         chats = [
-            {
-                "messages": [
-                    {"role": "system", "content": _system(rubric, r.get("lang") or "en")},
-                    {"role": "user", "content": json.dumps({"ref": r["ref"], "hyp": r["hyp"]}, ensure_ascii=False)},
-                    {"role": "assistant", "content": json.dumps({"error_type": r["error_type"]}, ensure_ascii=False)},
-                ]
-            }
+            training_chat(r["ref"], r["hyp"], r.get("lang") or "en", r["error_type"], rubric, r.get("reason", ""))
             for r in rows
         ]
     write_all({args.out: pairs, args.chat: chats})

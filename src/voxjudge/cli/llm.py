@@ -6,7 +6,7 @@ import argparse
 import time
 
 from voxjudge.cli.common import alias, print_json
-from voxjudge.cli.judge_options import add_judge_options, make_judge
+from voxjudge.cli.judge_options import EXIT_STATUS_HELP, add_judge_options, finish, make_judge, say_notices
 
 PING_SCHEMA = {
     "type": "object",
@@ -38,7 +38,9 @@ def register(groups) -> None:
         help="send a JSONL file of prompts through a judge (cache, limits, retries, accounting)",
         description="Each input line is an object with 'id' and 'prompt', optionally 'system' and 'audio' "
         "(a path or a list of paths to wav/mp3 files). Answers are validated against --schema when given. "
-        "Rerunning the same command is served from the cache; --dry-run shows the cost first.",
+        "Rerunning the same command is served from the cache; --dry-run shows the cost first (no key needed). "
+        + EXIT_STATUS_HELP
+        + ".",
     )
     p.add_argument("prompts", metavar="PROMPTS.jsonl", help="one prompt object per line")
     add_judge_options(p)
@@ -80,13 +82,18 @@ def cmd_ping(args: argparse.Namespace) -> int:
         max_tokens=32,
         template="voxjudge-ping-v1",
     )
+    from voxjudge.llm import BudgetExceeded
+
     start = time.perf_counter()
     try:
         response = judge.complete_sync(request, item_id="ping")[0]
+    except BudgetExceeded as e:
+        return finish(stopped=str(e))
     finally:
         judge.close()
+    say_notices()
     result = {
-        "judge": judge.spec.name,
+        "judge": judge.spec.full_name,
         "base_url": judge.spec.base_url,
         "ok": response.ok,
         "latency_seconds": round(time.perf_counter() - start, 3),
@@ -183,15 +190,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     unscored = sum(1 for rec in records for smp in rec["samples"] if smp["error"])
     cost = "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f} USD"
     print(
-        f"{judge.spec.name}: {len(records)}/{len(items)} items, {usage['requests']} requests, "
+        f"{judge.spec.full_name}: {len(records)}/{len(items)} items, {usage['requests']} requests, "
         f"{usage['cache_hits']} cache hits, {usage['retries']} retries, {unscored} unscored samples, "
         f"{usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}",
         file=sys.stderr,
     )
-    if judge.stop_reason:
-        print(f"voxjudge: stopped early: {judge.stop_reason}", file=sys.stderr)
-        return 3
-    return 0
+    not_asked = sum(r.n for (_, r), res in zip(items, results) if res is None)
+    reasons = {k: v for k, v in (("invalid or failed", unscored), ("not asked", not_asked)) if v}
+    return finish(
+        unscored=unscored + not_asked,
+        total=sum(r.n for _, r in items),
+        what="samples",
+        reasons=reasons,
+        stopped=judge.stop_reason,
+    )
 
 
 def cmd_cache(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from voxjudge.cli.common import alias, check_outputs, console, fmt_rate, print_json, progress_bar, write_all, write_out
-from voxjudge.cli.judge_options import add_judge_options, make_judge, usage_line
+from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
 from voxjudge.errors import InputError
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
@@ -25,6 +25,9 @@ def register(groups) -> None:
     p.add_argument("--pairs", required=True, help="pairs JSONL (pair_id, text, audio_a, audio_b, optional human)")
     _judge_args(p)
     p.add_argument("--out", required=True, metavar="FILE", help="judgment records (JSONL)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
     p.set_defaults(func=cmd_judge)
 
     p = cmds.add_parser("analyze", help="accuracy against human labels, position bias, sampling gain, weights")
@@ -141,6 +144,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     _warn_odd_samples(args.samples)
     _warn(check_pairs(pairs, getattr(judge, "acoustic", None)))
     try:
+        if llm is not None and args.dry_run:
+            print_json(llm.estimate(judge.planned_requests(pairs, args.samples)))
+            return 0
         with progress_bar(f"judging with {judge.name}") as progress:
             coro = run_judgments(pairs, judge, rubric, args.samples, progress)
             records = llm.run(coro) if llm else _run(coro)
@@ -158,7 +164,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         f"{abstained} abstained cells{usage}",
         file=sys.stderr,
     )
-    return _incomplete(records)
+    return _incomplete(records, llm)
 
 
 def _warn(messages: list[str]) -> None:
@@ -176,18 +182,27 @@ def _warn_odd_samples(samples: int) -> None:
         )
 
 
-def _incomplete(records: list[dict]) -> int:
-    """Exit status 3 when some judgments have no usable answer (they are recorded, with the reason)."""
+def _incomplete(records: list[dict], llm=None) -> int:
+    """Exit status 3 when some judgments have no usable answer (they are recorded, with the reason)
+    or a cost limit stopped the run; what the judge learnt about its server is said first."""
+    say_notices()
     failed = [r for r in records if r["error"]]
-    if not failed:
+    stopped = llm.stop_reason if llm is not None else None
+    if not failed and not stopped:
         return 0
+    parts = []
+    if failed:
+        parts.append(
+            f"{len(failed)} of {len(records)} judgments have no usable answer "
+            f"(first: pair {failed[0]['pair_id']!r}: {failed[0]['error']}); they are recorded as abstentions"
+        )
+    if stopped:
+        parts.append(f"stopped early: {stopped}")
     print(
-        f"voxjudge: incomplete: {len(failed)} of {len(records)} judgments have no usable answer "
-        f"(first: pair {failed[0]['pair_id']!r}: {failed[0]['error']}); "
-        "they are recorded as abstentions; rerun to retry (answers already given come from the cache)",
+        f"voxjudge: incomplete: {'; '.join(parts)}; rerun to retry (answers already given come from the cache)",
         file=sys.stderr,
     )
-    return 3
+    return EXIT_INCOMPLETE
 
 
 def _run(coro):
@@ -328,14 +343,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     summary = hit_rates(selections, sets)
     if args.json:
         print_json({**summary, "selections": rows})
-        return _incomplete(records)
+        return _incomplete(records, llm)
     for r in rows:
         print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
     if summary["n_rated"]:
         print(
             " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
         )
-    return _incomplete(records)
+    return _incomplete(records, llm)
 
 
 def cmd_distill(args: argparse.Namespace) -> int:

@@ -2,10 +2,12 @@
 
 ``Judge("openai/gpt-4o-mini")`` (or ``anthropic/...``, ``gemini/...``, ``local/model.gguf``,
 ``fake/<script>``) wraps a provider backend. Provider SDKs are optional extras imported only
-when their provider is used.
+when their provider is used. ``label_many(judge, task, items)`` is how evaluators ask a model to
+label things: a ``Task`` is data (templates, item schema, batch policy) hashed by content, and
+the ``LabelOutcome`` says what was answered, what is unscored and why, and whether a budget
+stopped the run.
 """
 
-from voxjudge.llm.batch import BatchOutcome, batch_schema, judge_in_batches
 from voxjudge.llm.cache import Cache, default_cache_path
 from voxjudge.llm.errors import (
     BudgetExceeded,
@@ -15,33 +17,41 @@ from voxjudge.llm.errors import (
     TransientError,
 )
 from voxjudge.llm.judge import Judge
-from voxjudge.llm.registry import register_provider
+from voxjudge.llm.label import Labelled, LabelOutcome, label_many, planned_requests
+from voxjudge.llm.registry import Capabilities, register_provider
 from voxjudge.llm.retry import RetryPolicy
 from voxjudge.llm.spec import JudgeSpec, parse_spec
+from voxjudge.llm.task import Item, Task, batch_schema, load_tasks
 from voxjudge.llm.types import AudioPart, Message, Request, Response, TextPart, Usage
 from voxjudge.llm.usage import PriceTable
 
 __all__ = [
     "AudioPart",
-    "BatchOutcome",
     "BudgetExceeded",
     "Cache",
+    "Capabilities",
     "ConfigError",
+    "Item",
     "Judge",
     "JudgeSpec",
     "LLMError",
+    "LabelOutcome",
+    "Labelled",
     "Message",
     "PermanentError",
     "PriceTable",
     "Request",
     "Response",
     "RetryPolicy",
+    "Task",
     "TextPart",
     "TransientError",
     "Usage",
     "batch_schema",
     "default_cache_path",
-    "judge_in_batches",
+    "label_many",
+    "load_tasks",
     "parse_spec",
+    "planned_requests",
     "register_provider",
 ]

@@ -1,10 +1,11 @@
 """Persistent response cache (SQLite, JSON values) so that rerunning a job makes zero requests.
 
 The key is the SHA-256 of canonical JSON over an explicit allow-list of request fields --
-provider, model, base URL, messages (audio by content hash), schema, temperature, seed, max
-tokens, template -- plus the sample index and the cache schema version. Anything else (keys,
-timeouts, concurrency) never enters the key. Each answer is committed as soon as it arrives,
-so an interrupted run keeps everything it paid for.
+provider, model, base URL, the spec's answer-changing options, messages (audio by content hash),
+schema, temperature, seed, max tokens, template and its content hash -- plus the sample index
+and the cache schema version. Anything else (keys, timeouts, concurrency, transport options)
+never enters the key. Each answer is committed as soon as it arrives, so an interrupted run
+keeps everything it paid for.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import AudioPart, Request, TextPart
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 ENV_VAR = "VOXJUDGE_CACHE"
 
 
@@ -58,6 +59,7 @@ def request_keys(spec: JudgeSpec, request: Request, count: int) -> list[str]:
         "seed": request.seed,
         "max_tokens": request.max_tokens,
         "template": request.template,
+        "template_hash": request.template_hash,
     }
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     base = hashlib.sha256(canonical)

@@ -27,7 +27,7 @@ class PermanentError(LLMError):
 
 
 class BudgetExceeded(LLMError):
-    """The run reached --max-cost; calls already made are kept."""
+    """The run reached its cost limit; calls already made are kept."""
 
 
 class ConfigError(InputError):

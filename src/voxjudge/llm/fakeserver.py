@@ -5,7 +5,15 @@ Faults are queued and consumed one per request: ``"429"`` (with ``Retry-After``)
 ``"503"``, ``"timeout"`` (answer after ``slow_seconds``), ``"reset"`` (drop the connection),
 ``"malformed"`` (a 200 with a broken JSON body), ``"wrong_ids"`` (a batch answer that skips one
 id and invents another), ``"bad_json"`` (a 200 whose answer text is not JSON), ``"400_schema"``
-(reject structured output, like servers without json_schema support).
+(reject structured output, like servers without json_schema support), ``"garbage"`` (a 200 whose
+body is not JSON at all).
+
+``quirk="llama-cpp"`` mimics llama-cpp-python's OpenAI-compatible server: a ``json_schema``
+response format is refused with HTTP 500 naming ``response_format`` (its validation takes only
+``text`` or ``json_object`` with a ``schema``), while ``json_object`` + ``schema`` is answered;
+and ``n`` is ignored (one choice per request).
+``quirk="no-structured"`` refuses every response format with the same HTTP 500 body and names
+nothing, so only the repeated-error rule can tell.
 
     python -m voxjudge.llm.fakeserver --latency 0.2     # prints "port N", serves until killed
 """
@@ -40,6 +48,8 @@ def _last_user_text(provider: str, body: dict[str, Any]) -> str:
 def request_schema(provider: str, body: dict[str, Any]) -> dict[str, Any] | None:
     if provider == "openai":
         rf = body.get("response_format") or {}
+        if rf.get("type") == "json_object":
+            return rf.get("schema")
         return (rf.get("json_schema") or {}).get("schema")
     if provider == "anthropic":
         tools = body.get("tools") or []
@@ -58,8 +68,15 @@ class FakeLLMServer:
     with ``serve_forever``). aiohttp keeps the server's own CPU cost small, so a throughput
     benchmark measures the client, not the stand-in."""
 
-    def __init__(self, latency: float = 0.0, responder: Responder | None = None, slow_seconds: float = 5.0):
+    def __init__(
+        self,
+        latency: float = 0.0,
+        responder: Responder | None = None,
+        slow_seconds: float = 5.0,
+        quirk: str | None = None,
+    ):
         self.latency = latency
+        self.quirk = quirk
         self.slow_seconds = slow_seconds
         self.responder = responder or default_responder
         self.faults: list[str] = []
@@ -69,6 +86,7 @@ class FakeLLMServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: Any = None
         self._thread: threading.Thread | None = None
+        self._release: asyncio.Event | None = None  # set at shutdown: hung "timeout" answers end
 
     @property
     def url(self) -> str:
@@ -77,6 +95,7 @@ class FakeLLMServer:
     async def _start(self) -> None:
         from aiohttp import web
 
+        self._release = asyncio.Event()
         app = web.Application(client_max_size=64 * 2**20)
         app.router.add_post("/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -103,6 +122,7 @@ class FakeLLMServer:
     def stop(self) -> None:
         if self._loop is None:
             return
+        self._loop.call_soon_threadsafe(self._release.set)  # type: ignore[union-attr]
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)  # type: ignore[union-attr]
@@ -144,19 +164,32 @@ class FakeLLMServer:
             request.transport.abort()  # drop the connection without an answer
             raise asyncio.CancelledError
         if fault == "timeout":
-            await asyncio.sleep(self.slow_seconds)
+            # Hang until slow_seconds pass or the server stops: a client timeout shorter than
+            # slow_seconds always fires first, however loaded the machine is.
+            try:
+                await asyncio.wait_for(self._release.wait(), self.slow_seconds)  # type: ignore[union-attr]
+            except asyncio.TimeoutError:
+                pass
         if fault in ("429", "500", "503"):
             headers = {"Retry-After": "0.05"} if fault == "429" else {}
             return web.json_response(
                 {"error": {"message": f"fake {fault}", "type": "fake"}}, status=int(fault), headers=headers
             )
+        quirk = self._quirk(provider, body)
+        if quirk is not None:
+            return quirk
         if fault == "400_schema" and request_schema(provider, body) is not None:
             msg = {
                 "error": {"message": "response_format json_schema is not supported", "type": "invalid_request_error"}
             }
             return web.json_response(msg, status=400)
+        if fault == "echo_key":  # a careless server that quotes the credentials it was sent
+            message = f"invalid request from {request.headers.get('Authorization', '')}"
+            return web.json_response({"error": {"message": message}}, status=400)
         if fault == "malformed":
             return web.Response(body=b'{"id": "x", "choices": [', content_type="application/json")
+        if fault == "garbage":
+            return web.Response(body=b"\x00\xffnot json at all", content_type="text/html")
         answer = self.responder(provider, body)
         if (
             fault == "wrong_ids"
@@ -169,6 +202,28 @@ class FakeLLMServer:
         if fault == "bad_json":
             text = "I think the answer is yes."
         return web.json_response(self._wrap(provider, body, text))
+
+    def _quirk(self, provider: str, body: dict[str, Any]) -> Any:
+        from aiohttp import web
+
+        rf = body.get("response_format") if provider == "openai" else None
+        if not rf or self.quirk is None:
+            return None
+        if self.quirk == "llama-cpp" and rf.get("type") != "json_object":
+            # What llama-cpp-python's server sends: its route handler turns FastAPI's request
+            # validation error into an OpenAI-style error with HTTP 500 (llama_cpp/server/errors.py).
+            message = (
+                "1 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\", 'input': '" + str(rf.get("type")) + "', "
+                "'ctx': {'expected': \"'text' or 'json_object'\"}}"
+            )
+            error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
+            return web.json_response({"error": error}, status=500)
+        if self.quirk == "no-structured":
+            return web.json_response(
+                {"error": {"message": "Internal Server Error", "type": "server_error"}}, status=500
+            )
+        return None
 
     def _wrap(self, provider: str, body: dict[str, Any], text: str) -> dict[str, Any]:
         tokens_in, tokens_out = len(json.dumps(body)) // 4, max(1, len(text) // 4)
@@ -201,7 +256,7 @@ class FakeLLMServer:
                 ],
                 "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out * n},
             }
-        n = int(body.get("n") or 1)
+        n = 1 if self.quirk == "llama-cpp" else int(body.get("n") or 1)  # llama-cpp-python drops n
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",

@@ -27,8 +27,9 @@ from voxjudge.llm.errors import (
 from voxjudge.llm.limits import RateLimiter
 from voxjudge.llm.parse import InvalidOutput, parse_structured
 from voxjudge.llm.records import RecordLog
-from voxjudge.llm.registry import Backend, create_backend
+from voxjudge.llm.registry import Backend, Capabilities, backend_class, capabilities_of, create_backend
 from voxjudge.llm.retry import RetryPolicy
+from voxjudge.llm.secrets import redact
 from voxjudge.llm.spec import JudgeSpec, parse_spec
 from voxjudge.llm.types import Message, Request, Response, Usage
 from voxjudge.llm.usage import (
@@ -43,6 +44,9 @@ REPAIR_PROMPT = (
     "exactly as the schema requires."
 )
 _FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
+# A 500 whose body repeats word for word is the server rejecting this request, not a hiccup
+# (e.g. a request field it cannot handle): retrying it six more times only costs time.
+_DETERMINISTIC_IF_REPEATED = {500, 501}
 _DEFAULT = object()
 
 
@@ -62,7 +66,10 @@ class Judge:
         max_cost: float | None = None,
         prices: PriceTable | None = None,
         backend: Backend | None = None,
+        connect: bool = True,
     ):
+        """``connect=False`` defers creating the backend (SDK import, API key) to the first call,
+        so a dry run needs neither."""
         self.spec = parse_spec(spec, base_url) if isinstance(spec, str) else spec
         if concurrency < 1:
             raise ConfigError("concurrency must be at least 1")
@@ -70,11 +77,13 @@ class Judge:
         self.meter = UsageMeter(table.price(self.spec.provider, self.spec.model))
         if max_cost is not None and self.meter.price is None:
             raise ConfigError(
-                f"--max-cost: no price known for {self.spec.name}; add it with --prices FILE "
+                f"a cost limit needs a price: no price known for {self.spec.name}; add it to a price table "
                 '({"models": {"provider/model": {"input_per_mtok": ..., "output_per_mtok": ...}}})'
             )
         self.max_cost = max_cost
-        self.backend = backend or create_backend(self.spec)
+        self._backend = backend
+        if self._backend is None and connect:
+            self._backend = create_backend(self.spec)
         if cache is _DEFAULT:
             cache = default_cache_path()
         self.cache = Cache(cache) if isinstance(cache, (str, Path)) else cache  # type: ignore[assignment]
@@ -87,6 +96,18 @@ class Judge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stop_reason: str | None = None
         self._reserved = 0.0
+        self._one_sample_per_call = False  # set when the server answers n > 1 with fewer samples
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            self._backend = create_backend(self.spec)
+        return self._backend
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the backend can do (known without creating it, so a dry run needs no key)."""
+        return capabilities_of(self._backend if self._backend is not None else backend_class(self.spec))
 
     # ---- one request -------------------------------------------------------------------------
 
@@ -103,7 +124,8 @@ class Judge:
                     self._log(request, item_id, event="cache_hit", sample_indices=[i])
         missing = [i for i in range(request.n) if i not in got]
         if missing:
-            groups = [missing] if self.backend.supports_n else [[i] for i in missing]
+            together = self.capabilities.n_samples and not self._one_sample_per_call
+            groups = [missing] if together else [[i] for i in missing]
             outcomes = await asyncio.gather(
                 *(self._fetch(request, g, keys, item_id) for g in groups), return_exceptions=True
             )
@@ -112,7 +134,7 @@ class Judge:
                     if not isinstance(outcome, (TransientError, PermanentError)):
                         raise outcome
                     for i in group:
-                        got[i] = Response("", sample_index=i, error=f"call failed: {outcome}")
+                        got[i] = Response("", sample_index=i, error=redact(f"call failed: {outcome}"))
                 else:
                     got.update(outcome)
         responses = [got[i] for i in range(request.n)]
@@ -126,8 +148,10 @@ class Judge:
         self, request: Request, indices: list[int], keys: list[str], item_id: str | None
     ) -> dict[int, Response]:
         call = request
-        if len(indices) == 1 and indices[0] > 0 and request.seed is not None and not self.backend.supports_n:
-            call = replace(request, seed=request.seed + indices[0])  # distinct samples one call at a time
+        if indices[0] > 0 and request.seed is not None:
+            # Samples from index k on get seed + k, one call for all or one call each: raising n
+            # on a warm cache must not repeat sample 0's seed for the new samples.
+            call = replace(request, seed=request.seed + indices[0])
         result, usage, latency = await self._call(call, len(indices), item_id, indices)
         out = {}
         to_cache = []
@@ -158,8 +182,21 @@ class Judge:
         if self.cache is not None and to_cache:
             self.cache.put_many(self.spec, to_cache)
         if len(result.samples) < len(indices):
-            for i in indices[len(result.samples) :]:
-                out[i] = Response("", sample_index=i, error="provider returned fewer samples than asked")
+            # The server ignores n (llama-cpp-python's does): from now on one sample per call,
+            # and the missing ones are asked for now, each with its own seed.
+            if not self._one_sample_per_call:
+                self._one_sample_per_call = True
+                from voxjudge.llm import negotiate
+
+                negotiate.note(
+                    self.spec.base_url,
+                    self.spec.model,
+                    f"returned {len(result.samples)} of {len(indices)} samples asked in one request; "
+                    "asking one sample per request for this run",
+                )
+            rest = indices[len(result.samples) :]
+            for got in await asyncio.gather(*(self._fetch(request, [i], keys, item_id) for i in rest)):
+                out.update(got)
         return out
 
     async def _call(self, request: Request, n: int, item_id: str | None, indices: list[int]):
@@ -174,6 +211,7 @@ class Judge:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
         attempt = 0
+        previous: str | None = None
         while True:
             await self.limiter.acquire(tokens + request.max_tokens * n)
             start = time.perf_counter()
@@ -187,36 +225,45 @@ class Judge:
                     error = e
                 except PermanentError as e:
                     self.meter.failures += 1
+                    message = redact(str(e))
                     self._log(
                         request,
                         item_id,
                         event="error",
                         sample_indices=indices,
                         attempt=attempt,
-                        error=str(e),
+                        error=message,
                         status=e.status,
                         latency=time.perf_counter() - start,
                     )
                     if e.status in _FATAL_STATUS:
-                        raise ConfigError(f"{self.spec.name}: {e}") from e
-                    raise
+                        raise ConfigError(f"{self.spec.name}: {message}") from None
+                    raise PermanentError(message, status=e.status) from None
             latency = time.perf_counter() - start
             if error is None:
                 break
-            final = attempt >= self.retry.max_retries
+            message = redact(str(error))
+            repeated = error.status in _DETERMINISTIC_IF_REPEATED and message == previous
+            previous = message
+            final = attempt >= self.retry.max_retries or repeated
             self._log(
                 request,
                 item_id,
                 event="error" if final else "retry",
                 sample_indices=indices,
                 attempt=attempt,
-                error=str(error),
+                error=message,
                 status=error.status,
                 latency=latency,
             )
+            if repeated:
+                self.meter.failures += 1
+                raise PermanentError(
+                    f"the server gave the same error twice, not retried: {message}", status=error.status
+                )
             if final:
                 self.meter.failures += 1
-                raise TransientError(f"gave up after {attempt + 1} attempts: {error}", status=error.status)
+                raise TransientError(f"gave up after {attempt + 1} attempts: {message}", status=error.status)
             self.meter.retries += 1
             await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
             attempt += 1
@@ -310,14 +357,14 @@ class Judge:
             cached += r.n - len(missing)
             if not missing:
                 continue
-            n_calls = 1 if self.backend.supports_n else len(missing)
+            n_calls = 1 if self.capabilities.n_samples else len(missing)
             calls += n_calls
             input_tokens += estimate_request_tokens(r) * n_calls
             output_tokens += r.max_tokens * len(missing)
         price = self.meter.price
         cost = None if price is None else price.cost(Usage(input_tokens, output_tokens))
         return {
-            "judge": self.spec.name,
+            "judge": self.spec.full_name,
             "requests": calls,
             "cached_samples": cached,
             "input_tokens_estimate": input_tokens,
@@ -337,7 +384,8 @@ class Judge:
         return self.run(self.complete(request, item_id=item_id, validate=validate))
 
     async def aclose(self) -> None:
-        await self.backend.aclose()
+        if self._backend is not None:
+            await self._backend.aclose()
         if self.records is not None:
             self.records.close()
         if self.cache is not None:
@@ -356,7 +404,7 @@ class Judge:
         worst = self.meter.price.cost(Usage(input_tokens, max_output_tokens))
         if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
-                f"--max-cost {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
+                f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
                 "rerun with a higher limit to continue from the cache"
             )
         self._reserved += worst
@@ -368,10 +416,11 @@ class Judge:
         self.records.write(
             {
                 "item_id": item_id,
-                "judge": self.spec.name,
+                "judge": self.spec.full_name,
                 **self.spec.identity(),
                 "template": request.template,
-                "template_hash": hashlib.sha256(request.template.encode("utf-8")).hexdigest()[:16],
+                "template_hash": request.template_hash
+                or hashlib.sha256(request.template.encode("utf-8")).hexdigest()[:16],
                 "params": {
                     "temperature": request.temperature,
                     "seed": request.seed,

@@ -43,11 +43,27 @@ def _validator(schema_json: str) -> Any:
     return fastjsonschema.compile(json.loads(schema_json))
 
 
+_BY_ID: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _validator_for(schema: dict[str, Any]) -> Any:
+    """The compiled validator of a schema object; a run sends the same schema object thousands of
+    times, so it is looked up by identity before paying for a canonical dump."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    fn = _validator(json.dumps(schema, sort_keys=True))
+    if len(_BY_ID) > 1024:
+        _BY_ID.clear()
+    _BY_ID[id(schema)] = (schema, fn)  # holding the schema keeps its id from being reused
+    return fn
+
+
 def validate(value: Any, schema: dict[str, Any]) -> None:
     import fastjsonschema
 
     try:
-        _validator(json.dumps(schema, sort_keys=True))(value)
+        _validator_for(schema)(value)
     except fastjsonschema.JsonSchemaValueException as e:
         where = "/".join(str(p) for p in e.path[1:]) or "(top level)"
         raise InvalidOutput(f"schema violation at {where}: {e.message}") from None

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from voxjudge.llm.errors import ConfigError
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import ProviderResult, Request
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do; evaluators branch on these, never on a provider's name.
+
+    ``n_samples``: several samples in one call. ``audio``: audio parts in prompts.
+    ``constrained``: the schema is enforced while decoding (a pattern pinning an item's words
+    really binds), so per-item schemas are worth one request per item.
+    """
+
+    n_samples: bool = False
+    audio: bool = False
+    constrained: bool = False
 
 
 class Backend(Protocol):
@@ -15,6 +31,7 @@ class Backend(Protocol):
 
     It raises ``TransientError`` for what is worth retrying and ``PermanentError`` otherwise;
     caching, retries, limits, validation and accounting belong to the wrapper (``Judge``).
+    A backend may declare ``capabilities`` (a ``Capabilities``); ``supports_n`` alone also works.
     """
 
     spec: JudgeSpec
@@ -34,6 +51,13 @@ _BUILTIN = {
     "local": "voxjudge.llm.providers.local:LocalBackend",
     "fake": "voxjudge.llm.providers.fake:FakeBackend",
 }
+# The optional SDK each provider needs, and the pip extra that installs it.
+_EXTRAS = {
+    "openai": {"openai", "aiohttp"},
+    "anthropic": {"anthropic"},
+    "gemini": {"google", "google.genai"},
+    "local": {"llama_cpp"},
+}
 _CUSTOM: dict[str, Factory] = {}
 
 
@@ -46,8 +70,30 @@ def registered_providers() -> list[str]:
     return sorted({*_BUILTIN, *_CUSTOM})
 
 
-def create_backend(spec: JudgeSpec) -> Backend:
+def backend_class(spec: JudgeSpec) -> Any:
+    """The factory of a spec's backend, without creating it (no key or SDK needed)."""
     if spec.provider in _CUSTOM:
-        return _CUSTOM[spec.provider](spec)
+        return _CUSTOM[spec.provider]
     module, _, attr = _BUILTIN[spec.provider].partition(":")
-    return getattr(importlib.import_module(module), attr)(spec)
+    return getattr(importlib.import_module(module), attr)
+
+
+def create_backend(spec: JudgeSpec) -> Backend:
+    try:
+        return backend_class(spec)(spec)
+    except ModuleNotFoundError as e:
+        missing = (e.name or "").split(".")[0]
+        wanted = _EXTRAS.get(spec.provider, set())
+        if missing and any(w.split(".")[0] == missing for w in wanted):
+            raise ConfigError(
+                f"{spec.provider}/ judges need the {missing} package: pip install 'voxjudge[{spec.provider}]'"
+            ) from None
+        raise
+
+
+def capabilities_of(backend: Any) -> Capabilities:
+    declared = getattr(backend, "capabilities", None)
+    if isinstance(declared, Capabilities):
+        return declared
+    # Undeclared: what supports_n says; audio unknown, so let the call itself decide.
+    return Capabilities(n_samples=bool(getattr(backend, "supports_n", False)), audio=True)

@@ -8,11 +8,14 @@ OpenAI-compatible server (vLLM, Ollama, llama.cpp server, LM Studio).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from voxjudge.llm.errors import ConfigError
 
 PROVIDERS = ("openai", "anthropic", "gemini", "local", "fake")
+# Options that change how a call is made but never what the model answers; every other option
+# (structured, grammar, bias, n_ctx, ...) is part of the cache key and the judge's recorded name.
+TRANSPORT_OPTIONS = frozenset({"transport", "latency", "error_rate", "fail_first", "n_threads", "verbose"})
 
 
 @dataclass(frozen=True)
@@ -26,9 +29,24 @@ class JudgeSpec:
     def name(self) -> str:
         return f"{self.provider}/{self.model}"
 
+    @property
+    def answer_options(self) -> dict[str, str]:
+        return {k: v for k, v in sorted(self.options.items()) if k not in TRANSPORT_OPTIONS}
+
+    @property
+    def full_name(self) -> str:
+        """The spec with every answer-changing option, as records name the judge."""
+        opts = self.answer_options
+        return self.name + (f"?{urlencode(opts)}" if opts else "")
+
     def identity(self) -> dict:
         """What distinguishes this judge in cache keys and records (never a key or secret)."""
-        return {"provider": self.provider, "model": self.model, "base_url": self.base_url}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "options": self.answer_options,
+        }
 
 
 def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:

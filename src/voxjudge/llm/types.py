@@ -33,9 +33,11 @@ class AudioPart:
 
     @classmethod
     def from_path(cls, path: str | Path) -> AudioPart:
-        from voxjudge.io.readers import read_bytes
+        """The clip after the one audio validation every path shares (format from the content,
+        not the suffix; silence-free decoding checked), so no judge is sent bytes that are not audio."""
+        from voxjudge.io.audio import audio_part
 
-        return cls(read_bytes(path, "audio file"), Path(path).suffix.lower().lstrip("."))
+        return audio_part(path)
 
     @cached_property
     def sha256(self) -> str:
@@ -99,6 +101,7 @@ class Request:
     max_tokens: int = 1024
     n: int = 1
     template: str = ""
+    template_hash: str = ""  # content hash of the task that rendered the messages
 
     def __post_init__(self) -> None:
         if not self.messages:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from voxjudge.io.audio import audio_part
-from voxjudge.llm import AudioPart, Judge, Message, Request, TextPart
+from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
 from voxjudge.llm.providers.fake import register_fake_script
 from voxjudge.pairwise.acoustic import AcousticJudge
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.rubric import Rubric
+from voxjudge.pairwise.rubric import Dimension, Rubric
 
 MODES = ("coupled", "per-dimension")
 
@@ -85,68 +86,124 @@ def _clips(pair: Pair, first: str) -> tuple[AudioPart, AudioPart]:
     return (a, b) if first == "A" else (b, a)
 
 
-def _messages(rubric: Rubric, prompt: str, clip1: AudioPart, clip2: AudioPart) -> tuple[Message, ...]:
-    return (
-        Message.text("system", rubric.prompts["system"]),
-        Message("user", (TextPart(prompt), TextPart("\nFirst clip:"), clip1, TextPart("\nSecond clip:"), clip2)),
+def _template(text: str) -> str:
+    """A rubric prompt (``str.format`` placeholders, as rubric files write them) as a task
+    template: ``$`` escaped, ``{text}`` the item's text, the rest filled from the rubric."""
+    return text.replace("$", "$$")
+
+
+def prosody_task(rubric: Rubric, mode: str, dimension: Dimension | None = None) -> Task:
+    """The task of one prompting mode (and dimension), built from the rubric's prompts."""
+    esc = lambda v: str(v).replace("$", "$$")  # noqa: E731
+    if mode == "coupled":
+        dims = "\n".join(f"- {d.id} {d.name}: {d.description}" for d in rubric.dimensions)
+        user = _template(rubric.prompts["coupled"]).format(
+            text="${text}", low=rubric.low, high=rubric.high, dimensions=esc(dims)
+        )
+        return Task(
+            f"prosody-coupled-{rubric.name}",
+            _template(rubric.prompts["system"]),
+            user,
+            coupled_schema(rubric),
+            batched=False,
+            batch_size=1,
+            max_tokens_per_item=1500,
+            schema_name="prosody_judgment",
+        )
+    assert dimension is not None
+    user = _template(rubric.prompts["per_dimension"]).format(
+        text="${text}",
+        low=rubric.low,
+        high=rubric.high,
+        dimension=esc(f"{dimension.id} {dimension.name}: {dimension.description}"),
+    )
+    return Task(
+        f"prosody-{dimension.id}-{rubric.name}",
+        _template(rubric.prompts["system"]),
+        user,
+        per_dimension_schema(rubric),
+        batched=False,
+        batch_size=1,
+        max_tokens_per_item=400,
+        schema_name=f"prosody_{dimension.id}",
     )
 
 
 class LLMPairJudge:
+    """An audio LLM as a pair judge; every request goes through ``voxjudge.llm.label_many``."""
+
     def __init__(self, judge: Judge, rubric: Rubric, mode: str = "coupled", temperature: float = 1.0, seed: int = 0):
         if mode not in MODES:
             from voxjudge.errors import InputError
 
             raise InputError(f"unknown mode {mode!r}; choose coupled or per-dimension")
+        if not judge.capabilities.audio:
+            from voxjudge.errors import InputError
+
+            raise InputError(f"{judge.spec.name} does not take audio input; use an audio model (gemini/, openai/)")
         self.llm, self.rubric, self.mode = judge, rubric, mode
         self.temperature, self.seed = temperature, seed
-        self.name = judge.spec.name
+        self.name = judge.spec.full_name
+        self.stopped: str | None = None
 
-    def _request(self, pair: Pair, first: str, samples: int, prompt: str, schema: dict, name: str) -> Request:
+    def _item(self, pair: Pair, first: str, suffix: str = "") -> Item:
         clip1, clip2 = _clips(pair, first)
-        return Request(
-            _messages(self.rubric, prompt, clip1, clip2),
-            schema=schema,
-            schema_name=name,
-            temperature=self.temperature,
-            seed=self.seed,
-            max_tokens=1500 if self.mode == "coupled" else 400,
-            n=samples,
-            template=f"voxjudge-prosody-{self.mode}-{self.rubric.sha256}",
-        )
+        parts = (TextPart("\nFirst clip:"), clip1, TextPart("\nSecond clip:"), clip2)
+        return Item(f"{pair.pair_id}:{first}{suffix}", {"text": pair.text}, parts=parts)
+
+    def planned_requests(self, pairs: Sequence[Pair], samples: int) -> list[Request]:
+        """Every request judging ``pairs`` would send (for a dry run's estimate)."""
+        from voxjudge.pairwise.protocol import orders
+
+        out = []
+        for pair in pairs:
+            for first, n in orders(samples):
+                if not n:
+                    continue
+                if self.mode == "coupled":
+                    asks = [(prosody_task(self.rubric, "coupled"), self._item(pair, first))]
+                else:
+                    asks = [
+                        (prosody_task(self.rubric, "per-dimension", d), self._item(pair, first, f":{d.id}"))
+                        for d in self.rubric.dimensions
+                    ]
+                for task, item in asks:
+                    task = task.with_options(samples=n, temperature=self.temperature, seed=self.seed)
+                    out.append(task.request([item]))
+        return out
+
+    async def _ask(self, task: Task, item: Item, samples: int):
+        task = task.with_options(samples=samples, temperature=self.temperature, seed=self.seed)
+        outcome = await label_many(self.llm, task, [item])
+        self.stopped = self.stopped or outcome.stopped
+        return outcome.results[item.id]
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
         r = self.rubric
         if self.mode == "coupled":
-            dims = "\n".join(f"- {d.id} {d.name}: {d.description}" for d in r.dimensions)
-            prompt = r.prompts["coupled"].format(text=pair.text, low=r.low, high=r.high, dimensions=dims)
-            req = self._request(pair, first, samples, prompt, coupled_schema(r), "prosody_judgment")
-            responses = await self.llm.complete(req, item_id=f"{pair.pair_id}:{first}")
-            return [self._from_coupled(resp) for resp in responses]
+            res = await self._ask(prosody_task(r, "coupled"), self._item(pair, first), samples)
+            return [self._from_coupled(a, why) for a, why in zip(res.answers, res.reasons)]
         out = [SlotJudgment() for _ in range(samples)]
 
         async def one(dim) -> None:
-            prompt = r.prompts["per_dimension"].format(
-                text=pair.text, low=r.low, high=r.high, dimension=f"{dim.id} {dim.name}: {dim.description}"
-            )
-            req = self._request(pair, first, samples, prompt, per_dimension_schema(r), f"prosody_{dim.id}")
-            for k, resp in enumerate(await self.llm.complete(req, item_id=f"{pair.pair_id}:{first}:{dim.id}")):
-                if resp.ok:
-                    out[k].first[dim.id] = float(resp.parsed["score_first"])
-                    out[k].second[dim.id] = float(resp.parsed["score_second"])
-                    out[k].rationale[dim.id] = resp.parsed["rationale"]
+            res = await self._ask(prosody_task(r, "per-dimension", dim), self._item(pair, first, f":{dim.id}"), samples)
+            for k, (answer, why) in enumerate(zip(res.answers, res.reasons)):
+                if answer is not None:
+                    out[k].first[dim.id] = float(answer["score_first"])
+                    out[k].second[dim.id] = float(answer["score_second"])
+                    out[k].rationale[dim.id] = answer["rationale"]
                 else:
-                    out[k].error = ((out[k].error + "; ") if out[k].error else "") + f"{dim.id}: {resp.error}"
+                    out[k].error = ((out[k].error + "; ") if out[k].error else "") + f"{dim.id}: {why}"
 
         await asyncio.gather(*(one(d) for d in r.dimensions))
         return out
 
-    def _from_coupled(self, resp) -> SlotJudgment:
-        if not resp.ok:
-            return SlotJudgment(error=resp.error)
-        j = SlotJudgment(verdict=resp.parsed["verdict"])
-        j.rationale["summary"] = resp.parsed["summary"]
-        for dim, v in resp.parsed["dimensions"].items():
+    def _from_coupled(self, answer: Any, why: str | None) -> SlotJudgment:
+        if answer is None:
+            return SlotJudgment(error=why or "no valid answer")
+        j = SlotJudgment(verdict=answer["verdict"])
+        j.rationale["summary"] = answer["summary"]
+        for dim, v in answer["dimensions"].items():
             j.first[dim] = float(v["score_first"])
             j.second[dim] = float(v["score_second"])
             j.rationale[dim] = v["rationale"]

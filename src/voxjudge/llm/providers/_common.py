@@ -68,16 +68,31 @@ def json_instruction(schema: dict[str, Any]) -> str:
     )
 
 
+_STRICT: dict[int, tuple[Any, bool]] = {}
+
+
 def is_strict_compatible(schema: Any) -> bool:
-    """OpenAI's strict mode needs every object closed and every property required."""
+    """OpenAI's strict mode needs every object closed and every property required.
+    Memoised by the schema object's identity: a run sends the same schema with every request."""
+    hit = _STRICT.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    result = _strict(schema)
+    if len(_STRICT) > 1024:
+        _STRICT.clear()
+    _STRICT[id(schema)] = (schema, result)
+    return result
+
+
+def _strict(schema: Any) -> bool:
     if isinstance(schema, dict):
         if schema.get("type") == "object" or "properties" in schema:
             props = schema.get("properties", {})
             if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
                 return False
-        return all(is_strict_compatible(v) for v in schema.values())
+        return all(_strict(v) for v in schema.values())
     if isinstance(schema, list):
-        return all(is_strict_compatible(v) for v in schema)
+        return all(_strict(v) for v in schema)
     return True
 
 

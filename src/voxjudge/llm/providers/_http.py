@@ -29,6 +29,8 @@ def error_for_status(provider: str, status: int, headers: Any, body: bytes) -> T
 
 class JSONTransport:
     def __init__(self, base_url: str, headers: dict[str, str], provider: str):
+        import aiohttp  # noqa: F401  (the provider's extra; missing, it is reported when the judge is made)
+
         self.base_url = base_url.rstrip("/")
         self.headers = {"Content-Type": "application/json", **headers}
         self.provider = provider

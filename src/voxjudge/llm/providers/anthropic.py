@@ -15,6 +15,7 @@ from voxjudge.llm.providers._common import (
     parse_body,
     split_known,
 )
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import (
     AudioPart,
@@ -71,6 +72,7 @@ def from_anthropic_response(data: dict[str, Any]) -> ProviderResult:
 
 class AnthropicBackend:
     supports_n = False  # n samples are n calls
+    capabilities = Capabilities(n_samples=False, audio=False)
 
     def __init__(self, spec: JudgeSpec):
         import anthropic  # the 'anthropic' extra

@@ -22,6 +22,7 @@ from typing import Any
 
 from voxjudge.io.readers import split_lines
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Completion, ProviderResult, Request, Usage
 from voxjudge.llm.usage import estimate_request_tokens, estimate_tokens
@@ -114,6 +115,7 @@ def _jsonl_script(path: Path) -> Script:
 
 class FakeBackend:
     supports_n = True
+    capabilities = Capabilities(n_samples=True, audio=True)
 
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
@@ -134,6 +136,9 @@ class FakeBackend:
             self.rng = random.Random(int(opts.get("seed", 0)))
         except ValueError as e:
             raise ConfigError(f"fake: bad option value in {spec.name}: {e}") from None
+        if opts.get("constrained", "").lower() in ("1", "true", "yes", "on"):
+            # Stands in for a grammar-constrained backend in tests of capability branching.
+            self.capabilities = Capabilities(n_samples=True, audio=True, constrained=True)
         self.calls = 0
 
     async def complete(self, request: Request, n: int) -> ProviderResult:

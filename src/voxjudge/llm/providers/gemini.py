@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from voxjudge.llm.providers._common import api_key, classify, json_instruction
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import (
     AudioPart,
@@ -70,6 +71,7 @@ def from_gemini_response(data: dict[str, Any], *, structured: bool = False) -> P
 
 class GeminiBackend:
     supports_n = True
+    capabilities = Capabilities(n_samples=True, audio=True)
 
     def __init__(self, spec: JudgeSpec):
         import logging

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from voxjudge.llm.errors import ConfigError, PermanentError
+from voxjudge.llm import negotiate
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
 from voxjudge.llm.providers._common import (
     api_key,
     classify,
@@ -15,6 +16,7 @@ from voxjudge.llm.providers._common import (
     parse_body,
     split_known,
 )
+from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import (
     AudioPart,
@@ -49,11 +51,15 @@ def to_openai_messages(messages: tuple[Message, ...], json_in_text: dict | None 
     return out
 
 
-def to_openai_payload(request: Request, model: str, n: int, *, structured: bool = True) -> dict[str, Any]:
-    """Chat-completions body. Without server-side structured output the schema goes in the prompt."""
+def to_openai_payload(request: Request, model: str, n: int, *, structured: bool | str = True) -> dict[str, Any]:
+    """Chat-completions body. ``structured``: ``json_schema`` (or True), ``json_object`` (the
+    schema beside it, as llama-cpp-python's server takes it) or ``prompt`` (or False: the schema
+    goes in the prompt)."""
+    mode = {True: "json_schema", False: "prompt"}.get(structured, structured)  # type: ignore[call-overload]
+    in_prompt = request.schema if request.schema is not None and mode == "prompt" else None
     payload: dict[str, Any] = {
         "model": model,
-        "messages": to_openai_messages(request.messages, None if structured or not request.schema else request.schema),
+        "messages": to_openai_messages(request.messages, in_prompt),
         "temperature": request.temperature,
         "max_tokens": request.max_tokens,
     }
@@ -61,7 +67,7 @@ def to_openai_payload(request: Request, model: str, n: int, *, structured: bool 
         payload["seed"] = request.seed
     if n != 1:
         payload["n"] = n
-    if request.schema is not None and structured:
+    if request.schema is not None and mode == "json_schema":
         payload["response_format"] = {
             "type": "json_schema",
             "json_schema": {
@@ -70,6 +76,8 @@ def to_openai_payload(request: Request, model: str, n: int, *, structured: bool 
                 "strict": is_strict_compatible(request.schema),
             },
         }
+    elif request.schema is not None and mode == "json_object":
+        payload["response_format"] = {"type": "json_object", "schema": request.schema}
     return payload
 
 
@@ -92,17 +100,25 @@ def from_openai_response(data: dict[str, Any], *, structured: bool = False) -> P
     )
 
 
-def _rejects_schema(err: PermanentError) -> bool:
-    text = str(err).lower()
-    return err.status in (400, 422) and any(k in text for k in ("response_format", "json_schema", "structured"))
+_FIXED_MODES = {
+    "on": "json_schema",
+    "json_schema": "json_schema",
+    "json_object": "json_object",
+    "off": "prompt",
+    "prompt": "prompt",
+}
 
 
 class OpenAIBackend:
     """``transport``: ``sdk`` (the official openai package) or ``http`` (the lean aiohttp
     transport). Default: the SDK for OpenAI itself, ``http`` for ``--base-url`` servers, where
-    client CPU per request is what limits throughput."""
+    client CPU per request is what limits throughput.
+
+    ``structured``: ``auto`` (default: negotiate, see ``voxjudge.llm.negotiate``), or one fixed
+    mode: ``json_schema`` (``on``), ``json_object``, ``prompt`` (``off``)."""
 
     supports_n = True
+    capabilities = Capabilities(n_samples=True, audio=True)
 
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
@@ -122,22 +138,54 @@ class OpenAIBackend:
             self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=None)
             self._params = parameter_names(self.client.chat.completions.create)
             self._create = self.client.chat.completions.with_raw_response.create
-        mode = spec.options.get("structured", "auto")
-        # auto: try JSON-schema output, fall back to JSON-in-text if the server rejects it.
-        self.structured: bool | None = {"on": True, "off": False}.get(mode)
+        option = spec.options.get("structured", "auto")
+        if option != "auto" and option not in _FIXED_MODES:
+            raise ConfigError(f"openai: structured must be auto, {', '.join(_FIXED_MODES)}; not {option!r}")
+        self.fixed_mode = _FIXED_MODES.get(option)
+        self._last_error: dict[str, str] = {}
+
+    @property
+    def mode(self) -> str:
+        return self.fixed_mode or negotiate.chosen(self.spec.base_url, self.spec.model) or negotiate.MODES[0]
+
+    @property
+    def structured(self) -> bool:
+        """Whether the server enforces the schema in the mode in use."""
+        return self.mode == "json_schema"
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
-        use_schema = request.schema is not None and self.structured is not False
-        try:
-            return await self._call(request, n, use_schema)
-        except PermanentError as err:
-            if use_schema and self.structured is None and _rejects_schema(err):
-                self.structured = False
-                return await self._call(request, n, False)
-            raise
+        if request.schema is None:
+            return await self._call(request, n, "prompt")
+        while True:
+            mode = self.mode
+            try:
+                result = await self._call(request, n, mode)
+            except (PermanentError, TransientError) as err:
+                fallback = self._fallback(mode, err)
+                if fallback is None:
+                    # Name the mode, so an error repeated after a mode change is not mistaken
+                    # for the same deterministic error repeated.
+                    raise _with_mode(err, mode) from err
+                negotiate.remember(self.spec.base_url, self.spec.model, fallback, why=_short(err))
+                continue
+            if self.fixed_mode is None and negotiate.chosen(self.spec.base_url, self.spec.model) is None:
+                negotiate.remember(self.spec.base_url, self.spec.model, mode)
+            return result
 
-    async def _call(self, request: Request, n: int, structured: bool) -> ProviderResult:
-        payload = to_openai_payload(request, self.spec.model, n, structured=structured)
+    def _fallback(self, mode: str, err: PermanentError | TransientError) -> str | None:
+        """The next mode to try after ``err``, or None to let the error through (and be retried)."""
+        if self.fixed_mode is not None or negotiate.next_mode(mode) is None or err.status in (401, 403, 429):
+            return None
+        if err.status is None:  # dropped connection, garbled body: transient, not a rejection
+            return None
+        message = str(err)
+        if negotiate.names_response_format(message) or self._last_error.get(mode) == message:
+            return negotiate.next_mode(mode)
+        self._last_error[mode] = message
+        return None
+
+    async def _call(self, request: Request, n: int, mode: str) -> ProviderResult:
+        payload = to_openai_payload(request, self.spec.model, n, structured=mode)
         start = time.perf_counter()
         if self.transport == "http":
             data = await self.http.post("/chat/completions", payload)
@@ -147,10 +195,8 @@ class OpenAIBackend:
             except Exception as exc:  # SDK and transport errors are classified, not swallowed
                 raise classify(exc, "openai") from exc
             data = parse_body(raw.http_response, "openai")
-        result = from_openai_response(data, structured=structured and request.schema is not None)
+        result = from_openai_response(data, structured=mode == "json_schema" and request.schema is not None)
         result.latency = time.perf_counter() - start
-        if structured and request.schema is not None and self.structured is None:
-            self.structured = True
         return result
 
     async def aclose(self) -> None:
@@ -158,3 +204,15 @@ class OpenAIBackend:
             await self.http.aclose()
         else:
             await self.client.close()
+
+
+def _with_mode(err: PermanentError | TransientError, mode: str) -> PermanentError | TransientError:
+    message = f"{err} [response_format: {mode}]"
+    if isinstance(err, TransientError):
+        return TransientError(message, status=err.status, retry_after=err.retry_after)
+    return PermanentError(message, status=err.status)
+
+
+def _short(err: Exception) -> str:
+    text = str(err)
+    return text if len(text) <= 160 else text[:157] + "..."

@@ -1,0 +1,51 @@
+"""One result object per LASER run: what was run (settings), the per-utterance records, and the
+summary computed from them. The table, ``--json``, ``--out`` and the HTML report are views of it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.asr.laser.scoring import UtteranceScore, agreement, summarize
+
+
+@dataclass
+class LaserResult:
+    settings: dict[str, Any]
+    utterances: list[UtteranceScore]
+    summary: dict[str, Any]
+    human: dict[str, float] | None = field(default=None, repr=False)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [u.as_dict() for u in self.utterances]
+
+    @property
+    def unscored(self) -> int:
+        return int(self.summary["n_unscored"])
+
+    @property
+    def stopped(self) -> str | None:
+        return self.summary.get("stopped")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"settings": self.settings, "summary": self.summary, "records": self.records}
+
+
+def laser_result(
+    utterances: Sequence[UtteranceScore],
+    rubric: LaserRubric,
+    settings: dict[str, Any],
+    llm: dict[str, Any] | None = None,
+    *,
+    human: dict[str, float] | None = None,
+    n_resamples: int = 10_000,
+) -> LaserResult:
+    """The summary of scored utterances (with the LLM run's accounting and, given human scores,
+    the agreement with them), kept with the settings that produced it."""
+    summary = {**summarize(utterances, rubric), **settings, **(llm or {})}
+    if human is not None:
+        summary["agreement"] = agreement(utterances, human, n_resamples=n_resamples)
+    return LaserResult(dict(settings), list(utterances), summary, human)
