@@ -36,11 +36,13 @@ def test_truncated_wav_names_a_reason(tmp_path, capsys):
 
 
 def test_status_lines_are_not_python_dicts(tmp_path, capsys, examples):
-    data = examples.parent / "tests" / "data" / "laser_pairs.tsv"
-    model = tmp_path / "m.pkl"
-    assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25"]) == 0
+    pairs = examples / "pairwise" / "pairs.jsonl"
+    judged, sft = tmp_path / "j.jsonl", tmp_path / "sft.jsonl"
+    assert main(["pairwise", "judge", "--pairs", str(pairs), "--samples", "4", "--out", str(judged)]) in (0, 3)
+    capsys.readouterr()
+    assert main(["pairwise", "distill", str(judged), "--pairs", str(pairs), "--keep", "3-1", "--out", str(sft)]) == 0
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert re.fullmatch(r".*m\.pkl: trained on \d+ pairs; on \d+ held-out pairs: error type [\d.]+% correct.*", err)
+    assert re.fullmatch(r"\d+ SFT examples -> .*sft\.jsonl .*pairs dropped by the 3-1 filter.*", err), err
     assert "{" not in err
 
 

@@ -84,7 +84,7 @@ def _pairwise_demo(folder: Path) -> None:
 
 
 def _laser_demo(root: Path) -> None:
-    """LASER rubric scores beside WER on the Hindi and English examples (rules judge, offline).
+    """LASER rubric scores beside WER on the Hindi and English examples (offline default judge).
 
     Both are corpus figures (LASER micro = 1 - total penalty / reference words; WER = total errors /
     reference words) and the WER is the one in the tables above, with the same normalization."""
@@ -94,7 +94,7 @@ def _laser_demo(root: Path) -> None:
     from voxjudge.io import pair_texts, read_texts
 
     rubric = LaserRubric.load()
-    print("\n=== ASR rubric scores (LASER, rules judge) beside WER ===")
+    print("\n=== ASR rubric scores (LASER, offline default judge) beside WER ===")
     print("corpus level: LASER micro = 1 - total penalty / reference words; WER as in the tables above")
     for lang, preset in (("en", "basic"), ("hi", "hindi")):
         ref = read_texts(root / lang / "ref.txt", ids=True)

@@ -23,8 +23,6 @@ DESCRIPTIONS: dict[str, str] = {
     "and reason, with the offline rules, a trained classifier or an LLM judge.",
     "asr export-pairs": "Writes labelled word pairs as a CSV dataset and, with --chat, as chat-format JSONL "
     "(system, user, assistant) for fine-tuning an open model with a standard LoRA tool.",
-    "asr train": "Fits a small CPU classifier (scikit-learn) on labelled word pairs and saves it for "
-    "'asr score --judge model:PATH'; reports its accuracy on a held-out share.",
     "breaks": "Phrase-break (prosodic boundary) evaluation against several valid references (LMRE): convert "
     "annotation conventions, build reference tables from annotators or an LLM, and score hypotheses.",
     "breaks convert": "Reads annotations in one convention (inline tags, ToBI, K-ToBI, Mandarin marks, pause "
@@ -87,7 +85,7 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "asr train": [
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --out scored.jsonl && "
-        "voxjudge asr train scored.jsonl --out pairs.model --test-fraction 0",
+        "voxjudge asr train scored.jsonl --out hindi.model.json",
     ],
     "breaks": [f"voxjudge breaks score --ref {BREAKS}/table.jsonl --hyp {BREAKS}/hypotheses.tsv"],
     "breaks convert": [f"voxjudge breaks convert {BREAKS}/annotator_a.txt --to sequence"],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from voxjudge.asr.laser.align import RubricPair, rubric_align
@@ -35,6 +36,7 @@ class ScoredPair:
     error_type: str | None
     reason: str
     penalty: float
+    disputed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -63,6 +65,7 @@ class UtteranceScore:
 
 
 def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
+    """The pure rules judge under the shipped rubric's conventions."""
     return [classify(pair, lang) for _, pair, lang in items]
 
 
@@ -89,7 +92,9 @@ def score_aligned(
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.penalty(lab.label)
-            u.pairs.append(ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen))
+            u.pairs.append(
+                ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
+            )
             u.penalty += pen
         u.laser = (1 - u.penalty / ref_words) if ref_words else None
         results.append(u)
@@ -103,14 +108,19 @@ def score(
     *,
     lang: str | None = None,
     rubric: LaserRubric | None = None,
-    labeler: PairLabeler = rules_labeler,
+    labeler: PairLabeler | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[UtteranceScore]:
-    """LASER per utterance with a synchronous pair labeler (the rules judge by default).
+    """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules).
 
-    ``progress(done, total)`` is called as word pairs are labelled (in chunks, so a long run shows
-    that it moves)."""
+    ``progress(done, total)`` is called as word pairs are labelled (in chunks of whole utterances,
+    so a long run shows that it moves and a labeler still sees each utterance at once)."""
     rubric = rubric or LaserRubric.load()
+    if labeler is None:
+        from voxjudge.asr.laser.judges import offline_labeler
+
+        labeler, _ = offline_labeler(None, rubric)
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
@@ -118,10 +128,13 @@ def score(
     if progress is None:
         found = labeler(items)
     else:
-        found = []
-        for start in range(0, len(items), _CHUNK):
-            found += labeler(items[start : start + _CHUNK])
-            progress(min(start + _CHUNK, len(items)), len(items))
+        found, start = [], 0
+        ends = list(accumulate(len(pairs) for _, _, pairs in aligned))
+        for end in ends:
+            if end - start >= _CHUNK or end == len(items):
+                found += labeler(items[start:end])
+                start = end
+                progress(end, len(items))
     labels = dict(zip(keys, found))
     return score_aligned(aligned, labels, rubric, side_by_side_wer(references, hypotheses))
 
@@ -141,9 +154,11 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
     total_words = sum(u.ref_words for u in scored)
     by_type: dict[str, dict[str, float]] = {}
     by_label = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
+    disputed = 0
     for u in scored:
         for p in u.pairs:
             by_label[p.label] += 1
+            disputed += p.disputed
             if p.error_type:
                 cell = by_type.setdefault(p.error_type, {"count": 0, "penalty": 0.0})
                 cell["count"] += 1
@@ -158,6 +173,7 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
         "penalty": sum(u.penalty for u in scored),
         "ref_words": total_words,
         "labels": by_label,
+        "disputed": disputed,
         "error_types": dict(sorted(by_type.items(), key=lambda kv: -kv[1]["count"])),
         "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
     }
