@@ -143,10 +143,11 @@ def test_cli_from_annotators_merge_convert_and_build_refs_with_its_dry_run(examp
             str(table),
             "--cache",
             str(tmp_path / "c.sqlite"),
+            "--json",
         ]
     )
     assert code == 0
-    report = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    report = json.loads(capsys.readouterr().out)
     assert report["texts"] == 24 and report["references_kept"] == 24 and report["usage"]["requests"] == 2
     assert (
         main(

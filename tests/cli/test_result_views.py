@@ -120,7 +120,9 @@ def test_breaks_build_refs_result_settings_records_summary(examples, tmp_path, c
     argv = ["breaks", "build-refs", "--texts", str(d / "texts.txt"), "--pool", str(d / "pool.txt")]
     argv += ["--judge", "fake/echo-views", "--n-iter", "2", "--out", str(table), "--no-cache"]
     assert main(argv) == 0
-    view = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert "24 references for 24 texts" in capsys.readouterr().err  # the status line for people
+    assert main([*argv, "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
     assert view["settings"]["n_iter"] == 2 and view["settings"]["judge"] == "fake/echo-views"
     assert view["texts"] == 24 and view["unscored"] == 0 and view["usage"]["requests"] == 2
     # the records are the saved table

@@ -110,8 +110,7 @@ def test_judge_exits_3_when_answers_are_unusable_and_counts_the_failures(example
     argv = ["pairwise", "judge", "--pairs", str(pairs), "--judge", "fake/pairwise-garbage", "--samples", "2"]
     assert main([*argv, "--no-cache", "--out", str(out)]) == 3
     err = capsys.readouterr().err
-    usage = json.loads(err.split("usage ", 1)[1].splitlines()[0])
-    assert usage["failures"] == 36 and "36 failed" in err
+    assert "36 failures" in err and "36 failed" in err  # the usage status line, in words
     assert "voxjudge: incomplete: 36 of 36 judgments have no usable answer" in err
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 36 and all(r["error"] and r["scores"] == {} for r in records)  # recorded, not lost

@@ -1,13 +1,9 @@
 """ASR evaluation: alignment, classic error rates, normalization, comparison of two systems.
 
 Names load on first use, so ``voxjudge.wer`` and ``compute_metrics`` never import the numpy
-and scipy that only the comparison and its significance tests need.
-"""
+and scipy that only the comparison and its significance tests need (nor does building the CLI)."""
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+from voxjudge._lazy import lazy_exports
 
 _EXPORTS = {
     "Alignment": "voxjudge.asr.align",
@@ -37,16 +33,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'voxjudge.asr' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

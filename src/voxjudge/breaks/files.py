@@ -23,7 +23,7 @@ def read_annotations(
     """``(id, annotation)`` in file order. Every line must parse; errors name file and line."""
     suffix = Path(path).suffix.lower()
     tabular = suffix in (".tsv", ".csv", ".jsonl", ".ndjson")
-    texts = read_texts(path, fmt="auto", text_field=column, speaker_field=None) if tabular else None
+    texts = read_texts(path, fmt="auto", text_field=column, speaker_field=None, text_setting=None) if tabular else None
     if texts is None:
         from voxjudge.io.readers import read_lines
 

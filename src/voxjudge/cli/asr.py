@@ -9,6 +9,7 @@ from voxjudge.cli.common import (
     add_input_options,
     add_text_options,
     check_bootstrap_options,
+    check_outputs,
     normalizer,
     print_json,
     progress_bar,
@@ -31,7 +32,7 @@ def register(groups) -> None:
         description="Corpus-level error rates (errors summed over all utterances, then divided), "
         "identical to jiwer 4.0; per-utterance figures with --per-utterance.",
     )
-    _add_ref_hyp(p)
+    _add_ref_hyp(p, speakers=True)
     p.add_argument(
         "--unit",
         default="word",
@@ -69,10 +70,18 @@ def register(groups) -> None:
     p.add_argument("--names", default="A,B", help="display names of the systems, comma separated (default: A,B)")
     add_input_options(p)
     add_text_options(p)
-    p.add_argument("--unit", default="char", choices=["char", "grapheme"], help="CER unit (default: char = code point)")
+    p.add_argument(
+        "--unit",
+        default="word",
+        choices=["word", "char", "grapheme"],
+        help="as in 'asr metrics': CER counts code points (word, char) or grapheme clusters (grapheme) (default: word)",
+    )
     add_bootstrap_options(p)
     p.add_argument("--top", type=int, default=10, help="confusion pairs to list per system (default: 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument(
+        "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
+    )
     p.set_defaults(func=cmd_compare)
 
     from voxjudge.cli import laser
@@ -80,16 +89,17 @@ def register(groups) -> None:
     laser.register(cmds)
 
 
-def _add_ref_hyp(p) -> None:
+def _add_ref_hyp(p, *, speakers: bool = False) -> None:
     p.add_argument("--ref", required=True, help="reference transcripts")
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")
-    add_input_options(p)
+    add_input_options(p, speakers=speakers)
     add_text_options(p)
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     from voxjudge.asr.measures import compute_metrics
 
+    check_outputs(records=[args.out])
     paired = read_pair(args, args.ref, args.hyp)
     char_unit = "grapheme" if args.unit == "grapheme" else "char"
     with progress_bar("scoring") as progress:
@@ -130,6 +140,7 @@ def cmd_align(args: argparse.Namespace) -> int:
     from voxjudge.asr.align import align
     from voxjudge.asr.display import render_alignment
 
+    check_outputs(records=[args.out])
     paired = read_pair(args, args.ref, args.hyp)
     norm = normalizer(args)
     shown = []
@@ -172,6 +183,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(names) != 2 or not all(names):
         raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
     check_bootstrap_options(args)
+    check_outputs(records=[args.out])
     ref = read_file(args, args.ref)
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
@@ -182,7 +194,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pa.ids,
         normalizer=normalizer(args),
         split=args.split,
-        char_unit=args.unit,
+        char_unit="grapheme" if args.unit == "grapheme" else "char",
         n_resamples=args.resamples,
         confidence=args.confidence,
         seed=args.bootstrap_seed,
@@ -190,6 +202,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
+    if args.out:
+        keys = ("wer", "cer", "hits", "substitutions", "deletions", "insertions")
+        write_out(
+            args.out,
+            [
+                {
+                    "id": ua["id"],
+                    "ref_words": ua["ref_words"],
+                    **{f"{k}_{s}": u[k] for k in keys for s, u in (("a", ua), ("b", ub))},
+                }
+                for ua, ub in zip(comparison.a.per_utterance(), comparison.b.per_utterance())
+            ],
+        )
     if args.json:
         print_json(summary)
         return 0

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import print_json, progress_bar, write_out, write_text
-from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all, write_text
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge, usage_line
 from voxjudge.cli.views import render_breaks_summary
 from voxjudge.errors import InputError
 
-FORMAT_HELP = "annotation format: inline (default), tobi, k-tobi, mandarin, pause, sequence"
+FORMAT_HELP = "annotation convention: inline (default), tobi, k-tobi, mandarin, pause, sequence"
 
 
 def _label_options(p: argparse.ArgumentParser) -> None:
@@ -26,7 +26,8 @@ def register(groups) -> None:
 
     p = cmds.add_parser("convert", help="convert annotations between conventions")
     p.add_argument("input", help="annotations, one per line (or CSV/TSV/JSONL with an annotation column)")
-    p.add_argument("--from", dest="src", default="inline", help=FORMAT_HELP)
+    p.add_argument("--convention", dest="src", default="inline", help=FORMAT_HELP)
+    alias(p, "--convention", "--from")
     p.add_argument("--to", dest="dst", default="inline", choices=["inline", "sequence"], help="output format")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     _label_options(p)
@@ -39,7 +40,8 @@ def register(groups) -> None:
 
     p = cmds.add_parser("from-annotators", help="build a reference table from human annotations")
     p.add_argument("files", nargs="+", help="annotation files; a text may appear any number of times")
-    p.add_argument("--format", default="inline", help=FORMAT_HELP)
+    p.add_argument("--convention", dest="format", default="inline", help=FORMAT_HELP)
+    alias(p, "--convention", "--format")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
     _label_options(p)
     p.set_defaults(func=cmd_from_annotators)
@@ -59,9 +61,11 @@ def register(groups) -> None:
     p.add_argument(
         "--min-count", default="auto", help="keep phrasings seen in more than this many iterations (default: n_iter/10)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
+    p.add_argument("--draw-seed", dest="seed", type=int, default=0, help="seed for drawing demonstrations (default: 0)")
+    alias(p, "--draw-seed", "--seed")
     p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
+    p.add_argument("--json", action="store_true", help="print the build report and usage as JSON on stdout")
     add_judge_options(p)
     p.set_defaults(func=cmd_build)
 
@@ -74,9 +78,14 @@ def register(groups) -> None:
         "--single; it covers the hypotheses that have one). With --human: acceptance by human-score group and "
         "Pearson/Spearman with bootstrap CIs.",
     )
-    p.add_argument("--refs", required=True, metavar="TABLE", help="reference table (JSONL)")
-    p.add_argument("--hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)")
-    p.add_argument("--format", default="inline", help=FORMAT_HELP + " (of --hyps and --single)")
+    p.add_argument("--ref", dest="refs", required=True, metavar="TABLE", help="reference table (JSONL)")
+    p.add_argument(
+        "--hyp", dest="hyps", required=True, help="hypothesis annotations (line number ids, or CSV/TSV/JSONL with id)"
+    )
+    p.add_argument("--convention", dest="format", default="inline", help=FORMAT_HELP + " (of --hyp and --single)")
+    alias(p, "--ref", "--refs")
+    alias(p, "--hyp", "--hyps")
+    alias(p, "--convention", "--format")
     p.add_argument(
         "--metric",
         default="f1",
@@ -118,6 +127,7 @@ def _labels(args):
 def cmd_convert(args: argparse.Namespace) -> int:
     from voxjudge.breaks import format_as, read_annotations
 
+    check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
     anns = read_annotations(args.input, fmt=args.src, labelset=labelset, label_map=label_map)
     lines = [format_as(a, args.dst, labelset) for _, a in anns]
@@ -131,6 +141,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, merge
 
+    check_outputs(files=[args.out])
     merged = merge([ReferenceTable.load(t) for t in args.tables])
     merged.save(args.out)
     print(f"{args.out}: {len(merged)} texts, {merged.reference_count} references from {len(args.tables)} tables")
@@ -140,6 +151,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_from_annotators(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, read_annotations
 
+    check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
     table = ReferenceTable(labelset)
     for path in args.files:
@@ -153,7 +165,7 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
 def _read_texts(path: str) -> list[tuple[str, str]]:
     from voxjudge.io.readers import read_texts
 
-    return [(r.id, r.text) for r in read_texts(path, speaker_field=None).records if r.text.strip()]
+    return [(r.id, r.text) for r in read_texts(path, speaker_field=None, text_setting=None).records if r.text.strip()]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -167,6 +179,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             min_count = float(args.min_count)
         except ValueError:
             raise InputError(f"--min-count must be a number or 'auto', not {args.min_count!r}") from None
+    check_outputs(files=[args.out])
     config = BuildConfig(args.n_iter, args.n_fs, args.batch_size, min_count, args.seed)
     labelset = LabelSet()
     texts = _read_texts(args.texts)
@@ -187,7 +200,10 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     result = built(table, report, judge.meter.as_dict())
     result.table.save(args.out)
-    print(render_build(result, args.out), file=sys.stderr)
+    if args.json:
+        print_json(build_view(result, args.out))
+    else:
+        print(render_build(result.summary, args.out), file=sys.stderr)
     s = result.summary
     return finish(
         unscored=s["unscored"],
@@ -198,12 +214,22 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
 
 
-def render_build(result, out: str) -> str:
-    """The build's status line: the summary and settings as one JSON object (as before)."""
-    import json
+def render_build(r: dict, out: str) -> str:
+    """The build's status line for people (``--json`` gives the same numbers to scripts)."""
+    dropped = sum(r["dropped"].values())
+    return (
+        f"{out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
+        f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
+        f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
+        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; "
+        + usage_line(r["usage"])
+    )
 
+
+def build_view(result, out: str) -> dict:
+    """The build for scripts: the summary and settings as one JSON object."""
     summary = {k: v for k, v in result.summary.items() if k not in ("unscored_reasons", "annotations_wanted")}
-    return json.dumps({"table": out, **summary, "settings": result.settings}, ensure_ascii=False)
+    return {"table": out, **summary, "settings": result.settings}
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -212,6 +238,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.breaks.scorer import parse_metrics
 
     boot = bootstrap_kwargs(args)
+    check_outputs(records=[args.out], files=[args.report])
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)
     metrics = parse_metrics(args.metric, args.theta, args.f1_mode, args.hierarchy, len(table.labelset.labels))
@@ -236,10 +263,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         "human": args.human,
     }
     result = scored(records, settings, human, **boot)
-    write_out(args.out, result.records)
+    report = None
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
-        write_text(args.report, [lmre_report(result.summary, result.scored, result.human)])
+        report = lmre_report(result.summary, result.scored, result.human)
+    write_all({args.out: result.records, args.report: report})
     print_json(result.view()) if args.json else print(render_breaks_summary(result.summary))
     return 0

@@ -9,14 +9,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, check_bootstrap_options  # noqa: F401 (shared bundle)
 from voxjudge.errors import InputError
 
 
-def add_input_options(p: argparse.ArgumentParser) -> None:
+def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> None:
     g = p.add_argument_group("input")
     g.add_argument("--ids", action="store_true", help="text files are Kaldi style 'id text' (match utterances by id)")
     g.add_argument(
@@ -27,20 +26,20 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--text-col", default="text", help="text column/field in TSV, CSV or JSONL input (default: text)")
     g.add_argument("--id-col", default="id", help="id column/field in TSV, CSV or JSONL input (default: id)")
-    g.add_argument(
-        "--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)"
-    )
+    if speakers:
+        g.add_argument(
+            "--speaker-col", default="speaker", help="speaker column/field, used by --by-speaker (default: speaker)"
+        )
 
 
 def add_text_options(p: argparse.ArgumentParser) -> None:
-    from voxjudge.asr.normalize import describe
-
     g = p.add_argument_group("text processing")
     g.add_argument(
         "--normalize",
         default="none",
         metavar="SPEC",
-        help="normalization preset or steps joined by '+' (default: none). " + describe().replace("\n", "; "),
+        help="a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
+        "applied to both sides (default: none; presets and steps are listed below)",
     )
     g.add_argument(
         "--split",
@@ -59,7 +58,7 @@ def read_file(args: argparse.Namespace, path: str):
         ids=args.ids,
         text_field=args.text_col,
         id_field=args.id_col,
-        speaker_field=args.speaker_col,
+        speaker_field=getattr(args, "speaker_col", "speaker"),
     )
 
 
@@ -90,29 +89,30 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(_clean(obj), ensure_ascii=False, indent=2) + "\n")
 
 
+def check_outputs(records=(), files=()) -> None:
+    """Before any work: every output path can be written (record outputs: by a known suffix)."""
+    from voxjudge.io.writers import check_outputs as check
+
+    check(records=records, files=files)
+
+
+def write_all(outputs: dict) -> None:
+    """Every output of a command, whole or none. Values: text, or a list of records (NaN -> null)."""
+    from voxjudge.io.writers import write_outputs
+
+    write_outputs(
+        {p: c if isinstance(c, (str, bytes)) else [_clean(r) for r in c] for p, c in outputs.items() if p is not None}
+    )
+
+
 def write_out(path: str | None, records: list[dict]) -> None:
     if path:
-        from voxjudge.io.writers import write_records
-
-        write_records(path, [_clean(r) for r in records])
+        write_all({path: records})
 
 
 def write_text(path: str, lines: list[str]) -> None:
-    """Write lines to a file whole or not at all (temp file + rename)."""
-    import os
-    import tempfile
-
-    target = Path(path)
-    if not target.parent.exists():
-        raise InputError(f"{target}: directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write lines to a file whole or not at all."""
+    write_all({path: "\n".join(lines) + "\n"})
 
 
 def use_color(stream=None) -> bool:
@@ -139,6 +139,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TimeElapsedColumn,
         TimeRemainingColumn,
     )
 
@@ -146,6 +147,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
+        TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
@@ -172,3 +174,11 @@ def speaker_labels(ids: list[str], speakers: list[str | None], sep: str) -> list
             "add a speaker column or set --speaker-sep"
         )
     return [uid.split(sep, 1)[0] for uid in ids]
+
+
+def alias(p: argparse.ArgumentParser, option: str, *old: str) -> None:
+    """Accept ``old`` spellings of ``option`` without listing them in --help or in messages, so
+    renamed options keep working in scripts. (The parser looks options up in this table.)"""
+    action = p._option_string_actions[option]  # noqa: SLF001 - argparse's option table
+    for name in old:
+        p._option_string_actions[name] = action  # noqa: SLF001

@@ -104,3 +104,13 @@ def finish(
 
 
 _DEFAULT = object()
+
+
+def usage_line(usage: dict) -> str:
+    """A judge's usage counters as one readable status line."""
+    cost = "unknown" if usage.get("cost_usd") is None else f"{usage['cost_usd']:.4f} USD"
+    return (
+        f"{usage['requests']} requests, {usage['cache_hits']} cache hits, {usage['retries']} retries, "
+        f"{usage['failures']} failures, {usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}, "
+        f"{usage['wall_seconds']:.1f}s"
+    )

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import sys
 from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
+from voxjudge.cli.common import (
+    add_input_options,
+    alias,
+    check_outputs,
+    console,
+    print_json,
+    progress_bar,
+    read_pair,
+    write_all,
+    write_out,
+)
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
@@ -80,7 +89,8 @@ def register(cmds) -> None:
     p.add_argument("--lang", choices=["hi", "mr", "ml", "kn", "en"], help="language (default: detected)")
     p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples for the CV CIs (default: 2000)")
-    p.add_argument("--seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
+    p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
+    alias(p, "--split-seed", "--seed")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
@@ -102,14 +112,13 @@ def _common(p) -> None:
 
 def read_pair_rows(path: str) -> list[dict[str, str]]:
     """Rows with at least ref and hyp, from CSV, TSV or JSONL."""
-    from voxjudge.io.readers import jsonl_objects, read_lines
+    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
 
     suffix = Path(path).suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         rows = [(n, obj) for n, obj in jsonl_objects(path)]
     elif suffix in (".csv", ".tsv"):
-        reader = csv.DictReader(io.StringIO("\n".join(read_lines(path))), delimiter="\t" if suffix == ".tsv" else ",")
-        rows = [(reader.line_num, dict(r)) for r in reader]
+        rows = table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
     else:
         raise InputError(f"{path}: word pairs must be .csv, .tsv or .jsonl")
     out = []
@@ -150,10 +159,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser.scoring import score
 
     boot = bootstrap_kwargs(args)
+    check_outputs(records=[args.out], files=[args.report])
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
     human = None
-    if args.human:
+    if args.human:  # read before the work: a bad file fails fast
         from voxjudge.io.scores import read_scores
 
         human = read_scores(args.human, args.human_col)
@@ -162,9 +172,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     settings: dict = {"judge": args.judge, "mode": "pairs", "lang": args.lang}
     try:
         if llm is None:
-            utterances = score(
-                paired.references, paired.hypotheses, paired.ids, lang=args.lang, rubric=rubric, labeler=labeler
-            )
+            with progress_bar(f"labelling word pairs ({args.judge})") as progress:
+                utterances = score(
+                    paired.references,
+                    paired.hypotheses,
+                    paired.ids,
+                    lang=args.lang,
+                    rubric=rubric,
+                    labeler=labeler,
+                    progress=progress,
+                )
         elif args.dry_run:
             from voxjudge.asr.laser.llm_judges import planned_laser_requests
 
@@ -206,12 +223,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         if llm is not None:
             llm.close()
     result = laser_result(utterances, rubric, settings, extra, human=human, **boot)
-    write_out(args.out, result.records)
+    report = None
     if args.report:
         from voxjudge.asr.laser.report import laser_report
-        from voxjudge.cli.common import write_text
 
-        write_text(args.report, [laser_report(result.summary, result.utterances, result.human)])
+        report = laser_report(result.summary, result.utterances, result.human)
+    write_all({args.out: result.records, args.report: report})
     if args.json:
         print_json(result.summary)
     else:
@@ -236,6 +253,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric, RubricPair
     from voxjudge.asr.laser.lang import detect_language
 
+    check_outputs(records=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     items = []
@@ -341,24 +359,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.llm_judges import training_chat
 
+    check_outputs(records=[args.out, args.chat])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     for r in rows:
         if not r.get("error_type"):
             raise InputError(f"{args.pairs}: every pair needs an error_type ('none' for a match) to be exported")
-    write_out(
-        args.out,
-        [
-            {
-                "ref": r["ref"],
-                "hyp": r["hyp"],
-                "lang": r.get("lang", ""),
-                "error_type": r["error_type"],
-                "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
-            }
-            for r in rows
-        ],
-    )
+    pairs = [
+        {
+            "ref": r["ref"],
+            "hyp": r["hyp"],
+            "lang": r.get("lang", ""),
+            "error_type": r["error_type"],
+            "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
+        }
+        for r in rows
+    ]
+    chats = None
     if args.chat:
         # The very prompt pairs mode sends at inference (a batch of one), so a model tuned on
         # these rows sees the same format when it is served.
@@ -366,7 +383,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             training_chat(r["ref"], r["hyp"], r.get("lang") or "en", r["error_type"], rubric, r.get("reason", ""))
             for r in rows
         ]
-        write_out(args.chat, chats)
+    write_all({args.out: pairs, args.chat: chats})
     print(f"{len(rows)} pairs -> {args.out}" + (f" and {args.chat}" if args.chat else ""), file=sys.stderr)
     return 0
 
@@ -377,6 +394,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser.learned import file_sha256
     from voxjudge.asr.laser.training import cross_validate, tiers_of, train
 
+    check_outputs(files=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     if not args.out and not args.cv:
@@ -395,8 +413,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     lang = langs.pop()
     report: dict = {"pairs": len(rows), "lang": lang}
     if args.out:
-        model = train(rows, tiers, rubric, lang, seed=args.seed, data_sha256=file_sha256(args.pairs))
-        Path(args.out).write_text(model.as_json(), encoding="utf-8")
+        with progress_bar(f"training on {len(rows)} pairs"):
+            model = train(rows, tiers, rubric, lang, seed=args.seed, data_sha256=file_sha256(args.pairs))
+        write_all({args.out: model.as_json()})
         report.update(model=args.out, setting={"C": model.meta["C"], "class_weight": model.meta["class_weight"]})
     if args.cv:
         report["cv"] = cross_validate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from voxjudge.cli.common import print_json
+from voxjudge.cli.common import alias, print_json
 from voxjudge.cli.judge_options import EXIT_STATUS_HELP, add_judge_options, finish, make_judge, say_notices
 
 PING_SCHEMA = {
@@ -26,7 +26,10 @@ def register(groups) -> None:
         "the cache. Exit status 0 when the judge answered, 1 when the call failed, 2 for a bad "
         "spec or a missing API key.",
     )
-    add_judge_options(p, judge="positional")
+    add_judge_options(p, judge=None)
+    p.add_argument("--judge", metavar="SPEC", help="provider/model, e.g. openai/gpt-4o-mini or fake/schema (required)")
+    # The judge used to be positional ('llm ping SPEC'); that spelling still works, unlisted.
+    p.add_argument("judge_positional", nargs="?", metavar="JUDGE", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_ping, no_cache=True)
 
@@ -44,7 +47,8 @@ def register(groups) -> None:
     p.add_argument("--schema", metavar="FILE", help="JSON Schema every answer must satisfy")
     p.add_argument("--n", type=int, default=1, help="samples per prompt (default: 1)")
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
+    p.add_argument("--sampling-seed", dest="seed", type=int, default=0, help="sampling seed (default: 0)")
+    alias(p, "--sampling-seed", "--seed")
     p.add_argument("--max-tokens", type=int, default=1024, help="answer length limit (default: 1024)")
     p.add_argument("--dry-run", action="store_true", help="estimate requests, tokens and cost; send nothing")
     p.add_argument("--out", metavar="FILE", help="write answers to FILE (.jsonl, .json); default: stdout JSONL")
@@ -65,6 +69,11 @@ def cmd_ping(args: argparse.Namespace) -> int:
     from voxjudge.llm import Request
 
     args.no_cache = True
+    args.judge = args.judge or args.judge_positional
+    if not args.judge:
+        from voxjudge.errors import InputError
+
+        raise InputError("llm ping needs --judge SPEC, e.g. --judge fake/schema")
     judge = make_judge(args)
     request = Request.simple(
         'Reply with the JSON object {"ok": true} and nothing else.',
@@ -144,8 +153,9 @@ def _read_prompts(path: str, args: argparse.Namespace):
 def cmd_run(args: argparse.Namespace) -> int:
     import sys
 
-    from voxjudge.cli.common import progress_bar, write_out
+    from voxjudge.cli.common import check_outputs, progress_bar, write_out
 
+    check_outputs(records=[args.out])
     items = _read_prompts(args.prompts, args)
     judge = make_judge(args)
     try:

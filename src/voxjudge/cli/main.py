@@ -13,8 +13,29 @@ EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats, studio
+# Command modules in the order their commands are listed.
+_MODULES = ("asr", "breaks", "pairwise", "stats", "llm", "demo", "studio")
+# Top-level commands and the module that registers each, with their one-line help: start-up builds
+# only the command that was asked for and lists the others from here (tests check the help matches).
+_COMMANDS = {
+    "asr": ("asr", "classic ASR metrics, alignments, system comparison"),
+    "breaks": ("breaks", "multi-reference phrase-break evaluation (LMRE)"),
+    "pairwise": ("pairwise", "pairwise prosody judging (Live-ProsodyJudge protocol)"),
+    "stats": ("stats", "agreement statistics"),
+    "llm": ("llm", "model judges: check that one answers"),
+    "cache": ("llm", "the model response cache"),
+    "demo": ("demo", "run the offline evaluators on the shipped examples/ (no API key, no download)"),
+    "studio": ("studio", "collect human judgments in the browser (needs voxjudge[studio])"),
+}
+
+
+def _requested(argv: list[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``argv``, only the requested command is built in full (fast start-up)."""
+    import importlib
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",
@@ -23,18 +44,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"voxjudge {__version__}")
     groups = parser.add_subparsers(dest="group", metavar="<command>", required=True)
-    asr.register(groups)
-    breaks.register(groups)
-    pairwise.register(groups)
-    stats.register(groups)
-    llm.register(groups)
-    demo.register(groups)
-    studio.register(groups)
+    wanted = None if argv is None else _COMMANDS.get(_requested(argv) or "", (None,))[0]
+    for module in _MODULES:
+        names = [name for name, (m, _) in _COMMANDS.items() if m == module]
+        if argv is None or module == wanted or not names:
+            importlib.import_module(f"voxjudge.cli.{module}").register(groups)
+        else:
+            for name in names:
+                groups.add_parser(name, help=_COMMANDS[name][1])
+    from voxjudge.cli.helptext import teach
+
+    teach(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

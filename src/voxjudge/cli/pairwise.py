@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import fmt_rate, print_json, progress_bar, write_out
-from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices
+from voxjudge.cli.common import alias, check_outputs, fmt_rate, print_json, progress_bar, write_all, write_out
+from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
 from voxjudge.cli.views import coverage_note, render_hit_rates, render_pairwise_analysis, render_winner
 from voxjudge.errors import InputError
 
@@ -69,7 +68,8 @@ def register(groups) -> None:
     _rubric_arg(p)
     p.add_argument("--keep", default="4-0", choices=["4-0", "3-1", "3+abstain"], help="vote filter (default: 4-0)")
     p.add_argument("--per-dimension", action="store_true", help="filter per pair-dimension, masking the others")
-    p.add_argument("--seed", type=int, default=0, help="seed of the winner balancing (default: 0)")
+    p.add_argument("--balance-seed", dest="seed", type=int, default=0, help="seed of the winner balancing (default: 0)")
+    alias(p, "--balance-seed", "--seed")
     p.add_argument("--out", required=True, metavar="FILE", help="SFT examples (JSONL)")
     p.set_defaults(func=cmd_distill)
 
@@ -98,7 +98,8 @@ def _judge_args(p) -> None:
     )
     p.add_argument("--mode", default="coupled", choices=["coupled", "per-dimension"], help="LLM prompting mode")
     p.add_argument("--temperature", type=float, default=1.0, help="LLM sampling temperature (default: 1.0)")
-    p.add_argument("--seed", type=int, default=0, help="LLM sampling seed (default: 0)")
+    p.add_argument("--sampling-seed", dest="seed", type=int, default=0, help="LLM sampling seed (default: 0)")
+    alias(p, "--sampling-seed", "--seed")
     add_judge_options(p, judge=None)
     p.add_argument("--judge", default="acoustic", metavar="SPEC", help=JUDGE_HELP)
 
@@ -138,6 +139,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from voxjudge.pairwise.checks import check_pairs
     from voxjudge.pairwise.result import judged
 
+    check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs)
     judge, llm = _pair_judge(args, rubric)
@@ -174,7 +176,7 @@ def render_judged(result, out: str) -> str:
     """The status line of a judging run."""
     s = result.summary
     # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
-    usage = f"; usage {json.dumps(s['usage'])}" if "usage" in s else ""
+    usage = f"; {usage_line({**s['usage'], 'failures': s['n_failed']})}" if "usage" in s else ""
     return (
         f"{s['n_judgments']} judgments of {s['n_pairs']} pairs -> {out}; {s['n_failed']} failed, "
         f"{s['n_abstained']} abstained cells{usage}"
@@ -288,6 +290,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import read_candidate_sets, select_best
     from voxjudge.pairwise.checks import check_candidate_sets
 
+    check_outputs(records=[args.out, args.records])
     rubric = _rubric(args)
     sets = read_candidate_sets(args.candidates)
     judge, llm = _pair_judge(args, rubric)
@@ -305,8 +308,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     result = selected(
         selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
     )
-    write_out(args.out, result.records)
-    write_out(args.records, records)
+    write_all({args.out: result.records, args.records: records})
     print_json(result.view()) if args.json else print(render_selection(result))
     return _incomplete(result)
 
@@ -323,6 +325,7 @@ def render_selection(result) -> str:
 def cmd_distill(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import build_sft, read_pairs
 
+    check_outputs(records=[args.out])
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     from pathlib import Path
@@ -337,5 +340,12 @@ def cmd_distill(args: argparse.Namespace) -> int:
         audio_base=Path(args.out).parent,  # audio paths relative to the SFT file
     )
     write_out(args.out, examples)
-    print(json.dumps(report), file=sys.stderr)
+    curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
+    print(
+        f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "
+        f"first); {report.get('pairs_dropped', 0)} pairs dropped by the {args.keep} filter; "
+        f"{report.get('pair_dimensions_kept', 0)} pair-dimensions kept, {report.get('pair_dimensions_masked', 0)} "
+        f"masked; curriculum: {curricula}",
+        file=sys.stderr,
+    )
     return 0

@@ -43,7 +43,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if unknown or not methods:
         raise InputError(f"--methods: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(METHODS)}")
     check_bootstrap_options(args)
-    metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col)
+    metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col, column_setting="metric_col")
     human = read_score_file(args.human, column=args.human_col, id_field=args.id_col)
     ids, xs, ys = paired_scores(metric, human)
     results = agreement(
@@ -59,7 +59,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"n": len(ids), "correlations": [r.as_dict() for r in results]})
         return 0
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     level = f"{100 * args.confidence:g}%"
     t = Table(title=f"Agreement of {args.metric} with {args.human} on {len(ids)} items")

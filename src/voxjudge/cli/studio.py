@@ -32,7 +32,9 @@ def register(groups) -> None:
     p.add_argument("--per-item", type=int, default=3, help="annotators per item (default: 3)")
     p.add_argument("--gold", help="JSONL of {id, answer}: items with a known answer, shown to everyone")
     p.add_argument("--repeats", type=int, default=0, help="items each annotator sees twice (self-consistency)")
-    p.add_argument("--seed", type=int, default=0, help="seed for item order and A/B order (default: 0)")
+    p.add_argument(
+        "--order-seed", dest="seed", type=int, default=0, help="seed for item order and A/B order (default: 0)"
+    )
     p.add_argument("--db", help="database URL instead of DIR/studio.db, e.g. postgresql+psycopg://user@host/db")
     p.set_defaults(func=cmd_init)
 

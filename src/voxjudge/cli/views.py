@@ -21,7 +21,7 @@ def _num(v) -> str:
 
 
 def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
@@ -73,8 +73,13 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
     return cap.get().rstrip("\n")
 
 
+def _bootstrap_p(p: float, resamples: int) -> str:
+    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 1/B."""
+    return f"p < {1 / resamples:.2g}" if p == 0 else f"p={p:.4g}"
+
+
 def render_compare(s: dict, names: list[str]) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     a, b = names
     con = console()
@@ -98,7 +103,7 @@ def render_compare(s: dict, names: list[str]) -> str:
         con.print(
             f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
             f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
-            f"p={bs['p_value']:.4g} ({bs['n_resamples']} resamples, seed {bs['seed']})"
+            f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({bs['n_resamples']} resamples, seed {bs['seed']})"
         )
         for key, name in (("a", a), ("b", b)):
             conf = s["confusions"][key]
@@ -127,7 +132,7 @@ def render_compare(s: dict, names: list[str]) -> str:
 
 
 def render_laser(s: dict) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     con = console()
     with con.capture() as cap:
@@ -152,12 +157,14 @@ def render_laser(s: dict) -> str:
             e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
         con.print(e)
         if s.get("agreement"):
+            from voxjudge.report.html import correlation_text
+
             level = 100 * (s.get("bootstrap") or {}).get("confidence", 0.95)
             a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
             for col in ("metric", "pearson", "spearman", "kendall"):
                 a.add_column(col, justify="left" if col == "metric" else "right")
             for name, cs in s["agreement"].items():
-                a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
+                a.add_row(name, *(correlation_text(c) for c in cs))
             con.print(a)
         if s.get("disputed"):
             con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
@@ -173,7 +180,7 @@ def render_laser(s: dict) -> str:
 
 def render_breaks_summary(s: dict) -> str:
     """Every metric, multi-reference beside its single-reference baseline, one row each."""
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     def corr(c: dict | None) -> str:
         return f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" if c else "–"
@@ -211,7 +218,7 @@ def render_breaks_summary(s: dict) -> str:
             con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
     return cap.get().rstrip("\n")
 def render_pairwise_analysis(report: dict) -> str:
-    from rich.table import Table
+    from voxjudge.cli.tables import Table
 
     ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     con = console()

@@ -13,6 +13,7 @@ FLAGS = {
     "batch_size": "--batch-size",
     "ids": "--ids",
     "label_map": "--label-map FILE",
+    "human_col": "--human-col",
     "hyp": "--hyp",
     "metric": "--metric",
     "metric_col": "--metric-col",

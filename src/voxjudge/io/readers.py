@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from voxjudge.errors import InputError
 
 FORMATS = ("auto", "text", "kaldi", "tsv", "csv", "jsonl")
 _BY_SUFFIX = {".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+_LINE_END = re.compile(r"\r\n|\r|\n")
+# Long-form transcripts can exceed the csv module's default 131,072-character field limit.
+_CSV_FIELD_LIMIT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -38,8 +42,21 @@ class TextSet:
         return len(self.records)
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines ending at ``\\n``, ``\\r\\n`` or ``\\r`` only.
+
+    ``str.splitlines`` also breaks at form feeds, vertical tabs, U+001C..U+001E, NEL, U+2028 and
+    U+2029, which silently shifts line-aligned utterances and breaks valid JSONL strings."""
+    lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def read_lines(path: str | Path) -> list[str]:
-    """Decode a file as UTF-8 (a BOM is allowed) into lines without their line endings."""
+    """Decode a file as UTF-8 (a BOM is allowed) into lines without their line endings.
+
+    The file is read once, so a pipe (``/dev/stdin``) works."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -60,8 +77,21 @@ def read_lines(path: str | Path) -> list[str]:
         ) from None
     if not text.strip():
         raise InputError(f"{p}: file is empty; expected one utterance per line")
-    lines = text.splitlines()
-    return lines
+    return split_lines(text)
+
+
+def table_rows(path: str | Path, lines: list[str], delimiter: str) -> tuple[list[str], list[tuple[int, dict]]]:
+    """The header and ``(line number, row)`` pairs of a CSV/TSV file given as lines."""
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
+    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+    try:
+        header = reader.fieldnames or []
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as e:
+        kind = "TSV" if delimiter == "\t" else "CSV"
+        raise InputError(f"{path}:{reader.line_num}: not valid {kind} ({e})") from None
+    return list(header), rows
 
 
 def read_bytes(path: str | Path, what: str = "file") -> bytes:
@@ -109,24 +139,29 @@ def read_texts(
     text_field: str = "text",
     id_field: str = "id",
     speaker_field: str | None = "speaker",
+    lines: list[str] | None = None,
+    text_setting: str | None = "text_field",
 ) -> TextSet:
     """Read one file of utterances.
 
     ``fmt='auto'`` picks by suffix (.tsv, .csv, .jsonl) and otherwise reads line-aligned text,
     or Kaldi ``id text`` when ``ids`` is true. Tabular formats need ``text_field``; ``id_field``
-    and ``speaker_field`` are used when present.
+    and ``speaker_field`` are used when present. ``lines``: the file's lines when the caller has
+    read them already (a pipe can be read only once). ``text_setting`` is the caller's setting that
+    names the text column (worded as a flag by the CLI), or None when the column's name is fixed.
     """
     kind = _detect(path, fmt, ids)
-    lines = read_lines(path)
+    if lines is None:
+        lines = read_lines(path)
     if kind == "text":
         return TextSet(str(path), [TextRecord(str(n), t, n) for n, t in enumerate(lines, 1)], False)
     if kind == "kaldi":
         records, has_ids = _kaldi(path, lines), True
     elif kind == "jsonl":
-        records, has_ids = _jsonl(path, lines, text_field, id_field, speaker_field)
+        records, has_ids = _jsonl(path, lines, text_field, id_field, speaker_field, text_setting)
     else:
         delimiter = "\t" if kind == "tsv" else ","
-        records, has_ids = _table(path, lines, delimiter, text_field, id_field, speaker_field)
+        records, has_ids = _table(path, lines, delimiter, text_field, id_field, speaker_field, text_setting)
     if not records:
         raise InputError(f"{path}: no utterances found")
     _check_unique(path, records)
@@ -159,39 +194,37 @@ def jsonl_objects(path: str | Path, lines: list[str] | None = None) -> list[tupl
     return out
 
 
-def _jsonl(path, lines, text_field, id_field, speaker_field) -> tuple[list[TextRecord], bool]:
+def _jsonl(path, lines, text_field, id_field, speaker_field, text_setting) -> tuple[list[TextRecord], bool]:
     records = []
     has_ids = True
     for n, obj in jsonl_objects(path, lines):
         has_ids = has_ids and obj.get(id_field) not in (None, "")
-        records.append(_from_mapping(path, n, obj, text_field, id_field, speaker_field, list(obj)))
+        records.append(_from_mapping(path, n, obj, text_field, id_field, speaker_field, list(obj), text_setting))
     return records, has_ids
 
 
-def _table(path, lines, delimiter, text_field, id_field, speaker_field) -> tuple[list[TextRecord], bool]:
-    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    header = reader.fieldnames or []
+def _table(path, lines, delimiter, text_field, id_field, speaker_field, text_setting) -> tuple[list[TextRecord], bool]:
+    header, rows = table_rows(path, lines, delimiter)
     if text_field not in header:
         raise InputError(
             f"{path}:1: no column {text_field!r} in the header (columns: {', '.join(header)}); "
-            "name the text column with {text_field}",
-            options={"text_field": "text_field"},
+            + _name_it(text_field, text_setting, "column"),
+            options={text_setting: text_setting} if text_setting else None,
         )
     records = []
-    for row in reader:
-        n = reader.line_num
+    for n, row in rows:
         if all(v in (None, "") for v in row.values()):
             continue
-        records.append(_from_mapping(path, n, row, text_field, id_field, speaker_field, header))
+        records.append(_from_mapping(path, n, row, text_field, id_field, speaker_field, header, text_setting))
     return records, id_field in header
 
 
-def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns) -> TextRecord:
+def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns, text_setting) -> TextRecord:
     if text_field not in obj:
         raise InputError(
             f"{path}:{n}: missing field {text_field!r} (fields: {', '.join(map(str, columns))}); "
-            "name the text field with {text_field}",
-            options={"text_field": "text_field"},
+            + _name_it(text_field, text_setting, "field"),
+            options={text_setting: text_setting} if text_setting else None,
         )
     text = obj[text_field]
     if text is None:
@@ -204,6 +237,10 @@ def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns) ->
     uid = str(n) if uid in (None, "") else str(uid)
     speaker = obj.get(speaker_field) if speaker_field else None
     return TextRecord(uid, text, n, None if speaker in (None, "") else str(speaker))
+
+
+def _name_it(name: str, setting: str | None, what: str) -> str:
+    return f"name the {what} with {{{setting}}}" if setting else f"the file needs a {what} named {name!r}"
 
 
 def _check_unique(path, records: list[TextRecord]) -> None:

@@ -10,12 +10,31 @@ from voxjudge.io.matching import pair_texts
 from voxjudge.io.readers import TextSet, read_lines, read_texts
 
 
-def read_score_file(path: str | Path, *, column: str = "score", fmt: str = "auto", id_field: str = "id") -> TextSet:
-    """Read scores as text records. Plain text files with two fields per line are read as ``id score``."""
+def read_score_file(
+    path: str | Path,
+    *,
+    column: str = "score",
+    fmt: str = "auto",
+    id_field: str = "id",
+    column_setting: str = "human_col",
+) -> TextSet:
+    """Read scores as text records. Plain text files with two fields per line are read as ``id score``.
+
+    The file is read once, so a pipe works. ``column_setting`` names the setting that picks the
+    score column, for error messages."""
+    lines = read_lines(path)
     if fmt == "auto" and Path(path).suffix.lower() not in (".tsv", ".csv", ".jsonl", ".ndjson"):
-        lines = [line for line in read_lines(path) if line.strip()]
+        lines = [line for line in lines if line.strip()]
         fmt = "kaldi" if all(len(line.split()) == 2 for line in lines) else "text"
-    return read_texts(path, fmt=fmt, text_field=column, id_field=id_field, speaker_field=None)
+    return read_texts(
+        path,
+        fmt=fmt,
+        text_field=column,
+        id_field=id_field,
+        speaker_field=None,
+        lines=lines,
+        text_setting=column_setting,
+    )
 
 
 def _to_float(ts: TextSet, uid: str, text: str) -> float:
@@ -37,9 +56,9 @@ def paired_scores(a: TextSet, b: TextSet) -> tuple[list[str], list[float], list[
     return paired.ids, xs, ys
 
 
-def read_scores(path: str | Path, column: str = "score") -> dict[str, float]:
+def read_scores(path: str | Path, column: str = "score", column_setting: str = "human_col") -> dict[str, float]:
     """Scores by id from a score file (``id score`` text, TSV/CSV/JSONL with ``column``)."""
-    ts = read_score_file(path, column=column)
+    ts = read_score_file(path, column=column, column_setting=column_setting)
     scores = {}
     for r in ts.records:
         try:

@@ -1,18 +1,27 @@
-"""Writers for result records. Files are written whole or not at all (temp file + rename)."""
+"""Writers for result records and other output files.
+
+Outputs are written whole or not at all: each file goes to a temporary file beside its target
+and is renamed into place only when every output of the command has been written. New files get
+the usual permissions (0666 less the umask), not the 0600 of a bare temporary file.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from voxjudge.errors import InputError
 
 WRITE_FORMATS = ("jsonl", "csv", "tsv", "json")
+
+# What an output holds: text, bytes, or dict records (format chosen by the file's suffix).
+Content = str | bytes | Iterable[dict[str, Any]]
 
 
 def format_for(path: str | Path) -> str:
@@ -22,33 +31,99 @@ def format_for(path: str | Path) -> str:
     return suffix
 
 
+def check_output(path: str | Path, *, records: bool = False) -> None:
+    """Fail now, before any work, if ``path`` cannot be written (or, for records, has no known format)."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{target}: is a directory; give a file name for the output")
+    parent = target.parent
+    if not parent.is_dir():
+        raise InputError(f"{target}: directory {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{target}: cannot write in directory {parent} (permission denied)")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InputError(f"{target}: file exists and is not writable")
+    if records:
+        format_for(target)
+
+
+def check_outputs(records: Iterable[str | Path | None] = (), files: Iterable[str | Path | None] = ()) -> None:
+    """Check every output path of a command (None entries are options not given); no path twice."""
+    seen: set[str] = set()
+    for paths, is_records in ((records, True), (files, False)):
+        for p in paths:
+            if p is None:
+                continue
+            key = os.path.realpath(p)
+            if key in seen:
+                raise InputError(f"{p}: named as two different outputs; give each output its own file")
+            seen.add(key)
+            check_output(p, records=is_records)
+
+
+def _new_file_mode(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777  # replacing a file keeps its permissions
+    except FileNotFoundError:
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _encode(path: Path, content: Content) -> bytes:
+    if isinstance(content, bytes):
+        return content
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    return _records_text(list(content), format_for(path)).encode("utf-8")
+
+
+def _records_text(rows: list[dict[str, Any]], fmt: str) -> str:
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    buf = io.StringIO(newline="")
+    columns = list(rows[0]) if rows else []
+    writer = csv.DictWriter(buf, fieldnames=columns, delimiter="\t" if fmt == "tsv" else ",", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+    return buf.getvalue()
+
+
+def write_outputs(outputs: Mapping[str | Path | None, Content]) -> None:
+    """Write several files all or none. Keys that are None (an option not given) are skipped."""
+    targets = [(Path(p), c) for p, c in outputs.items() if p is not None]
+    check_outputs(files=[p for p, _ in targets])
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, content in targets:
+            data = _encode(target, content)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            staged.append((tmp, target))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, _new_file_mode(target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def write_records(path: str | Path, records: Iterable[dict[str, Any]], fmt: str | None = None) -> None:
     """Write dict records as JSONL, CSV/TSV (columns from the first record) or a JSON array."""
     fmt = fmt or format_for(path)
-    rows = list(records)
-    target = Path(path)
-    if not target.parent.exists():
-        raise InputError(f"{target}: directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            if fmt == "jsonl":
-                for row in rows:
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            elif fmt == "json":
-                json.dump(rows, f, ensure_ascii=False, indent=2)
-                f.write("\n")
-            else:
-                columns = list(rows[0]) if rows else []
-                writer = csv.DictWriter(
-                    f, fieldnames=columns, delimiter="\t" if fmt == "tsv" else ",", extrasaction="ignore"
-                )
-                writer.writeheader()
-                writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    if fmt not in WRITE_FORMATS:
+        raise InputError(f"unknown output format {fmt!r}; choose one of {', '.join(WRITE_FORMATS)}")
+    write_outputs({path: _records_text(list(records), fmt)})
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """One text file, whole or not at all."""
+    write_outputs({path: text})
 
 
 def _cell(value: Any) -> Any:

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from voxjudge.io.readers import split_lines
+
 
 class RecordLog:
     def __init__(self, path: str | Path):
@@ -24,4 +26,4 @@ class RecordLog:
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in split_lines(Path(path).read_text(encoding="utf-8")) if line.strip()]

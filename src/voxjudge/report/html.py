@@ -6,13 +6,57 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-_STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
+# Fonts by script, in the order the page asks for them. Latin UI fonts come first, then fonts with
+# Devanagari, Tamil, Malayalam, Kannada and CJK letters, so Indic and Chinese/Japanese text never
+# shows as empty boxes where any of them is installed.
+SCRIPT_FONTS = {
+    "Latin": ["Segoe UI", "Roboto", "Noto Sans", "DejaVu Sans", "Liberation Sans"],
+    "Devanagari": ["Noto Sans Devanagari", "Nirmala UI", "Mangal", "Lohit Devanagari"],
+    "Tamil": ["Noto Sans Tamil", "Nirmala UI", "Latha", "Lohit Tamil"],
+    "Malayalam": ["Noto Sans Malayalam", "Nirmala UI", "Kartika", "Lohit Malayalam"],
+    "Kannada": ["Noto Sans Kannada", "Nirmala UI", "Tunga", "Lohit Kannada"],
+    "CJK": ["Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", "Hiragino Sans"],
+}
+_ORDERED = list(dict.fromkeys(f for fonts in SCRIPT_FONTS.values() for f in fonts))
+FONT_STACK = ", ".join(["system-ui", "-apple-system", *(f'"{f}"' if " " in f else f for f in _ORDERED), "sans-serif"])
+_STYLE = (
+    """
+body{font-family:FONTS;margin:2rem auto;max-width:1100px;color:#222}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
 th,td{border:1px solid #ddd;padding:.25rem .6rem;text-align:right}th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}.note{color:#666;font-size:.85rem}
-svg text{font-family:system-ui,sans-serif}
+svg text{font-family:FONTS}
+"""
+).replace("FONTS", FONT_STACK)
+
+# Says in the page which installed font of the stack draws each script the page uses. A local()
+# font face loads only when that font is installed, which is the test.
+_FONT_PROBE = """
+(function(){
+  var fonts = %s;
+  var ranges = {"Latin": /[A-Za-z]/, "Devanagari": /[\\u0900-\\u097f]/, "Tamil": /[\\u0b80-\\u0bff]/,
+    "Malayalam": /[\\u0d00-\\u0d7f]/, "Kannada": /[\\u0c80-\\u0cff]/, "CJK": /[\\u3040-\\u30ff\\u4e00-\\u9fff]/};
+  var text = document.body.innerText, n = 0;
+  function installed(name){
+    var face = new FontFace("voxjudge-probe-" + (n++), 'local("' + name + '"), local("' + name + ' Regular")');
+    return face.load().then(function(){ return true; }, function(){ return false; });
+  }
+  function first(names){
+    if (!names.length) return Promise.resolve(null);
+    return installed(names[0]).then(function(ok){ return ok ? names[0] : first(names.slice(1)); });
+  }
+  var scripts = Object.keys(fonts).filter(function(s){ return ranges[s].test(text); });
+  Promise.all(scripts.map(function(s){ return first(fonts[s]); })).then(function(found){
+    var parts = scripts.map(function(s, i){
+      return s + ": " + (found[i] || "none of " + fonts[s].join(", ") + " is installed, so the browser picks a " +
+        "font (Debian: apt-get install fonts-noto-core)");
+    });
+    var note = document.getElementById("fonts-used");
+    note.textContent = "Fonts used: " + parts.join("; ") + ".";
+    note.dataset.ready = "1";
+  });
+})();
 """
 
 
@@ -22,6 +66,16 @@ def cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return escape(str(value))
+
+
+def correlation_text(c: dict[str, Any]) -> str:
+    """``+0.512 [+0.301, +0.688]``; an undefined correlation says why instead of printing nan."""
+    est, low, high = c.get("estimate"), c.get("ci_low"), c.get("ci_high")
+    if est is None or est != est:
+        return f"– ({c['note']})" if c.get("note") else "–"
+    if low is None or high is None or low != low or high != high:
+        return f"{est:+.3f}"
+    return f"{est:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -36,9 +90,15 @@ def section(title: str, *parts: str, note: str | None = None) -> str:
 
 
 def page(title: str, *sections: str, subtitle: str | None = None) -> str:
+    import json
+
     sub = f'<p class="note">{escape(subtitle)}</p>' if subtitle else ""
+    fonts = (
+        f'<footer><p class="note" id="fonts-used">Font stack: {escape(FONT_STACK)}.</p></footer>'
+        f"<script>{_FONT_PROBE % json.dumps(SCRIPT_FONTS)}</script>"
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head>"
-        f"<body><h1>{escape(title)}</h1>{sub}{''.join(sections)}</body></html>\n"
+        f"<body><h1>{escape(title)}</h1>{sub}{''.join(sections)}{fonts}</body></html>\n"
     )

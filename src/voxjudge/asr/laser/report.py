@@ -9,6 +9,7 @@ from typing import Any
 
 from voxjudge.asr.laser.scoring import UtteranceScore
 from voxjudge.report import page, scatter, section, table
+from voxjudge.report.html import correlation_text
 
 COLORS = {"match": "#ffffff", "no_penalty": "#e3f2e1", "minor": "#fff1c2", "major": "#f9d0cc"}
 
@@ -58,10 +59,7 @@ def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], 
     ]
     if human and summary.get("agreement"):
         scored = [u for u in utterances if u.laser is not None and u.id in human]
-        rows = [
-            [name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs)]
-            for name, cs in summary["agreement"].items()
-        ]
+        rows = [[name, *(correlation_text(c) for c in cs)] for name, cs in summary["agreement"].items()]
         parts.append(
             section(
                 "Agreement with human scores",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from voxjudge.asr.laser.align import RubricPair, rubric_align
@@ -19,6 +20,7 @@ from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, equivalent
 
 PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
+_CHUNK = 2000  # word pairs labelled between two progress reports
 
 
 def words(text: str) -> list[str]:
@@ -107,9 +109,13 @@ def score(
     lang: str | None = None,
     rubric: LaserRubric | None = None,
     labeler: PairLabeler | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[UtteranceScore]:
     """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
-    rules + the learned Hindi model; ``rules_labeler`` for the pure rules)."""
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules).
+
+    ``progress(done, total)`` is called as word pairs are labelled (in chunks of whole utterances,
+    so a long run shows that it moves and a labeler still sees each utterance at once)."""
     rubric = rubric or LaserRubric.load()
     if labeler is None:
         from voxjudge.asr.laser.judges import offline_labeler
@@ -119,7 +125,17 @@ def score(
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
     keys = [(uid, k) for uid, _, pairs in aligned for k in range(len(pairs))]
-    labels = dict(zip(keys, labeler(items)))
+    if progress is None:
+        found = labeler(items)
+    else:
+        found, start = [], 0
+        ends = list(accumulate(len(pairs) for _, _, pairs in aligned))
+        for end in ends:
+            if end - start >= _CHUNK or end == len(items):
+                found += labeler(items[start:end])
+                start = end
+                progress(end, len(items))
+    labels = dict(zip(keys, found))
     return score_aligned(aligned, labels, rubric, side_by_side_wer(references, hypotheses))
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voxjudge.io.readers import split_lines
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
 from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
@@ -89,7 +90,7 @@ register_fake_script("schema", _schema)
 
 def _jsonl_script(path: Path) -> Script:
     try:
-        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        lines = [json.loads(line) for line in split_lines(path.read_text(encoding="utf-8")) if line.strip()]
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path}:{e.lineno}: fake script line is not JSON") from None
     if not lines:
