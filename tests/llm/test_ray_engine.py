@@ -109,15 +109,18 @@ def test_the_cost_limit_holds_for_the_whole_cluster(tmp_path):
     table.write_text(json.dumps({"models": {"openai/m": {"input_per_mtok": 1000.0, "output_per_mtok": 0.0}}}))
     prices = PriceTable.load(table)
     with FakeLLMServer(responder=graded) as srv:
-        judge = Judge(
-            "openai/m", base_url=srv.url + "/v1", cache=tmp_path / "c.sqlite", prices=prices, max_cost=0.5
-        )
-        judge.engine = RayEngine(workers=2)
         task = TASK.with_options(batch_size=1)
+        local = Judge("openai/m", base_url=srv.url + "/v1", cache=tmp_path / "a.sqlite", prices=prices, max_cost=0.5)
+        expected = local.run(label_many(local, task, items(60)))
+        sent = srv.count()
+        judge = Judge("openai/m", base_url=srv.url + "/v1", cache=tmp_path / "c.sqlite", prices=prices, max_cost=0.5)
+        judge.engine = RayEngine(workers=2)
         got = judge.run(label_many(judge, task, items(60)))
         assert got.stopped and "cost limit of 0.5 USD reached" in got.stopped
         assert 0 < len(got.answers) < 60 and got.not_started
-        assert judge.meter.cost <= 0.5 and srv.count() == judge.meter.requests
+        # per-worker budgets would each spend what one local run spends; the cluster spends it once
+        assert srv.count() - sent == judge.meter.requests == local.meter.requests == len(expected.answers)
+        assert judge.meter.cost == pytest.approx(local.meter.cost)
 
 
 def test_rpm_holds_across_workers_counted_at_the_server(tmp_path):
@@ -154,6 +157,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_pays_only_for_calls_in_flight
         limiter = next(iter(engine.limiters.values()))
         workers = ray.get(limiter.worker_handles.remote())
         assert workers, "no worker registered"
+        assert srv.count() < 160  # mid-run
         ray.kill(workers[0], no_restart=False)
         run.join(300)
         assert not run.is_alive()
