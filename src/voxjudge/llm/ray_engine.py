@@ -207,6 +207,7 @@ class RayEngine:
             batch_format="numpy",
             compute=ray.data.ActorPoolStrategy(size=self.workers),
             num_cpus=self.cpus_per_worker,
+            num_gpus=1 if judge.spec.provider == "vllm" else 0,  # each worker holds one vLLM engine
         )
         parts, done = [], 0
         try:
