@@ -175,3 +175,22 @@ def test_cli_refuses_pairwise_on_ray_and_says_so(tmp_path, capsys, examples):
     code = main([*argv, "--engine", "ray"])
     assert code == 2 and "--engine ray does not run pairwise judging yet" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_asr_score_cli_on_ray_equals_local(tmp_path, capsys):
+    (tmp_path / "r.txt").write_text("the cat sat on the mat\nwe went home early\nshe sells sea shells\n")
+    (tmp_path / "h.txt").write_text("the bat sat on mat\nwe want home early\nshe sell see shells\n")
+    rows, summaries = {}, {}
+    with FakeLLMServer() as srv:
+        for engine in ("local", "ray"):
+            argv = ["asr", "score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt")]
+            argv += ["--judge", "openai/smol", "--base-url", srv.url + "/v1", "--engine", engine, "--json"]
+            argv += ["--cache", str(tmp_path / f"{engine}.sqlite"), "--out", str(tmp_path / f"{engine}.jsonl")]
+            assert main(argv) == 0
+            summary = json.loads(capsys.readouterr().out)
+            for part in ("llm", "usage"):  # wall time differs; counts may not
+                summary.get(part, {}).pop("wall_seconds", None)
+            summaries[engine] = summary
+            rows[engine] = sorted((tmp_path / f"{engine}.jsonl").read_text().splitlines())
+    assert summaries["ray"] == summaries["local"] and rows["ray"] == rows["local"]
+    assert summaries["ray"]["n"] == 3 and summaries["ray"]["n_unscored"] == 0

@@ -18,6 +18,7 @@ need voxjudge installed and, for a file cache, a path they all see.
 from __future__ import annotations
 
 import asyncio
+import logging
 import pickle
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,7 @@ import numpy as np
 import ray
 
 from voxjudge.llm import negotiate
-from voxjudge.llm.errors import LLMError
+from voxjudge.llm.errors import ConfigError, LLMError
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.label import Check, LabelOutcome, label_planned
 from voxjudge.llm.ray_limits import ClusterJudge, ClusterLimiter
@@ -45,20 +46,24 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
     """Connect to ``address`` (e.g. "auto"), or start a Ray inside this process with ``num_cpus``."""
     if ray.is_initialized():
         return
-    import logging
-    import os
-
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")  # Ray's C++ core logs to stderr otherwise
-    logging.getLogger("ray").setLevel(logging.ERROR)
     quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(num_cpus=num_cpus, **quiet)
+    try:
+        if address:
+            ray.init(address=address, **quiet)
+        else:
+            ray.init(num_cpus=num_cpus, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise ConfigError(f"cannot start or join Ray (--ray-address {address or 'none'}): {e}") from None
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the library never prints; the CLI shows its own bar
     if hasattr(context, "print_on_execution_start"):
         context.print_on_execution_start = False
+    _quiet_ray_logs()
+
+
+def _quiet_ray_logs() -> None:
+    for name in ("ray", "ray.data"):  # the library never prints; Ray's own chatter stays quiet
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 @dataclass
@@ -193,6 +198,7 @@ class RayEngine:
 
     def _run(self, judge: Judge, job: tuple, payloads: list[bytes], total: int, progress, size) -> list[Any]:
         ensure_ray(self.address, self.num_cpus)
+        _quiet_ray_logs()  # Ray Data sets its loggers up on first use
         limiter = self.limiter_for(judge)
         rows = max(1, 4 * judge.concurrency // self.workers)  # enough work in each call to fill the slots
         dataset = ray.data.from_items([{"payload": p} for p in payloads]).map_batches(
