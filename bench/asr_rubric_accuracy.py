@@ -1,6 +1,6 @@
 """The rules judge against the hand-labelled word pairs in tests/data/laser_pairs.tsv.
 
-    python bench/asr_rubric_accuracy.py [--judge rules|model:PATH] [--by-lang] [--errors]
+    python bench/asr_rubric_accuracy.py [--judge rules|default|model:PATH] [--by-lang] [--errors]
 
 Prints accuracy per class (match, no penalty, minor, major), per language, and the error-type
 accuracy. The set is a check written by hand, not training data: rules are not tuned to it.
@@ -35,9 +35,9 @@ def pair_of(row: dict[str, str]) -> RubricPair:
 def predict(rows, judge: str):
     if judge == "rules":
         return [classify(pair_of(r), r["lang"]) for r in rows]
-    from voxjudge.asr.laser import trained
+    from voxjudge.asr.laser.judges import offline_labeler
 
-    labeler = trained.model_labeler(trained.load(judge.removeprefix("model:"))["model"], LaserRubric.load())
+    labeler, _ = offline_labeler(judge, LaserRubric.load())
     return labeler([(str(k), pair_of(r), r["lang"]) for k, r in enumerate(rows)])
 
 

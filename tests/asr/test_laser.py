@@ -13,6 +13,7 @@ from voxjudge.asr.laser import LaserRubric, classify_words, rubric_align, score,
 from voxjudge.asr.laser.lang import detect_language, fold, numbers_equal
 from voxjudge.asr.laser.llm_judges import check_sentence_answer, llm_label_pairs, score_with_llm
 from voxjudge.asr.laser.rules import equivalent
+from voxjudge.asr.laser.scoring import rules_labeler
 from voxjudge.errors import InputError
 from voxjudge.llm import Judge
 from voxjudge.llm.providers.fake import register_fake_script
@@ -60,7 +61,8 @@ def test_merges_and_swaps():
         ("रहा", "रही", "hi", "minor", "grammar_agreement"),
         ("was", "were", "en", "minor", "grammar_agreement"),
         ("മരം", "മരങ്ങൾ", "ml", "minor", "grammar_agreement"),
-        ("किला", "कीला", "hi", "minor", "spelling_minor"),
+        ("किला", "कीला", "hi", "no_penalty", "alternate_spelling"),  # the Hindi annotators' convention
+        ("किला", "कीला", "mr", "minor", "spelling_minor"),
         ("occurred", "occured", "en", "minor", "spelling_minor"),
         ("में", "से", "hi", "major", "wrong_word"),
         ("train", "rain", "en", "major", "wrong_word"),
@@ -117,7 +119,10 @@ def test_custom_rubric_changes_the_weights(tmp_path):
     path.write_text(json.dumps(data))
     custom = LaserRubric.load(path)
     assert custom.sha256 != RUBRIC.sha256
-    assert score(["वह गई"], ["वह गया"], rubric=custom)[0].laser == pytest.approx(1 - 0.25 / 2)
+    assert score(["वह गई"], ["वह गया"], rubric=custom, labeler=rules_labeler)[0].laser == pytest.approx(1 - 0.25 / 2)
+    # the default judge's learned model was trained under the shipped rubric: refused, not silently used
+    with pytest.raises(InputError, match="trained under rubric .* --allow-rubric-mismatch"):
+        score(["वह गई"], ["वह गया"], rubric=custom)
     path.write_text('{"tiers": {"no_penalty": 0}, "types": []}')
     with pytest.raises(InputError, match="tiers must be"):
         LaserRubric.load(path)
@@ -181,8 +186,8 @@ def test_sentence_mode_checks_listed_errors_and_covers_unlisted_ones():
         return {
             "reasoning": "...",
             "errors": [
-                {"ref": "बाज़ार", "hyp": "बाजार", "error_type": "alternate_spelling"},
-                {"ref": "सब्ज़ियाँ", "hyp": "फल", "error_type": "wrong_word"},  # not in the sentences: dropped
+                {"pair": "p1", "error_type": "alternate_spelling"},  # बाज़ार -> बाजार
+                {"pair": "p1", "error_type": "wrong_word"},  # the same pair again: dropped
             ],
         }
 
@@ -199,19 +204,30 @@ def test_sentence_mode_checks_listed_errors_and_covers_unlisted_ones():
 
 
 def test_sentence_answer_validation():
-    valid, invalid = check_sentence_answer(
+    from voxjudge.asr.laser.align import RubricPair
+
+    pairs = [
+        RubricPair(("a",), ("a",), "equal", 0, 0),
+        RubricPair(("b",), (), "delete", 1, 1),
+        RubricPair(("c",), ("x",), "substitute", 2, 1),
+    ]
+    listed, invalid = check_sentence_answer(
         {
             "errors": [
-                {"ref": "a b", "hyp": "", "error_type": "omission"},
-                {"ref": "", "hyp": "", "error_type": "addition"},
-                {"ref": "q", "hyp": "x", "error_type": "wrong_word"},
+                {"pair": "p1", "error_type": "omission"},
+                {"pair": "p0", "error_type": "wrong_word"},  # a matching pair
+                {"pair": "p7", "error_type": "wrong_word"},  # no such pair
+                {"pair": "p1", "error_type": "wrong_word"},  # listed again
             ]
         },
-        ["a", "b", "c"],
-        ["c", "x"],
+        pairs,
         RUBRIC,
     )
-    assert valid == [("a b", "", "omission", "major")] and len(invalid) == 2
+    assert listed == {1: "omission"} and [why for _, why in invalid] == [
+        "the pair is the same word",
+        "no such pair",
+        "pair listed again",
+    ]
 
 
 def test_llm_label_pairs_unknown_ids_reported():

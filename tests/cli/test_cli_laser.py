@@ -55,6 +55,7 @@ def test_score_json_human_agreement_report(capsys, hi, tmp_path):
         "error_type": None,
         "reason": "identical",
         "penalty": 0.0,
+        "disputed": False,
     }
     html = report.read_text()
     assert "<svg" in html and "grammar_agreement" in html
@@ -125,36 +126,35 @@ def test_exported_training_rows_use_the_prompt_sent_at_inference(tmp_path, monke
 
 def test_export_train_and_use_a_model(capsys, tmp_path, examples):
     data = examples.parent / "tests" / "data" / "laser_pairs.tsv"
-    out_csv, chat, model = tmp_path / "pairs.csv", tmp_path / "pairs.chat.jsonl", tmp_path / "model.pkl"
+    out_csv, chat, model = tmp_path / "pairs.csv", tmp_path / "pairs.chat.jsonl", tmp_path / "model.json"
     assert main(["asr", "export-pairs", str(data), "--out", str(out_csv), "--chat", str(chat)]) == 0
     first = json.loads(chat.read_text().splitlines()[0])
     assert [m["role"] for m in first["messages"]] == ["system", "user", "assistant"]
     answer = json.loads(first["messages"][2]["content"])["items"][0]
     assert answer["id"] == "p0" and answer["error_type"] == "none" and answer["tier"] == "match"
+    hindi = tmp_path / "hi.tsv"  # a model is for one language; error types become tiers
+    lines = data.read_text(encoding="utf-8").splitlines()
+    hindi.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.startswith("hi\t")]) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert main(["asr", "train", str(data), "--out", str(model), "--test-fraction", "0.25"]) == 0
-    report = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
-    assert report["test_pairs"] > 90 and report["test_tier_accuracy"] > 0.6
+    assert main(["asr", "train", str(hindi), "--out", str(model), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["lang"] == "hi" and report["model"] == str(model)
+    saved = json.loads(model.read_text(encoding="utf-8"))
+    assert saved["format"] == "voxjudge-laser-linear-1" and "Amparulekar" in saved["notice"]
     (tmp_path / "r.txt").write_text("मैंने बाज़ार से दस आम खरीदे\n")
     (tmp_path / "h.txt").write_text("मैंने बाजार से 10 केले खरीदे\n")
-    assert (
-        main(
-            [
-                "asr",
-                "score",
-                "--ref",
-                str(tmp_path / "r.txt"),
-                "--hyp",
-                str(tmp_path / "h.txt"),
-                "--judge",
-                f"model:{model}",
-                "--json",
-            ]
-        )
-        == 0
-    )
+    argv = ["asr", "score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--json"]
+    assert main([*argv, "--judge", f"model:{model}"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["judge"].startswith("model:") and s["n"] == 1
+    # issue 17: a model trained under another rubric is refused unless the user says so
+    other = tmp_path / "rubric.json"
+    rubric = json.loads((__import__("importlib").resources.files("voxjudge.asr.laser") / "rubric.json").read_text())
+    rubric["tiers"]["minor"] = 0.25
+    other.write_text(json.dumps(rubric), encoding="utf-8")
+    assert main([*argv, "--judge", f"model:{model}", "--rubric", str(other)]) == 2
+    assert "was trained under rubric" in capsys.readouterr().err
+    assert main([*argv, "--judge", f"model:{model}", "--rubric", str(other), "--allow-rubric-mismatch"]) == 0
 
 
 @pytest.mark.parametrize(
@@ -170,13 +170,80 @@ def test_export_train_and_use_a_model(capsys, tmp_path, examples):
             ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--rubric", "{tmp}/nope.json"],
             "rubric file not found",
         ),
-        (["asr", "train", "{tmp}/nolang.tsv", "--out", "{tmp}/m.pkl"], "need error_type and lang"),
+        (
+            ["asr", "train", "{tmp}/nolabel.tsv", "--out", "{tmp}/m.json"],
+            "nolabel.tsv:2: a training pair needs a 'label'",
+        ),
+        (["asr", "train", "{tmp}/badlabel.tsv", "--out", "{tmp}/m.json"], "badlabel.tsv:3: label 'big' is not one of"),
+        (["asr", "train", "{tmp}/badlabel.tsv"], "nothing to do"),
+        (["asr", "classify", "{tmp}/nolabel.tsv", "--eval"], "nolabel.tsv:2: --eval needs a 'label' column"),
+        (
+            ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--judge", "model:{tmp}/r.txt"],
+            "not a voxjudge LASER model",
+        ),
     ],
 )
 def test_bad_input(capsys, tmp_path, argv, message):
     (tmp_path / "pairs.txt").write_text("x")
     (tmp_path / "nohyp.tsv").write_text("ref\tword\na\tb\n")
-    (tmp_path / "nolang.tsv").write_text("ref\thyp\terror_type\na\tb\twrong_word\n")
+    (tmp_path / "nolabel.tsv").write_text("ref\thyp\tcomment\na\tb\tx\n")
+    (tmp_path / "badlabel.tsv").write_text("ref\thyp\tlabel\na\tb\tmajor\nc\td\tbig\n")
     (tmp_path / "r.txt").write_text("a b\n")
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_classify_eval_prints_agreement(capsys, tmp_path):
+    pairs = tmp_path / "labelled.csv"
+    pairs.write_text(
+        "ref,hyp,label\n"
+        "घर,घर,match\n"  # rules: match
+        "बाज़ार,बाजार,no_penalty\n"  # rules: no_penalty (nukta)
+        "खाते,गाते,major\n"  # rules: major
+        "खाते,गाते,major\n"  # the same pair again: one unique pair for the bootstrap
+        "घर,घर,no_penalty\n",  # rules: match -> one error (and the same pair as the first row)
+        encoding="utf-8",
+    )
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--judge", "rules", "--eval", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["n"] == 5 and r["unique_pairs"] == 3 and r["accuracy"] == pytest.approx(0.8)
+    assert r["per_class"]["no_penalty"] == {
+        "n": 2,
+        "correct": 1,
+        "accuracy": 0.5,
+        "ci": r["per_class"]["no_penalty"]["ci"],
+    }
+    labels = r["confusion"]["labels"]
+    assert r["confusion"]["rows_true_cols_predicted"][labels.index("no_penalty")][labels.index("match")] == 1
+    # po = 4/5; true (match 1, no_penalty 2, major 2), predicted (match 2, no_penalty 1, major 2)
+    pe = (1 * 2 + 2 * 1 + 2 * 2) / 25
+    assert r["kappa"] == pytest.approx((0.8 - pe) / (1 - pe))
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--eval"]) == 0
+    text = capsys.readouterr().out
+    assert "Cohen's kappa" in text and "Confusion matrix" in text and "default judge" in text
+
+
+def test_classify_defaults_to_the_learned_hindi_judge(capsys, tmp_path):
+    pairs = tmp_path / "p.csv"
+    pairs.write_text("ref,hyp\nहोती है,होती हैं\nऊपर,उपर\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["asr", "classify", str(pairs), "--lang", "hi", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert [r["label"] for r in rows] == ["minor", "no_penalty"] and all(r["reason"] for r in rows)
+
+
+@pytest.mark.slow
+def test_train_reproduces_the_shipped_model_and_reports_grouped_cv(capsys, tmp_path):
+    from voxjudge.asr.laser.learned import shipped_data_path, shipped_model_path
+
+    out = tmp_path / "hi.json"
+    assert (
+        main(["asr", "train", str(shipped_data_path()), "--out", str(out), "--cv", "3", "--resamples", "200", "--json"])
+        == 0
+    )
+    assert out.read_bytes() == shipped_model_path("hi").read_bytes()
+    cv = json.loads(capsys.readouterr().out)["cv"]
+    assert cv["split"] == "grouped by unique (ref, hyp) pair" and cv["folds"] == 3
+    for judge in ("hybrid", "rules"):
+        assert set(cv[judge]["per_class"]) == {"match", "no_penalty", "minor", "major"}
+        assert 0.7 < cv[judge]["accuracy"] <= 1 and cv[judge]["kappa_ci"][0] <= cv[judge]["kappa"]

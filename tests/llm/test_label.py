@@ -225,14 +225,17 @@ def test_items_batch_only_with_items_of_the_same_context():
 
 def test_shipped_tasks_load_and_render():
     from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.align import rubric_align
     from voxjudge.asr.laser.llm_judges import pair_item, pairs_task, sentence_item, sentence_task
     from voxjudge.breaks.builder import build_task
 
     rubric = LaserRubric.load()
     msgs = pairs_task(rubric).render([pair_item("p0", "ref", "hyp", rubric, "en")])
     assert "wrong_word" in msgs[0].text_content and '"ref": "ref"' in msgs[1].text_content
-    msgs = sentence_task(rubric).render([sentence_item("u", 'a "b"', "c", "hi", rubric)])
+    pairs = rubric_align('a "b"'.split(), ["c"])
+    msgs = sentence_task(rubric).render([sentence_item("u", 'a "b"', "c", "hi", rubric, pairs)])
     assert 'Reference: "a \\"b\\""' in msgs[1].text_content and "Language: hi" in msgs[1].text_content
+    assert '{"id": "p1", "ref": "\\"b\\"", "hyp": ""}' in msgs[1].text_content
     assert build_task().name == "lmre-build" and len({pairs_task(rubric).sha256, build_task().sha256}) == 2
 
 

@@ -84,12 +84,12 @@ def _pairwise_demo(folder: Path) -> None:
 
 
 def _laser_demo(root: Path) -> None:
-    """LASER rubric scores beside WER on the Hindi and English examples (rules judge, offline)."""
+    """LASER rubric scores beside WER on the Hindi and English examples (offline default judge)."""
     from voxjudge.asr.laser import LaserRubric, score, summarize
     from voxjudge.io import pair_texts, read_texts
 
     rubric = LaserRubric.load()
-    print("\n=== ASR rubric scores (LASER, rules judge) beside WER ===")
+    print("\n=== ASR rubric scores (LASER, offline default judge) beside WER ===")
     for lang in ("en", "hi"):
         ref = read_texts(root / lang / "ref.txt", ids=True)
         for system in ("sys_a", "sys_b"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import sys
 from pathlib import Path
 
@@ -13,7 +12,10 @@ from voxjudge.cli.common import add_input_options, console, print_json, progress
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
 
-JUDGE_HELP = "rules (offline, default), an LLM spec (openai/<model>, gemini/<model>, ...), or model:PATH"
+JUDGE_HELP = (
+    "default (offline: rules + the learned model shipped for Hindi), rules (pure rules), model:PATH "
+    "(rules + a model from 'asr train'), or an LLM spec (openai/<model>, gemini/<model>, ...)"
+)
 
 
 def register(cmds) -> None:
@@ -48,6 +50,13 @@ def register(cmds) -> None:
     p.add_argument("pairs", help="word pairs: columns ref, hyp (either may be empty), optional lang")
     _common(p)
     p.add_argument("--out", metavar="FILE", help="write here (.csv, .tsv, .jsonl, .json); default: CSV on stdout")
+    p.add_argument(
+        "--eval",
+        action="store_true",
+        help="compare with the pairs' 'label' column: accuracy per class, confusion matrix, kappa with CIs",
+    )
+    p.add_argument("--resamples", type=int, default=2000, help="--eval bootstrap resamples (default: 2000)")
+    p.add_argument("--json", action="store_true", help="--eval: print the agreement as JSON")
     p.set_defaults(func=cmd_classify)
 
     p = cmds.add_parser("export-pairs", help="labelled word pairs as a dataset: CSV and chat-format JSONL for LoRA")
@@ -57,12 +66,21 @@ def register(cmds) -> None:
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     p.set_defaults(func=cmd_export)
 
-    p = cmds.add_parser("train", help="fit the CPU pair classifier (scikit-learn) for --judge model:PATH")
-    p.add_argument("pairs", help="labelled pairs (ref, hyp, error_type, lang)")
-    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
-    p.add_argument("--test-fraction", type=float, default=0.2, help="held out to report accuracy (default: 0.2)")
-    p.add_argument("--seed", type=int, default=0, help="split and training seed (default: 0)")
+    p = cmds.add_parser(
+        "train",
+        help="fit the learned pair judge (scikit-learn) for --judge model:PATH",
+        description="Fits the linear pair judge on labelled pairs (a tier 'label' column, or 'error_type'); "
+        "either side may span several words. The model is JSON applied with numpy only. Training the "
+        "shipped data (voxjudge/asr/laser/data) with the defaults reproduces the shipped model byte for byte.",
+    )
+    p.add_argument("pairs", help="labelled pairs: ref, hyp, and label (tier) or error_type; optional lang")
+    p.add_argument("--out", metavar="MODEL.json", help="model file to write")
+    p.add_argument("--lang", choices=["hi", "mr", "ml", "kn", "en"], help="language (default: detected)")
+    p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples for the CV CIs (default: 2000)")
+    p.add_argument("--seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
 
@@ -72,7 +90,12 @@ def _common(p) -> None:
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     add_judge_options(p, judge=None)
-    p.add_argument("--judge", default="rules", metavar="SPEC", help=JUDGE_HELP)
+    p.add_argument("--judge", default="default", metavar="SPEC", help=JUDGE_HELP)
+    p.add_argument(
+        "--allow-rubric-mismatch",
+        action="store_true",
+        help="use a learned model even though it was trained under another rubric",
+    )
 
 
 def read_pair_rows(path: str) -> list[dict[str, str]]:
@@ -110,16 +133,12 @@ def read_pair_rows(path: str) -> list[dict[str, str]]:
 
 
 def _labeler(args, rubric):
-    """A synchronous labeler for rules and trained models, or None for an LLM judge."""
-    from voxjudge.asr.laser.scoring import rules_labeler
+    """A synchronous labeler for the offline judges, or None and an LLM judge."""
+    from voxjudge.asr.laser.judges import is_offline, offline_labeler
 
-    if args.judge == "rules":
-        return rules_labeler, None
-    if args.judge.startswith("model:"):
-        from voxjudge.asr.laser import trained
-
-        data = trained.load(args.judge[len("model:") :])
-        return trained.model_labeler(data["model"], rubric), None
+    if is_offline(args.judge):
+        labeler, _ = offline_labeler(args.judge, rubric, allow_rubric_mismatch=args.allow_rubric_mismatch)
+        return labeler, None
     return None, make_judge(args, args.judge)
 
 
@@ -242,10 +261,14 @@ def render(s: dict) -> str:
             for name, cs in s["agreement"].items():
                 a.add_row(name, *(f"{c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]" for c in cs))
             con.print(a)
-        if s.get("llm"):
+        if s.get("disputed"):
+            con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
+        if s.get("llm") and "sent_to_model" in s["llm"]:
             con.print(
                 f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
-                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored)"
+                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored) in "
+                f"{s['llm']['requests']} requests, one utterance each ({s['llm']['requests_if_shared']} if "
+                "utterances shared batches)"
             )
     return cap.get().rstrip("\n")
 
@@ -282,6 +305,23 @@ def cmd_classify(args: argparse.Namespace) -> int:
         }
         for row, lab in zip(rows, labels)
     ]
+    if args.eval:
+        from voxjudge.asr.laser.agreement import label_agreement
+
+        truth = _truth_labels(rows, args.pairs)
+        unscored = sum(1 for o in out if o["label"] == "unscored")
+        keep = [k for k, o in enumerate(out) if o["label"] != "unscored"]
+        report = label_agreement(
+            [truth[k] for k in keep],
+            [out[k]["label"] for k in keep],
+            [(rows[k]["ref"].strip(), rows[k]["hyp"].strip()) for k in keep],
+            n_resamples=args.resamples,
+        )
+        report = {"judge": args.judge, "unscored": unscored, **report}
+        if args.out:
+            write_out(args.out, out)
+        print_json(report) if args.json else print(render_agreement(report))
+        return 0
     if args.out:
         write_out(args.out, out)
     else:
@@ -293,6 +333,49 @@ def cmd_classify(args: argparse.Namespace) -> int:
     return finish(
         unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
     )
+
+
+def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
+    from voxjudge.asr.laser.rubric import LABELS
+
+    truth = []
+    for n, row in enumerate(rows, start=2):
+        label = (row.get("label") or "").strip()
+        if label not in LABELS:
+            raise InputError(
+                f"{where}:{n}: --eval needs a 'label' column with one of {', '.join(LABELS)} (got {label!r})"
+            )
+        truth.append(label)
+    return truth
+
+
+def render_agreement(r: dict) -> str:
+    from rich.table import Table
+
+    ci = lambda c: "" if c[0] is None else f" [{c[0]:.3f}, {c[1]:.3f}]"  # noqa: E731
+    con = console()
+    with con.capture() as cap:
+        con.print(
+            f"{r['judge']} judge on {r['n']} labelled pairs ({r['unique_pairs']} unique): accuracy "
+            f"{r['accuracy']:.3f}{ci(r['accuracy_ci'])}, Cohen's kappa {r['kappa']:.3f}{ci(r['kappa_ci'])} "
+            f"(95% bootstrap CIs over unique pairs)"
+            + (f"; {r['unscored']} unscored, left out" if r["unscored"] else "")
+        )
+        t = Table(title="Accuracy per class (true label)")
+        for col in ("class", "correct", "n", "accuracy", "95% CI"):
+            t.add_column(col, justify="left" if col == "class" else "right")
+        for name, c in r["per_class"].items():
+            t.add_row(name, str(c["correct"]), str(c["n"]), f"{c['accuracy']:.3f}", ci(c["ci"]).strip())
+        con.print(t)
+        labels = r["confusion"]["labels"]
+        m = Table(title="Confusion matrix (rows: true, columns: predicted)")
+        m.add_column("true \\ predicted")
+        for lab in labels:
+            m.add_column(lab, justify="right")
+        for lab, row in zip(labels, r["confusion"]["rows_true_cols_predicted"]):
+            m.add_row(lab, *(str(x) for x in row))
+        con.print(m)
+    return cap.get().rstrip("\n")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -330,29 +413,48 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from voxjudge.asr.laser import LaserRubric, trained
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.lang import detect_language
+    from voxjudge.asr.laser.learned import file_sha256
+    from voxjudge.asr.laser.training import cross_validate, tiers_of, train
 
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
-    for r in rows:
-        if not r.get("error_type") or not r.get("lang"):
-            raise InputError(f"{args.pairs}: training pairs need error_type and lang")
-        if r["error_type"] != "none":
-            rubric.type(r["error_type"])
-    if not 0 <= args.test_fraction < 1:
-        raise InputError("--test-fraction must be in [0, 1)")
-    order = np.random.default_rng(args.seed).permutation(len(rows))
-    cut = int(round(len(rows) * args.test_fraction))
-    test, fit = [rows[k] for k in order[:cut]], [rows[k] for k in order[cut:]]
-    model = trained.train(fit, seed=args.seed)
-    report = {"train_pairs": len(fit), "test_pairs": len(test)}
-    if test:
-        pred = model.predict([(r["ref"], r["hyp"], r["lang"], r.get("op", "substitute")) for r in test])
-        tier = lambda t: "match" if t == "none" else rubric.type(t).tier  # noqa: E731
-        report["test_type_accuracy"] = float(np.mean([p == r["error_type"] for p, r in zip(pred, test)]))
-        report["test_tier_accuracy"] = float(np.mean([tier(p) == tier(r["error_type"]) for p, r in zip(pred, test)]))
-    trained.save(model, args.out, rubric, len(fit))
-    print(json.dumps({"model": args.out, **report}), file=sys.stderr)
+    if not args.out and not args.cv:
+        raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
+    if args.cv == 1 or args.cv < 0:
+        raise InputError("--cv needs at least 2 folds")
+    tiers = tiers_of(rows, rubric, args.pairs)
+    if args.lang:
+        langs = {args.lang}
+    else:  # a lang column, else the script of the whole file (one stray Latin pair must not split it)
+        langs = {r.get("lang") for r in rows} - {None, ""} or {
+            detect_language(" ".join(r["ref"] + " " + r["hyp"] for r in rows))
+        }
+    if len(langs) != 1:
+        raise InputError(f"{args.pairs}: a model is for one language; found {', '.join(sorted(langs))} (use --lang)")
+    lang = langs.pop()
+    report: dict = {"pairs": len(rows), "lang": lang}
+    if args.out:
+        model = train(rows, tiers, rubric, lang, seed=args.seed, data_sha256=file_sha256(args.pairs))
+        Path(args.out).write_text(model.as_json(), encoding="utf-8")
+        report.update(model=args.out, setting={"C": model.meta["C"], "class_weight": model.meta["class_weight"]})
+    if args.cv:
+        report["cv"] = cross_validate(
+            rows, tiers, rubric, lang, folds=args.cv, seed=args.seed, n_resamples=args.resamples
+        )
+    if args.json:
+        print_json(report)
+        return 0
+    if args.out:
+        print(
+            f"{len(rows)} pairs ({lang}) -> {args.out} (C={report['setting']['C']}, "
+            f"class weight {report['setting']['class_weight']})"
+        )
+    if args.cv:
+        cv = report["cv"]
+        for name in ("hybrid", "rules"):
+            title = "rules + learned model" if name == "hybrid" else "rules alone"
+            print(f"\n{cv['folds']}-fold CV grouped by unique pair, {title}:")
+            print(render_agreement({"judge": title, "unscored": 0, **cv[name]}))
     return 0

@@ -11,10 +11,14 @@ with a small dynamic programme that may also take:
 Each merge or swap costs one edit, so the re-aligned stretch never costs more than the plain
 edit script (which is one of the programme's options). Insertions and deletions stay separate
 pairs with an empty side -- never glued onto a correct neighbour.
+
+Words are compared by a key (NFC, case folded, edge punctuation stripped), so ``cat.`` and
+``cat`` align as equal; the pairs keep the original words for display and for the judges.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +26,17 @@ from voxjudge.asr.align import align_tokens
 
 MAX_MERGE = 3
 Equivalent = Callable[[tuple[str, ...], tuple[str, ...]], bool]
+
+
+def word_key(word: str) -> str:
+    """What two words must share to align as equal: NFC, case folded, edge punctuation off."""
+    w = unicodedata.normalize("NFC", word).casefold()
+    start, end = 0, len(w)
+    while start < end and unicodedata.category(w[start])[0] in "PZ":
+        start += 1
+    while end > start and unicodedata.category(w[end - 1])[0] in "PZ":
+        end -= 1
+    return w[start:end] or w
 
 
 @dataclass(frozen=True)
@@ -45,8 +60,17 @@ class RubricPair:
         return 0 if self.op == "equal" else 1
 
 
-def _region(ref: Sequence[str], hyp: Sequence[str], r0: int, h0: int, equivalent: Equivalent) -> list[RubricPair]:
-    """Best alignment of one mismatched stretch (ref[r0:], hyp[h0:] are the stretch's words)."""
+def _region(
+    ref: Sequence[str],
+    hyp: Sequence[str],
+    rk: Sequence[str],
+    hk: Sequence[str],
+    r0: int,
+    h0: int,
+    equivalent: Equivalent,
+) -> list[RubricPair]:
+    """Best alignment of one mismatched stretch (ref[r0:], hyp[h0:] are the stretch's words;
+    rk, hk their comparison keys)."""
     n, m = len(ref), len(hyp)
     inf = float("inf")
     # cost[i][j]: best cost aligning ref[i:] with hyp[j:]; ties prefer merges/swaps, then substitutions
@@ -59,14 +83,14 @@ def _region(ref: Sequence[str], hyp: Sequence[str], r0: int, h0: int, equivalent
                 continue
             options = []
             if i < n and j < m:
-                tag = "equal" if ref[i] == hyp[j] else "substitute"
+                tag = "equal" if rk[i] == hk[j] else "substitute"
                 options.append((cost[i + 1][j + 1] + (tag != "equal"), 1, tag, 1, 1))
             for k in range(2, MAX_MERGE + 1):
                 if i + k <= n and j < m and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
                     options.append((cost[i + k][j + 1] + 1, 0, "merge", k, 1))
                 if j + k <= m and i < n and equivalent((ref[i],), tuple(hyp[j : j + k])):
                     options.append((cost[i + 1][j + k] + 1, 0, "merge", 1, k))
-            if i + 1 < n and j + 1 < m and ref[i] == hyp[j + 1] and ref[i + 1] == hyp[j] and ref[i] != ref[i + 1]:
+            if i + 1 < n and j + 1 < m and rk[i] == hk[j + 1] and rk[i + 1] == hk[j] and rk[i] != rk[i + 1]:
                 options.append((cost[i + 2][j + 2] + 1, 0, "swap", 2, 2))
             if i < n:
                 options.append((cost[i + 1][j] + 1, 2, "delete", 1, 0))
@@ -86,9 +110,10 @@ def _region(ref: Sequence[str], hyp: Sequence[str], r0: int, h0: int, equivalent
 def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent | None = None) -> list[RubricPair]:
     """Pairs covering both word sequences in order (see the module docstring)."""
     equivalent = equivalent or (lambda a, b: False)
+    rk, hk = [word_key(w) for w in ref], [word_key(w) for w in hyp]
     pairs: list[RubricPair] = []
     pending_r = pending_h = None  # start of the current mismatched stretch
-    chunks = align_tokens(ref, hyp)
+    chunks = align_tokens(rk, hk)
     for c in chunks + [None]:  # type: ignore[operator]
         if c is not None and c.type != "equal":
             if pending_r is None:
@@ -97,17 +122,25 @@ def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent 
         if pending_r is not None:
             end_r = c.ref_start if c is not None else len(ref)
             end_h = c.hyp_start if c is not None else len(hyp)
-            pairs += _region(ref[pending_r:end_r], hyp[pending_h:end_h], pending_r, pending_h, equivalent)
+            pairs += _region(
+                ref[pending_r:end_r],
+                hyp[pending_h:end_h],
+                rk[pending_r:end_r],
+                hk[pending_h:end_h],
+                pending_r,
+                pending_h,
+                equivalent,
+            )
             pending_r = pending_h = None
         if c is not None:
             pairs += [
                 RubricPair((ref[c.ref_start + k],), (hyp[c.hyp_start + k],), "equal", c.ref_start + k, c.hyp_start + k)
                 for k in range(c.ref_end - c.ref_start)
             ]
-    return _swaps(pairs)
+    return _swaps(pairs, word_key)
 
 
-def _swaps(pairs: list[RubricPair]) -> list[RubricPair]:
+def _swaps(pairs: list[RubricPair], key: Callable[[str], str]) -> list[RubricPair]:
     """An edit script may spell an adjacent swap as insert x, keep y, delete x (or the mirror);
     that is one reordering, not two errors."""
     out: list[RubricPair] = []
@@ -115,11 +148,11 @@ def _swaps(pairs: list[RubricPair]) -> list[RubricPair]:
     while k < len(pairs):
         a, b, c = pairs[k], pairs[k + 1] if k + 1 < len(pairs) else None, pairs[k + 2] if k + 2 < len(pairs) else None
         if b is not None and c is not None and b.op == "equal":
-            if a.op == "insert" and c.op == "delete" and a.hyp == c.ref:
+            if a.op == "insert" and c.op == "delete" and [key(w) for w in a.hyp] == [key(w) for w in c.ref]:
                 out.append(RubricPair(b.ref + c.ref, a.hyp + b.hyp, "swap", b.ref_start, a.hyp_start))
                 k += 3
                 continue
-            if a.op == "delete" and c.op == "insert" and a.ref == c.hyp:
+            if a.op == "delete" and c.op == "insert" and [key(w) for w in a.ref] == [key(w) for w in c.hyp]:
                 out.append(RubricPair(a.ref + b.ref, b.hyp + c.hyp, "swap", a.ref_start, b.hyp_start))
                 k += 3
                 continue

@@ -5,16 +5,21 @@
   rubric prompt; the answer schema pins the batch's ids and allows only the rubric's error types.
   The model names the error type; the tier and penalty come from the rubric, in code. Pairs the
   rules settle with certainty (identical, same after the spelling fold, the same number) never
-  go to the model unless ``prefilter`` is off.
-* Sentence mode (paper-faithful): the model gets both sentences, reasons step by step and lists
-  its errors by tier; every listed error is checked against the two sentences (its words must
-  occur there, in order) and the score is computed here from the valid ones.
+  go to the model unless ``prefilter`` is off. A batch holds the pairs of one utterance only, so
+  text in one utterance cannot relabel another's pairs (the stats give the request cost).
+* Sentence mode (paper-faithful): the model gets both sentences and our aligned pairs with ids,
+  reasons step by step and lists its errors *by pair id*; each pair counts once, a pair it did
+  not list is labelled by the rules, and the score is computed here.
+* Both modes: an error type must fit the pair's operation (an insertion is an addition, a
+  deletion an omission, a swap a reordering, unless the rules justify otherwise); a label that
+  breaks this is replaced by the rules' and flagged ``disputed``, and a label that contradicts a
+  confident rule is kept but flagged ``disputed``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -25,6 +30,26 @@ from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.llm import Item, Judge, LabelOutcome, Request, Task, label_many, load_tasks, planned_requests
 
 CERTAIN = {None, "alternate_spelling", "numerical_phrase"}  # rule labels that need no model
+ALLOWED_BY_OP = {"insert": {"addition"}, "delete": {"omission"}, "swap": {"reordering"}}
+_OP_NAMES = {"insert": "an insertion", "delete": "a deletion", "swap": "a swap of adjacent words"}
+
+
+def reconcile(pair: RubricPair, lang: str, model: Label, rule: Label | None = None) -> Label:
+    """A model's label checked against the pair's operation and the rules (see the module doc)."""
+    from voxjudge.asr.laser.learned import settled_by_rules
+
+    rule = rule or classify(pair, lang)
+    allowed = ALLOWED_BY_OP.get(pair.op)
+    if allowed is not None and model.error_type not in allowed and model.error_type != rule.error_type:
+        return Label(
+            rule.label,
+            rule.error_type,
+            f"model said {model.error_type}, which {_OP_NAMES[pair.op]} cannot be; rules: {rule.reason}",
+            disputed=True,
+        )
+    if model.label != rule.label and settled_by_rules(pair, rule, lang):
+        return replace(model, reason=f"{model.reason} (disputed: rules say {rule.label}, {rule.reason})", disputed=True)
+    return model
 
 
 @lru_cache(maxsize=1)
@@ -104,6 +129,9 @@ class LLMStats:
     task_hash: str = ""
     stopped: str | None = None
     unscored_reasons: dict[str, int] = field(default_factory=dict)
+    requests: int = 0  # first-round requests: one utterance's pairs per batch
+    requests_if_shared: int = 0  # what batches mixing utterances would have cost
+    disputed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -111,17 +139,22 @@ class LLMStats:
 
 def _split_by_rules(
     items: Sequence[tuple[str, RubricPair, str]], rubric: LaserRubric, prefilter: bool
-) -> tuple[list[Label | None], list[Item]]:
-    """Labels of the pairs the rules settle with certainty, and the others as task items."""
+) -> tuple[list[Label | None], list[Label], list[Item]]:
+    """Labels of the pairs the rules settle with certainty, every pair's rule label, and the
+    others as task items, each batched only with pairs of its own utterance."""
     out: list[Label | None] = [None] * len(items)
+    rules: list[Label] = []
     todo: list[Item] = []
-    for k, (_, pair, lang) in enumerate(items):
+    for k, (uid, pair, lang) in enumerate(items):
         rule = classify(pair, lang)
+        rules.append(rule)
         if prefilter and (pair.op == "equal" or rule.error_type in CERTAIN and rule.label != "major"):
             out[k] = rule
             continue
-        todo.append(pair_item(f"p{k}", pair.ref_text, pair.hyp_text, rubric, lang))
-    return out, todo
+        item = pair_item(f"p{k}", pair.ref_text, pair.hyp_text, rubric, lang)
+        # the utterance id in the context keeps each batch inside one utterance (it is not shown)
+        todo.append(replace(item, context={**(item.context or {}), "utterance": uid}))
+    return out, rules, todo
 
 
 def planned_laser_requests(
@@ -141,9 +174,10 @@ def planned_laser_requests(
     aligned = align_utterances(references, hypotheses, ids, lang)
     if mode == "pairs":
         items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
-        return planned_requests(pairs_task(rubric, batch_size), _split_by_rules(items, rubric, prefilter)[1])
+        return planned_requests(pairs_task(rubric, batch_size), _split_by_rules(items, rubric, prefilter)[2])
     todo = [
-        sentence_item(uid, r, h, language, rubric) for (uid, language, _), r, h in zip(aligned, references, hypotheses)
+        sentence_item(uid, r, h, language, rubric, pairs)
+        for (uid, language, pairs), r, h in zip(aligned, references, hypotheses)
     ]
     return planned_requests(sentence_task(rubric), todo)
 
@@ -158,12 +192,21 @@ async def llm_label_pairs(
     progress=None,
 ) -> tuple[list[Label | None], LLMStats]:
     """One label per item; None when the model never gave a usable answer (the pair is
-    unscored: no label, no penalty). ``stats.stopped`` says when a budget stopped the run."""
+    unscored: no label, no penalty). ``stats.stopped`` says when a budget stopped the run.
+    Items carry their utterance id first: pairs of different utterances never share a request."""
+    from voxjudge.llm.label import plan_batches
+
     task = pairs_task(rubric, batch_size)
     stats = LLMStats(pairs=len(items), task=task.name, task_hash=task.sha256)
-    out, todo = _split_by_rules(items, rubric, prefilter)
+    out, rules, todo = _split_by_rules(items, rubric, prefilter)
     stats.settled_by_rules = len(items) - len(todo)
     stats.sent_to_model = len(todo)
+    stats.requests = len(plan_batches(task, todo))
+    stats.requests_if_shared = len(
+        plan_batches(
+            task, [replace(it, context={k: v for k, v in it.context.items() if k != "utterance"}) for it in todo]
+        )
+    )
     outcome = await label_many(judge, task, todo, progress=progress)
     stats.unknown_ids = outcome.unknown_ids
     stats.stopped = outcome.stopped
@@ -177,13 +220,18 @@ async def llm_label_pairs(
         else:
             tier = rubric.type(etype).tier
         note = "" if answer["tier"] in (tier, "match") else f" (model said {answer['tier']})"
-        out[int(uid[1:])] = Label(tier, etype, f"model: {answer['reason']}{note}")
+        k = int(uid[1:])
+        _, pair, lang = items[k]
+        out[k] = reconcile(pair, lang, Label(tier, etype, f"model: {answer['reason']}{note}"), rules[k])
     stats.unscored = sum(1 for x in out if x is None)
+    stats.disputed = sum(1 for x in out if x is not None and x.disputed)
     stats.unscored_reasons = outcome.as_dict()["unscored_reasons"]
     return out, stats
 
 
-def sentence_schema(rubric: LaserRubric) -> dict[str, Any]:
+def sentence_schema(rubric: LaserRubric, pair_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """Listed errors name an aligned pair by id (pinned to the utterance's ids when given)."""
+    pair = {"type": "string", "enum": list(pair_ids)} if pair_ids is not None else {"type": "string"}
     return {
         "type": "object",
         "properties": {
@@ -192,12 +240,8 @@ def sentence_schema(rubric: LaserRubric) -> dict[str, Any]:
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": {
-                        "ref": {"type": "string"},
-                        "hyp": {"type": "string"},
-                        "error_type": {"type": "string", "enum": rubric.type_ids},
-                    },
-                    "required": ["ref", "hyp", "error_type"],
+                    "properties": {"pair": pair, "error_type": {"type": "string", "enum": rubric.type_ids}},
+                    "required": ["pair", "error_type"],
                     "additionalProperties": False,
                 },
             },
@@ -207,33 +251,35 @@ def sentence_schema(rubric: LaserRubric) -> dict[str, Any]:
     }
 
 
-def _occurs(phrase: str, words: Sequence[str]) -> bool:
-    parts = phrase.split()
-    if not parts:
-        return True
-    n = len(parts)
-    return any(list(words[i : i + n]) == parts for i in range(len(words) - n + 1))
+def sentence_item(uid: str, ref: str, hyp: str, lang: str, rubric: LaserRubric, pairs: Sequence[RubricPair]) -> Item:
+    """One utterance: both sentences and its differing aligned pairs with ids (p<index>)."""
+    shown = [{"id": f"p{k}", "ref": p.ref_text, "hyp": p.hyp_text} for k, p in enumerate(pairs) if p.op != "equal"]
+    return Item(
+        uid,
+        {"ref": ref, "hyp": hyp, "pairs": shown},
+        schema=sentence_schema(rubric, [x["id"] for x in shown]),
+        context=pair_context(rubric, lang),
+    )
 
 
-def sentence_item(uid: str, ref: str, hyp: str, lang: str, rubric: LaserRubric) -> Item:
-    return Item(uid, {"ref": ref, "hyp": hyp}, context=pair_context(rubric, lang))
-
-
-def check_sentence_answer(
-    parsed: dict[str, Any], ref_words: Sequence[str], hyp_words: Sequence[str], rubric: LaserRubric
-):
-    """Valid listed errors as (ref, hyp, error_type, tier) and the invalid ones with reasons."""
-    valid, invalid = [], []
+def check_sentence_answer(parsed: dict[str, Any], pairs: Sequence[RubricPair], rubric: LaserRubric):
+    """The listed errors as {pair index: error type}, each pair once, and the rejected entries
+    with reasons (unknown or matching pairs, repeats)."""
+    listed: dict[int, str] = {}
+    invalid = []
     for e in parsed.get("errors", []):
-        if not e["ref"] and not e["hyp"]:
-            invalid.append((e, "both sides empty"))
-        elif not _occurs(e["ref"], ref_words):
-            invalid.append((e, "reference words not in the reference"))
-        elif not _occurs(e["hyp"], hyp_words):
-            invalid.append((e, "hypothesis words not in the hypothesis"))
+        pid = str(e.get("pair", ""))
+        k = int(pid[1:]) if pid[:1] == "p" and pid[1:].isdigit() else -1
+        if not 0 <= k < len(pairs):
+            invalid.append((e, "no such pair"))
+        elif pairs[k].op == "equal":
+            invalid.append((e, "the pair is the same word"))
+        elif k in listed:
+            invalid.append((e, "pair listed again"))
         else:
-            valid.append((e["ref"], e["hyp"], e["error_type"], rubric.type(e["error_type"]).tier))
-    return valid, invalid
+            rubric.type(e["error_type"])
+            listed[k] = e["error_type"]
+    return listed, invalid
 
 
 async def score_with_llm(
@@ -250,14 +296,7 @@ async def score_with_llm(
     progress=None,
 ):
     """LASER with an LLM judge in pair or sentence mode: utterance scores and a run report."""
-    from voxjudge.asr.laser.scoring import (
-        ScoredPair,
-        UtteranceScore,
-        align_utterances,
-        score_aligned,
-        side_by_side_wer,
-        words,
-    )
+    from voxjudge.asr.laser.scoring import align_utterances, score_aligned, side_by_side_wer
 
     wers = side_by_side_wer(references, hypotheses)
     aligned = align_utterances(references, hypotheses, ids, lang)
@@ -284,48 +323,42 @@ async def score_with_llm(
                 u.laser = None
         return utterances, {"llm": stats.as_dict(), "stopped": stats.stopped}
     task = sentence_task(rubric)
-    todo = [sentence_item(uid, r, h, lang, rubric) for (uid, lang, _), r, h in zip(aligned, references, hypotheses)]
+    todo = [
+        sentence_item(uid, r, h, lang, rubric, pairs)
+        for (uid, lang, pairs), r, h in zip(aligned, references, hypotheses)
+        if any(p.op != "equal" for p in pairs)
+    ]
     outcome: LabelOutcome = await label_many(llm, task, todo, progress=progress)
-    from voxjudge.asr.laser.rules import classify
-
-    utterances, invalid_total, unlisted_total = [], 0, 0
-    for (uid, lang, pairs), ref, hyp, wer in zip(aligned, references, hypotheses, wers):
-        ref_w, hyp_w = words(ref), words(hyp)
-        u = UtteranceScore(uid, lang, len(ref_w), wer=wer)
-        answer = outcome.answer(uid)
+    sent = {it.id for it in todo}
+    table: dict[tuple[str, int], Label] = {}
+    unscored_ids, invalid_total, unlisted_total, disputed = set(), 0, 0, 0
+    for uid, lang, pairs in aligned:
+        answer = outcome.answer(uid) if uid in sent else {"errors": []}
         if answer is None:
-            utterances.append(u)  # unscored: laser stays None
-            continue
-        valid, invalid = check_sentence_answer(answer, ref_w, hyp_w, rubric)
-        invalid_total += len(invalid)
-        for r, h, etype, tier in valid:
-            u.pairs.append(ScoredPair(r, h, "listed", tier, etype, "model (sentence mode)", rubric.tiers[tier]))
-            u.penalty += rubric.tiers[tier]
-        # A mismatch the model did not list is not waved through: the rules label it.
-        listed = {w for r, h, _, _ in valid for w in (r.split() + h.split())}
-        for p in pairs:
-            if p.op == "equal" or set(p.ref + p.hyp) <= listed:
-                continue
-            lab = classify(p, lang)
-            if lab.label == "match":
-                continue
-            u.pairs.append(
-                ScoredPair(
-                    p.ref_text,
-                    p.hyp_text,
-                    p.op,
-                    lab.label,
-                    lab.error_type,
-                    f"not listed by the model; rules: {lab.reason}",
-                    rubric.penalty(lab.label),
-                )
-            )
-            u.penalty += rubric.penalty(lab.label)
-            unlisted_total += 1
-        u.laser = (1 - u.penalty / u.ref_words) if u.ref_words else None
-        utterances.append(u)
+            unscored_ids.add(uid)
+            listed: dict[int, str] = {}
+        else:
+            listed, invalid = check_sentence_answer(answer, pairs, rubric)
+            invalid_total += len(invalid)
+        for k, p in enumerate(pairs):
+            rule = classify(p, lang)
+            if k in listed:
+                etype = listed[k]
+                lab = reconcile(p, lang, Label(rubric.type(etype).tier, etype, "model (sentence mode)"), rule)
+                disputed += lab.disputed
+            elif p.op == "equal":
+                lab = rule
+            else:
+                # A mismatch the model did not list is not waved through: the rules label it.
+                lab = replace(rule, reason=f"not listed by the model; rules: {rule.reason}")
+                unlisted_total += answer is not None
+            table[(uid, k)] = lab
+    utterances = score_aligned(aligned, table, rubric, wers)
+    for u in utterances:
+        if u.id in unscored_ids:
+            u.laser = None  # no valid answer for this utterance: unscored, not guessed
     return utterances, {
-        "llm": outcome.as_dict(),
+        "llm": {**outcome.as_dict(), "disputed": disputed},
         "invalid_listed_errors": invalid_total,
         "unlisted_mismatches": unlisted_total,
         "stopped": outcome.stopped,

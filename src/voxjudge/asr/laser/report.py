@@ -16,10 +16,11 @@ COLORS = {"match": "#ffffff", "no_penalty": "#e3f2e1", "minor": "#fff1c2", "majo
 def _pairs_html(u: UtteranceScore) -> str:
     cells = []
     for p in u.pairs:
-        title = escape(f"{p.label}: {p.error_type or ''} {p.reason}".strip())
+        title = escape(f"{'DISPUTED ' if p.disputed else ''}{p.label}: {p.error_type or ''} {p.reason}".strip())
+        border = "2px dashed #c62828" if p.disputed else "1px solid #ccc"  # a model label the rules contest
         cells.append(
             f'<span title="{title}" style="display:inline-block;margin:2px;padding:2px 4px;'
-            f'background:{COLORS[p.label]};border:1px solid #ccc">'
+            f'background:{COLORS.get(p.label, "#eeeeee")};border:{border}">'
             f"{escape(p.ref or '∅')}<br>{escape(p.hyp or '∅')}</span>"
         )
     return "".join(cells)
@@ -30,7 +31,7 @@ def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], 
         section(
             "Summary",
             table(
-                ["LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored"],
+                ["LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored", "disputed"],
                 [
                     [
                         summary["laser_micro"],
@@ -40,11 +41,13 @@ def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], 
                         summary["labels"]["minor"],
                         summary["labels"]["major"],
                         summary["n_unscored"],
+                        summary.get("disputed", 0),
                     ]
                 ],
             ),
             note=f"judge {summary['judge']}, rubric {summary['rubric']['name']} {summary['rubric']['sha256']}; "
-            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores",
+            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; disputed = "
+            "model labels that contradict a confident rule or the pair's operation (dashed red border)",
         ),
         section(
             "Error types",

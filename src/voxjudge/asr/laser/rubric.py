@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +32,13 @@ class LaserRubric:
     tiers: dict[str, float]
     types: tuple[ErrorType, ...]
     sha256: str
+    convention_data: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def conventions(self, lang: str):
+        """How annotators apply this rubric in ``lang`` (see ``conventions.py``)."""
+        from voxjudge.asr.laser.conventions import Conventions
+
+        return Conventions.from_data(lang, self.convention_data.get(lang))
 
     def penalty(self, label: str) -> float:
         return 0.0 if label == "match" else self.tiers[label]
@@ -64,6 +71,7 @@ class LaserRubric:
                 ErrorType(str(t["id"]), str(t["tier"]), str(t.get("description", "")), dict(t.get("examples", {})))
                 for t in data["types"]
             )
+            conventions = dict(data.get("conventions", {}))
         except json.JSONDecodeError as e:
             raise InputError(f"{where}:{e.lineno}: rubric is not valid JSON") from None
         except (KeyError, TypeError, ValueError) as e:
@@ -81,4 +89,5 @@ class LaserRubric:
             tiers,
             types,
             hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+            conventions,
         )

@@ -10,13 +10,17 @@ Checks run in order; the first that applies decides, and every label carries its
    penalty, numerical phrase;
 5. a word and its abbreviation -> no penalty; a listed colloquial or contracted form -> no penalty;
 6. the two sides joined are the same word (a compound split or joined) -> no penalty;
-7. a loan word in Latin script against its native-script spelling (same consonant skeleton after
+7. the language's annotator conventions (rubric data, ``conventions.py``): an informal spelling
+   of a frequent word or an accepted spelling variant (Hindi: vowel length, a dropped nasal
+   sign, ै/े ...) -> no penalty; a number slip on an auxiliary (है/हैं), alone or inside a
+   phrase whose other words match -> minor, grammar agreement;
+8. a loan word in Latin script against its native-script spelling (same consonant skeleton after
    transliteration) -> no penalty, transliteration variant; a capitalised Latin name with the
    same skeleton -> no penalty, proper noun;
-8. the same stem with a different gender/number/tense ending -> minor, grammar agreement;
-9. a vowel-length slip (ि/ी, ु/ू ...) or, in English, a doubled/transposed letter -> minor, spelling;
-10. a function word replaced -> major, wrong word;
-11. omissions, additions and reorderings -> major; anything else -> major, wrong word (the rules
+9. the same stem with a different gender/number/tense ending -> minor, grammar agreement;
+10. a vowel-length slip (ि/ी, ु/ू ...) or, in English, a doubled/transposed letter -> minor, spelling;
+11. a function word replaced -> major, wrong word;
+12. omissions, additions and reorderings -> major; anything else -> major, wrong word (the rules
     cannot justify leniency).
 """
 
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair
+from voxjudge.asr.laser.conventions import Conventions, conventions_for
 from voxjudge.asr.laser.lang import (
     ENDINGS,
     abbreviation_equal,
@@ -45,6 +50,7 @@ class Label:
     label: str  # match | no_penalty | minor | major
     error_type: str | None
     reason: str
+    disputed: bool = False  # a model's label that contradicts a confident rule
 
 
 _UK_US = [
@@ -163,15 +169,18 @@ IRREGULAR_EN = [
 ]
 
 
-def _stems(word: str, lang: str) -> set[str]:
+@lru_cache(maxsize=200_000)
+def _stems(word: str, lang: str) -> frozenset[str]:
     """The word and what is left after removing one inflection ending (an ending may be empty)."""
     if lang == "en":  # close/closed/closes/closing, light/lights
         stem = re.sub(r"(ing|ed|es|s|d)$", "", word) if len(word) > 4 else word
         stems = {word, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
         stems |= {f"irregular:{k}" for k, forms in enumerate(IRREGULAR_EN) if word in forms}
-        return stems
+        return frozenset(stems)
     # Indic stems can be a single consonant (गया/गई/गए, का/की/के)
-    return {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+    return frozenset(
+        {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+    )
 
 
 def _stem(word: str, lang: str) -> str:
@@ -207,8 +216,68 @@ def equivalent(lang: str):
     return eq
 
 
+def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label | None:
+    """Step 7: what the language's annotator conventions say about a pair, or None."""
+    if len(ref) == len(hyp) == 1:
+        return _word_convention(ref[0], hyp[0], lang, conv)
+    if len(ref) == len(hyp):
+        found = [_phrase_word(a, b, lang, conv) if fold(a) != fold(b) else None for a, b in zip(ref, hyp)]
+        differing = [lab for a, b, lab in zip(ref, hyp, found) if fold(a) != fold(b)]
+        if differing and all(lab is not None and lab.label != "major" for lab in differing):
+            if any(lab.label == "minor" for lab in differing):  # type: ignore[union-attr]
+                return Label(
+                    conv.phrase_agreement if conv.phrase_agreement in ("minor", "major") else "minor",
+                    "grammar_agreement",
+                    "agreement slip inside a phrase whose other words match",
+                )
+            return Label("no_penalty", "alternate_spelling", "every differing word is an accepted variant")
+        return None
+    joined_r, joined_h = conv.key("".join(ref)), conv.key("".join(hyp))
+    if joined_r == joined_h and not conv.strict & set(conv.variants("".join(ref), "".join(hyp)) or ()):
+        return Label("no_penalty", "compound_word", "same words joined or split, spelled as a variant")
+    return None
+
+
+def _phrase_word(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
+    """One differing word inside a phrase: a convention, or an ending that carries agreement."""
+    found = _word_convention(a, b, lang, conv)
+    if found is None and _stems(fold(a), lang) & _stems(fold(b), lang):
+        return Label("minor", "grammar_agreement", "same stem, different ending")
+    return found
+
+
+# जाएगी/जाएंगी, खरीदी/खरीदीं: there the nasal marks number on a verb
+_FUTURE = ("गा", "गी", "गे", "ीं")
+
+
+def _word_convention(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
+    if conv.is_informal(a, b):
+        return Label("no_penalty", "slang_colloquial", "informal spelling of a frequent word")
+    if conv.same_auxiliary(a, b) or (
+        conv.is_agreement_word(a) and conv.is_agreement_word(b) and _stems(fold(a), lang) & _stems(fold(b), lang)
+    ):
+        return Label("minor", "grammar_agreement", "auxiliary with another number or gender")
+    found = conv.variants(a, b)
+    if not found:
+        return None
+    short = min(len(fold(a)), len(fold(b))) < 4
+    if conv.strict & set(found) and (short or len(conv.strict & set(found)) > 1):
+        return None  # थ/त, श/स ... are accepted in longer words, where no other word is that close
+    if is_function_word(a, lang) and is_function_word(b, lang) and set(found) - {"vowel length", "nukta", "markup"}:
+        return None  # मैं/में: two different function words, not one word spelled two ways
+    if "nasal sign" in found and any(conv.is_agreement_word(w) or fold(w).endswith(_FUTURE) for w in (a, b)):
+        return Label("minor", "grammar_agreement", "a nasal sign that marks number on an auxiliary")
+    return Label("no_penalty", "alternate_spelling", f"accepted spelling variant ({', '.join(found)})")
+
+
+def classify_words(
+    ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conventions: Conventions | None = None
+) -> Label:
+    return _classify_words(ref, hyp, lang, conventions if conventions is not None else conventions_for(lang))
+
+
 @lru_cache(maxsize=200_000)
-def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Label:
+def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
     if not hyp:
         return Label("major", "omission", "reference word missing from the transcript")
     if not ref:
@@ -220,7 +289,7 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
     fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
     if fr == fh:
         return Label("no_penalty", "alternate_spelling", "same word after the spelling fold (nukta, nasal, case...)")
-    if len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
+    if lang == "en" and len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
         return Label("no_penalty", "alternate_spelling", "British/American spelling")
     if numbers_equal(ref, hyp, lang):
         return Label("no_penalty", "numerical_phrase", "same number in digits and words")
@@ -232,6 +301,9 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
         "-", ""
     ) == fh.replace(" ", ""):
         return Label("no_penalty", "compound_word", "compound written joined on one side, split on the other")
+    by_conv = by_convention(ref, hyp, lang, conv)
+    if by_conv is not None:
+        return by_conv
     if len(ref) == len(hyp) == 1:
         r, h = fold(ref[0]), fold(hyp[0])
         sr, sh = script_of(ref[0]), script_of(hyp[0])
@@ -253,9 +325,8 @@ def classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Lab
     return Label("major", "wrong_word", "different word (no rule shows it is an accepted variant)")
 
 
-def classify(pair: RubricPair, lang: str) -> Label:
-    if pair.op == "equal":
-        return Label("match", None, "identical")
+def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
-    return classify_words(pair.ref, pair.hyp, lang)
+    # an "equal" pair is identical, or so apart from case and punctuation
+    return classify_words(pair.ref, pair.hyp, lang, conventions)

@@ -34,6 +34,7 @@ class ScoredPair:
     error_type: str | None
     reason: str
     penalty: float
+    disputed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -62,6 +63,7 @@ class UtteranceScore:
 
 
 def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
+    """The pure rules judge under the shipped rubric's conventions."""
     return [classify(pair, lang) for _, pair, lang in items]
 
 
@@ -88,7 +90,9 @@ def score_aligned(
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.penalty(lab.label)
-            u.pairs.append(ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen))
+            u.pairs.append(
+                ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
+            )
             u.penalty += pen
         u.laser = (1 - u.penalty / ref_words) if ref_words else None
         results.append(u)
@@ -102,10 +106,15 @@ def score(
     *,
     lang: str | None = None,
     rubric: LaserRubric | None = None,
-    labeler: PairLabeler = rules_labeler,
+    labeler: PairLabeler | None = None,
 ) -> list[UtteranceScore]:
-    """LASER per utterance with a synchronous pair labeler (the rules judge by default)."""
+    """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules)."""
     rubric = rubric or LaserRubric.load()
+    if labeler is None:
+        from voxjudge.asr.laser.judges import offline_labeler
+
+        labeler, _ = offline_labeler(None, rubric)
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     aligned = align_utterances(references, hypotheses, ids, lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
@@ -129,9 +138,11 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
     total_words = sum(u.ref_words for u in scored)
     by_type: dict[str, dict[str, float]] = {}
     by_label = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
+    disputed = 0
     for u in scored:
         for p in u.pairs:
             by_label[p.label] += 1
+            disputed += p.disputed
             if p.error_type:
                 cell = by_type.setdefault(p.error_type, {"count": 0, "penalty": 0.0})
                 cell["count"] += 1
@@ -146,6 +157,7 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
         "penalty": sum(u.penalty for u in scored),
         "ref_words": total_words,
         "labels": by_label,
+        "disputed": disputed,
         "error_types": dict(sorted(by_type.items(), key=lambda kv: -kv[1]["count"])),
         "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
     }
