@@ -19,7 +19,8 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
     g = p.add_argument_group("model judge", EXIT_STATUS_HELP)
     spec_help = (
-        "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, vllm/<model>, fake/schema"
+        "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, "
+        "vllm/<model>, fake/schema"
     )
     if judge == "positional":
         g.add_argument("judge", metavar="JUDGE", help=spec_help)

@@ -124,7 +124,8 @@ class _Worker:
             result: Any = self.judge.run(label_planned(self.judge, task, shares, context=context, check=check))
         else:
             _, validate = self.job
-            answers = self.judge.run(Judge.complete_many(self.judge, [(uid, r) for _, uid, r in shares], validate=validate))
+            requests = [(uid, r) for _, uid, r in shares]
+            answers = self.judge.run(Judge.complete_many(self.judge, requests, validate=validate))
             result = [(k, a) for (k, _, _), a in zip(shares, answers)]
         used = {k: getattr(self.judge.meter, k) - before[k] for k in _METER_FIELDS}
         part = (result, used, self.judge.stop_reason, negotiate.take_notices())
@@ -188,9 +189,7 @@ class RayEngine:
         if not items:
             return results
         payloads = [pickle.dumps((k, uid, r)) for k, (uid, r) in enumerate(items)]
-        parts = await asyncio.to_thread(
-            self._run, judge, ("complete", validate), payloads, len(items), progress, len
-        )
+        parts = await asyncio.to_thread(self._run, judge, ("complete", validate), payloads, len(items), progress, len)
         for part in parts:
             for k, answer in part:
                 results[k] = answer
