@@ -194,3 +194,19 @@ def test_asr_score_cli_on_ray_equals_local(tmp_path, capsys):
             rows[engine] = sorted((tmp_path / f"{engine}.jsonl").read_text().splitlines())
     assert summaries["ray"] == summaries["local"] and rows["ray"] == rows["local"]
     assert summaries["ray"]["n"] == 3 and summaries["ray"]["n_unscored"] == 0
+
+
+def test_breaks_build_refs_cli_on_ray_equals_local(tmp_path, capsys, examples):
+    d = examples / "breaks"
+    outs, codes = {}, {}
+    with FakeLLMServer() as srv:
+        for engine in ("local", "ray"):
+            out = tmp_path / f"{engine}.jsonl"
+            argv = ["breaks", "build-refs", "--texts", str(d / "texts.txt"), "--pool", str(d / "pool.txt")]
+            argv += ["--judge", "openai/m", "--base-url", srv.url + "/v1", "--n-iter", "2", "--engine", engine]
+            argv += ["--cache", str(tmp_path / f"{engine}.sqlite"), "--out", str(out), "--max-retries", "0"]
+            codes[engine] = main(argv)
+            err = capsys.readouterr().err
+            outs[engine] = (sorted(out.read_text().splitlines()) if out.exists() else None, err.count("unscored"))
+    assert codes["local"] in (0, 3) and outs["local"][0]  # a table, complete or resumable
+    assert codes["ray"] == codes["local"] and outs["ray"] == outs["local"]
