@@ -199,7 +199,10 @@ class RayEngine:
         ensure_ray(self.address, self.num_cpus)
         _quiet_ray_logs()  # Ray Data sets its loggers up on first use
         limiter = self.limiter_for(judge)
-        rows = max(1, 4 * judge.concurrency // self.workers)  # enough work in each call to fill the slots
+        # Each call gets enough work to fill its share of the slots, and about 8 calls per worker
+        # in all: Ray's per-call cost is paid rarely, and a killed worker's call is redone cheaply
+        # (its finished answers come from the cache).
+        rows = max(1, 4 * judge.concurrency // self.workers, -(-len(payloads) // (8 * self.workers)))
         dataset = ray.data.from_items([{"payload": p} for p in payloads]).map_batches(
             _Worker,
             fn_constructor_kwargs={
