@@ -120,7 +120,8 @@ def test_the_cost_limit_holds_for_the_whole_cluster(tmp_path):
         assert 0 < len(got.answers) < 60 and got.not_started
         # per-worker budgets would each spend what one local run spends; the cluster spends it once
         assert srv.count() - sent == judge.meter.requests == local.meter.requests == len(expected.answers)
-        assert judge.meter.cost == pytest.approx(local.meter.cost)
+        # which items get the budget may differ (their prompts differ by a token), not how many
+        assert judge.meter.cost == pytest.approx(local.meter.cost, rel=0.05)
 
 
 def test_rpm_holds_across_workers_counted_at_the_server(tmp_path):
