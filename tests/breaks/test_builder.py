@@ -154,9 +154,11 @@ def test_dry_run_plan_matches_batches():
 def test_local_pattern_allows_only_the_words_with_tags():
     pattern = item_schema(["the", "cat", "sat."], LabelSet())["properties"]["annotation"]["pattern"]
     assert re.fullmatch(pattern, "the cat <IP> sat. <SB>")
-    assert re.fullmatch(pattern, "the cat sat.")
+    assert re.fullmatch(pattern, "the <AP> cat <IP> sat. <SB>")
+    assert not re.fullmatch(pattern, "the cat sat.")  # the final tag is required
+    assert not re.fullmatch(pattern, "the <AP> <IP> cat sat. <SB>")  # one tag per juncture
     assert not re.fullmatch(pattern, "the dog <IP> sat. <SB>")
-    assert not re.fullmatch(pattern, "the cat <XX> sat.")
+    assert not re.fullmatch(pattern, "the cat <XX> sat. <SB>")
     assert not re.fullmatch(pattern, "the cat sat. extra")
 
 

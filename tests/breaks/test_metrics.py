@@ -76,7 +76,7 @@ def test_parse_metrics(metric, theta, expected):
         ("f1,bleu", None, "typed", "unknown metric 'bleu'; choose one of em, f1, consensus"),
         ("f1,f1", None, "typed", "each metric may be asked for once"),
         ("f1,consensus", "0.8", "typed", "give one value per metric (2: f1, consensus)"),
-        ("f1,consensus", "em=0.3", "typed", "--theta names em, which --metric does not ask for"),
+        ("f1,consensus", "em=0.3", "typed", "theta names em, which the metric list does not ask for"),
         ("f1", "high", "typed", "thresholds must be numbers"),
         ("f1,consensus", None, "per-label", "per-label is an F1 variant only"),
         ("", None, "typed", "choose at least one metric"),

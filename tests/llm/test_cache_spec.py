@@ -26,7 +26,7 @@ def test_bad_specs(spec, message):
 
 
 def test_base_url_only_for_http_providers():
-    with pytest.raises(ConfigError, match="--base-url applies"):
+    with pytest.raises(ConfigError, match="base_url applies"):
         parse_spec("fake/echo", base_url="http://127.0.0.1:1")
 
 
@@ -74,3 +74,16 @@ def test_cache_location(monkeypatch, tmp_path):
     assert default_cache_path() == tmp_path / "xdg" / "voxjudge" / "llm-cache.sqlite"
     monkeypatch.setenv("VOXJUDGE_CACHE", str(tmp_path / "mine.sqlite"))
     assert default_cache_path() == tmp_path / "mine.sqlite"
+
+
+def test_grammar_file_is_keyed_by_its_content_not_its_path(tmp_path):
+    req = Request.simple("hello", temperature=0.0, seed=1)
+    a, b = tmp_path / "a.gbnf", tmp_path / "b.gbnf"
+    a.write_text('root ::= "yes"\n')
+    b.write_text('root ::= "yes"\n')
+    key = lambda path: request_key(parse_spec(f"local/m.gguf?grammar={path}"), req, 0)  # noqa: E731
+    assert key(a) == key(b)  # same grammar, another path: same answers
+    before = key(a)
+    a.write_text('root ::= "no"\n')
+    assert key(a) != before  # an edited grammar changes the key
+    assert parse_spec(f"local/m.gguf?grammar={a}").identity()["options"]["grammar"].startswith("sha256:")

@@ -13,7 +13,7 @@ from voxjudge.llm.errors import PermanentError
 from voxjudge.llm.providers._common import classify, is_strict_compatible, parse_retry_after
 from voxjudge.llm.providers.anthropic import from_anthropic_response, to_anthropic_payload
 from voxjudge.llm.providers.gemini import from_gemini_response, to_gemini_request
-from voxjudge.llm.providers.local import from_llama_response, to_llama_payload
+from voxjudge.llm.providers.local import from_llama_response, to_llama_messages
 from voxjudge.llm.providers.openai import from_openai_response, to_openai_payload
 
 SCHEMA = {
@@ -139,10 +139,13 @@ def test_gemini_request_and_response(audio_request):
         from_gemini_response({"candidates": [], "prompt_feedback": {"block_reason": "SAFETY"}})
 
 
-def test_local_payload_uses_schema_constrained_output():
-    req = Request.simple("Pick.", schema=SCHEMA)
-    assert to_llama_payload(req)["response_format"] == {"type": "json_object", "schema": SCHEMA}
-    assert "response_format" not in to_llama_payload(req, grammar=True)
+def test_local_messages_carry_the_schema_only_when_unconstrained():
+    req = Request.simple("Pick.", system="You judge.", schema=SCHEMA)
+    assert to_llama_messages(req) == [
+        {"role": "system", "content": "You judge."},
+        {"role": "user", "content": "Pick."},
+    ]
+    assert "JSON Schema" in to_llama_messages(req, schema_in_prompt=True)[-1]["content"]
     r = from_llama_response({"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}], "usage": {}})
     assert r.samples[0].text == "{}"
 

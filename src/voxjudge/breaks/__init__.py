@@ -6,6 +6,7 @@ from voxjudge.breaks.annotation import FORMATS, Annotation, format_as, parse, pa
 from voxjudge.breaks.builder import BuildConfig, BuildReport, build_references
 from voxjudge.breaks.files import read_annotations, read_human_scores
 from voxjudge.breaks.labels import DEFAULT_LABELS, LabelMap, LabelSet
+from voxjudge.breaks.result import LmreResult
 from voxjudge.breaks.scorer import DEFAULT_THETA, Metric, MetricScore, ScoredHypothesis, score_hypotheses
 from voxjudge.breaks.similarity import Similarity
 from voxjudge.breaks.summary import summarize
@@ -20,6 +21,7 @@ __all__ = [
     "BuildReport",
     "LabelMap",
     "LabelSet",
+    "LmreResult",
     "Metric",
     "MetricScore",
     "ReferenceTable",

@@ -55,11 +55,11 @@ class BuildConfig:
 
     def __post_init__(self) -> None:
         if self.n_iter < 1:
-            raise InputError("--n-iter must be at least 1")
+            raise InputError("{n_iter} must be at least 1", options={"n_iter": "n_iter"})
         if self.batch_size < 1:
-            raise InputError("--batch-size must be at least 1")
+            raise InputError("{batch_size} must be at least 1", options={"batch_size": "batch_size"})
         if self.n_fs is not None and self.n_fs < 0:
-            raise InputError("--n-fs must be 0 or more")
+            raise InputError("{n_fs} must be 0 or more", options={"n_fs": "n_fs"})
 
     def resolved_min_count(self) -> float:
         return self.n_iter / 10 if self.min_count is None else self.min_count
@@ -115,12 +115,14 @@ def prompt_context(labelset: LabelSet, demos: Sequence[Annotation]) -> dict[str,
 
 def item_schema(words: Sequence[str] | None = None, labelset: LabelSet | None = None) -> dict[str, Any]:
     """``{"annotation": string}``; with ``words`` the string is pinned by a pattern that allows only
-    those words with optional tags between them (for grammar-constrained local decoding)."""
+    those words in order, one optional tag between each pair and the final tag (for judges that
+    decode with a grammar: word changes become impossible instead of being retried)."""
     annotation: dict[str, Any] = {"type": "string"}
     if words is not None:
         labelset = labelset or LabelSet()
         tag = "(?: <(?:" + "|".join(re.escape(lab) for lab in labelset.labels[1:]) + ")>)?"
-        annotation["pattern"] = "^" + " ".join(re.escape(w) + tag for w in words) + "$"
+        pinned = (tag + " ").join(re.escape(w) for w in words) + f" <{re.escape(labelset.end)}>"
+        annotation["pattern"] = "^" + pinned + "$"
     return {
         "type": "object",
         "properties": {"annotation": annotation},

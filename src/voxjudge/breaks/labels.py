@@ -73,7 +73,8 @@ class LabelMap:
         except KeyError:
             raise InputError(
                 f"label {source!r} is not in the {self.name} label map ({', '.join(self.mapping)}); "
-                "pass --label-map FILE to map it"
+                "pass {label_map} to map it",
+                options={"label_map": "a label_map (LabelMap.load(FILE))"},
             ) from None
 
     @classmethod

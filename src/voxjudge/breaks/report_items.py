@@ -122,7 +122,7 @@ def hypothesis_table(records: Sequence[ScoredHypothesis], human: dict[str, float
         '<option value="yes">yes</option><option value="no">no</option></select></label>'
         f'<label>human score <select id="f-human"><option value="">all</option>{options}</select></label>'
         f'showing <span id="f-shown">{len(rows_shown)}</span> of {len(rows_shown)}'
-        + (f" (the first {MAX_ROWS} of {len(scored)}; --out has all)" if len(scored) > MAX_ROWS else "")
+        + (f" (the first {MAX_ROWS} of {len(scored)}; the records file has all)" if len(scored) > MAX_ROWS else "")
         + " · click a column to sort</p>"
     )
     header = "".join(f"<th>{escape(h)}</th>" for h in head)

@@ -67,6 +67,9 @@ def metrics_for(similarity: Similarity | Sequence[Similarity], theta: float | Se
     return [Metric(s, t) for s, t in zip(sims, thetas)]
 
 
+_THETA = {"theta": "theta", "metric": "the metric list"}
+
+
 def parse_metrics(
     metric_spec: str, theta_spec: str | None, f1_mode: str = "typed", hierarchy: bool = False, n_levels: int = 4
 ) -> list[Metric]:
@@ -81,18 +84,19 @@ def parse_metrics(
     named = all("=" in p for p in parts)
     if not named and (any("=" in p for p in parts) or len(parts) != len(kinds)):
         raise InputError(
-            f"--theta {theta_spec!r}: give one value per metric ({len(kinds)}: {', '.join(kinds)}) "
-            "or name=value pairs such as f1=0.8"
+            f"{{theta}} {theta_spec!r}: give one value per metric ({len(kinds)}: {', '.join(kinds)}) "
+            "or name=value pairs such as f1=0.8",
+            options=_THETA,
         )
     try:
         if not named:
             return metrics_for(sims, [float(p) for p in parts])
         given = {name.strip(): float(value) for name, value in (p.split("=", 1) for p in parts)}
     except ValueError:
-        raise InputError(f"--theta {theta_spec!r}: thresholds must be numbers") from None
+        raise InputError(f"{{theta}} {theta_spec!r}: thresholds must be numbers", options=_THETA) from None
     unknown = sorted(set(given) - set(kinds))
     if unknown:
-        raise InputError(f"--theta names {', '.join(unknown)}, which --metric does not ask for")
+        raise InputError(f"{{theta}} names {', '.join(unknown)}, which {{metric}} does not ask for", options=_THETA)
     return metrics_for(sims, [given.get(k) for k in kinds])
 
 

@@ -39,6 +39,7 @@ def summarize(
     similarity: Similarity | Sequence[Similarity] | None = None,
     *,
     n_resamples: int = 10_000,
+    confidence: float = 0.95,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Summary of a run. The metrics come from the records; ``theta`` and ``similarity`` (as given
@@ -65,7 +66,7 @@ def summarize(
         summary["metrics"][metric.kind] = {
             "similarity": metric.similarity.name,
             "theta": metric.theta,
-            **_metric_summary(scored, k, metric.theta, groups, n_resamples, seed),
+            **_metric_summary(scored, k, metric.theta, groups, (n_resamples, confidence, seed)),
         }
     first = next(iter(summary["metrics"].values()), None)
     summary["similarity"] = first["similarity"] if first else None
@@ -85,7 +86,7 @@ def _human_groups(scored: Sequence[ScoredHypothesis], human: dict[str, float] | 
 
 
 def _metric_summary(
-    scored: Sequence[ScoredHypothesis], k: int, theta: float, groups: list[float] | None, n_resamples: int, seed: int
+    scored: Sequence[ScoredHypothesis], k: int, theta: float, groups: list[float] | None, boot: tuple[int, float, int]
 ) -> dict[str, Any]:
     from voxjudge.stats import acceptance_table
 
@@ -102,12 +103,12 @@ def _metric_summary(
         ],
         "acceptance_by_group": None,
     }
-    out.update(_correlations("", multi, groups, n_resamples, seed))
+    out.update(_correlations("", multi, groups, boot))
     if groups is None:
-        out.update(_correlations("single_", single, None, n_resamples, seed))
+        out.update(_correlations("single_", single, None, boot))
         return out
     covered_groups = [g for g, c in zip(groups, covered) if c]
-    out.update(_correlations("single_", single, covered_groups, n_resamples, seed))
+    out.update(_correlations("single_", single, covered_groups, boot))
     multi_rows = acceptance_table(list(multi > theta), groups)
     single_rows = {row["group"]: row for row in acceptance_table(list(single > theta), covered_groups)}
     out["acceptance_by_group"] = []
@@ -125,7 +126,7 @@ def _metric_summary(
 
 
 def _correlations(
-    prefix: str, values: np.ndarray, groups: list[float] | None, n_resamples: int, seed: int
+    prefix: str, values: np.ndarray, groups: list[float] | None, boot: tuple[int, float, int]
 ) -> dict[str, Any]:
     """Pearson and Spearman with bootstrap CIs; None when there are fewer than 3 items or either
     side is constant (a correlation is undefined there)."""
@@ -134,7 +135,9 @@ def _correlations(
         return out
     from voxjudge.stats import correlate
 
-    for c in correlate(values.tolist(), groups, ("pearson", "spearman"), n_resamples=n_resamples, seed=seed):
+    n_resamples, confidence, seed = boot
+    methods = ("pearson", "spearman")
+    for c in correlate(values.tolist(), groups, methods, n_resamples=n_resamples, confidence=confidence, seed=seed):
         out[f"{prefix}{c.method}"] = c.as_dict()
     return out
 

@@ -239,7 +239,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         char_unit=args.unit,
         n_resamples=args.resamples,
         confidence=args.confidence,
-        seed=args.seed,
+        seed=args.bootstrap_seed,
         top=args.top,
     )
     summary = comparison.summary()

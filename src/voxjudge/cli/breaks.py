@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out, write_text
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
@@ -99,8 +100,7 @@ def register(groups) -> None:
     p.add_argument("--human", metavar="FILE", help="human scores with id and score columns")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for CIs (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    add_bootstrap_options(p)
     p.add_argument("--out", metavar="FILE", help="per-hypothesis records (.jsonl, .csv, .tsv, .json)")
     p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -156,8 +156,6 @@ def _read_texts(path: str) -> list[tuple[str, str]]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    import json
-
     from voxjudge.breaks import BuildConfig, LabelSet, build_references, read_annotations
     from voxjudge.breaks.builder import planned_build_requests, prepare_texts
 
@@ -184,28 +182,35 @@ def cmd_build(args: argparse.Namespace) -> int:
             table, report = judge.run(build_references(judge, texts, pool, config, labelset, progress))
     finally:
         judge.close()
-    table.save(args.out)
-    usage = judge.meter.as_dict()
-    print(json.dumps({"table": args.out, **report.as_dict(), "usage": usage}, ensure_ascii=False), file=sys.stderr)
-    reasons = {k: v for k, v in report.dropped.items()}
-    not_asked = report.unscored - sum(reasons.values())
-    if not_asked:
-        reasons["not asked"] = not_asked
+    from voxjudge.breaks.result import built
+
+    result = built(table, report, judge.meter.as_dict())
+    result.table.save(args.out)
+    print(render_build(result, args.out), file=sys.stderr)
+    s = result.summary
     return finish(
-        unscored=report.unscored,
-        total=report.texts * report.iterations,
+        unscored=s["unscored"],
+        total=s["annotations_wanted"],
         what="(text, iteration) annotations",
-        reasons=reasons,
-        stopped=report.stopped,
+        reasons=s["unscored_reasons"],
+        stopped=s["stopped"],
     )
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses, summarize
-    from voxjudge.breaks.scorer import parse_metrics
-    from voxjudge.cli.common import check_bootstrap_options
+def render_build(result, out: str) -> str:
+    """The build's status line: the summary and settings as one JSON object (as before)."""
+    import json
 
-    check_bootstrap_options(args)
+    summary = {k: v for k, v in result.summary.items() if k not in ("unscored_reasons", "annotations_wanted")}
+    return json.dumps({"table": out, **summary, "settings": result.settings}, ensure_ascii=False)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses
+    from voxjudge.breaks.result import scored
+    from voxjudge.breaks.scorer import parse_metrics
+
+    boot = bootstrap_kwargs(args)
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)
     metrics = parse_metrics(args.metric, args.theta, args.f1_mode, args.hierarchy, len(table.labelset.labels))
@@ -219,16 +224,23 @@ def cmd_score(args: argparse.Namespace) -> int:
     human = read_human_scores(args.human, args.human_col) if args.human else None
     similarities = [m.similarity for m in metrics]
     records = score_hypotheses(table, hyps, similarities, [m.theta for m in metrics], single)
-    summary = summarize(records, human, n_resamples=args.resamples, seed=args.seed)
-    write_out(args.out, [r.as_dict() for r in records])
+    settings = {
+        "refs": args.refs,
+        "hyps": args.hyps,
+        "metrics": [m.kind for m in metrics],
+        "theta": {m.kind: m.theta for m in metrics},
+        "f1": args.f1_mode,
+        "hierarchy": args.hierarchy,
+        "single": args.single,
+        "human": args.human,
+    }
+    result = scored(records, settings, human, **boot)
+    write_out(args.out, result.records)
     if args.report:
         from voxjudge.breaks.report import lmre_report
 
-        write_text(args.report, [lmre_report(summary, records, human)])
-    if args.json:
-        print_json(summary)
-        return 0
-    print(render_summary(summary))
+        write_text(args.report, [lmre_report(result.summary, result.scored, result.human)])
+    print_json(result.view()) if args.json else print(render_summary(result.summary))
     return 0
 
 
@@ -245,7 +257,8 @@ def render_summary(s: dict) -> str:
     con = console()
     with con.capture() as cap:
         t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
-        for col in ("metric", "references", "n", "theta", "acceptance", "Pearson (95% CI)", "Spearman (95% CI)"):
+        level = f"{100 * (s.get('bootstrap') or {}).get('confidence', 0.95):g}% CI"
+        for col in ("metric", "references", "n", "theta", "acceptance", f"Pearson ({level})", f"Spearman ({level})"):
             t.add_column(col, justify="left" if col in ("metric", "references") else "right")
         for m in s["metrics"].values():
             t.add_row(

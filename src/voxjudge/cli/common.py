@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from voxjudge.cli.bootstrap_options import add_bootstrap_options, check_bootstrap_options  # noqa: F401 (shared bundle)
 from voxjudge.errors import InputError
 
 
@@ -66,20 +67,6 @@ def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
     from voxjudge.io import pair_texts
 
     return pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
-
-
-def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("bootstrap")
-    g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
-
-
-def check_bootstrap_options(args: argparse.Namespace) -> None:
-    if args.resamples < 1:
-        raise InputError("--resamples must be at least 1")
-    if not 0 < getattr(args, "confidence", 0.95) < 1:  # commands without --confidence use 0.95
-        raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
 
 
 def normalizer(args: argparse.Namespace):

@@ -8,6 +8,7 @@ import io
 import sys
 from pathlib import Path
 
+from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import add_input_options, console, print_json, progress_bar, read_pair, write_out
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
 from voxjudge.errors import InputError
@@ -40,7 +41,7 @@ def register(cmds) -> None:
     )
     p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples for the CIs (default: 10000)")
+    add_bootstrap_options(p)  # for the CIs of the agreement with --human
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -147,6 +148,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser.result import laser_result
     from voxjudge.asr.laser.scoring import score
 
+    boot = bootstrap_kwargs(args)
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
     human = None
@@ -202,7 +204,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     finally:
         if llm is not None:
             llm.close()
-    result = laser_result(utterances, rubric, settings, extra, human=human, n_resamples=args.resamples)
+    result = laser_result(utterances, rubric, settings, extra, human=human, **boot)
     write_out(args.out, result.records)
     if args.report:
         from voxjudge.asr.laser.report import laser_report
@@ -255,7 +257,8 @@ def render(s: dict) -> str:
             e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
         con.print(e)
         if s.get("agreement"):
-            a = Table(title="Agreement with human scores (95% bootstrap CI)")
+            level = 100 * (s.get("bootstrap") or {}).get("confidence", 0.95)
+            a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
             for col in ("metric", "pearson", "spearman", "kendall"):
                 a.add_column(col, justify="left" if col == "metric" else "right")
             for name, cs in s["agreement"].items():

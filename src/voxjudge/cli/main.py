@@ -14,7 +14,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats
+    from voxjudge.cli import asr, breaks, demo, llm, pairwise, stats, studio
 
     parser = argparse.ArgumentParser(
         prog="voxjudge",
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.register(groups)
     llm.register(groups)
     demo.register(groups)
+    studio.register(groups)
     return parser
 
 
@@ -38,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as e:
-        print(f"voxjudge: error: {e}", file=sys.stderr)
+        from voxjudge.cli.wording import worded
+
+        print(f"voxjudge: error: {worded(e)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("voxjudge: interrupted", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import console, fmt_rate, print_json, progress_bar, write_out
 from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices
 from voxjudge.errors import InputError
@@ -38,6 +39,7 @@ def register(groups) -> None:
     p.add_argument("--select-weights", action="store_true", help="pick V_w weights on a validation split")
     p.add_argument("--val-fraction", type=float, default=0.5, help="validation share for --select-weights")
     p.add_argument("--split-seed", type=int, default=0, help="seed of the validation/test split")
+    add_bootstrap_options(p)  # the CI of the accuracy
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_analyze)
@@ -47,8 +49,7 @@ def register(groups) -> None:
     p.add_argument("b", help="judgments of judge B")
     p.add_argument("--pairs", "--human", dest="pairs", required=True, help="the pairs file with human labels")
     _rubric_arg(p)
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    add_bootstrap_options(p)
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_compare)
@@ -136,8 +137,9 @@ def _read_records(path: str) -> list[dict]:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import aggregate, read_pairs, run_judgments
+    from voxjudge.pairwise import read_pairs, run_judgments
     from voxjudge.pairwise.checks import check_pairs
+    from voxjudge.pairwise.result import judged
 
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs)
@@ -154,18 +156,32 @@ def cmd_judge(args: argparse.Namespace) -> int:
     finally:
         if llm:
             llm.close()
-    write_out(args.out, records)
-    results = aggregate(records, rubric)
-    abstained = sum(r.n_abstentions for r in results.values())
-    failed = sum(1 for r in records if r["error"])
-    # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
-    usage = f"; usage {json.dumps({**llm.meter.as_dict(), 'failures': failed})}" if llm else ""
-    print(
-        f"{len(records)} judgments of {len(pairs)} pairs -> {args.out}; {failed} failed, "
-        f"{abstained} abstained cells{usage}",
-        file=sys.stderr,
+    result = judged(
+        records,
+        pairs,
+        rubric,
+        _judge_settings(args, judge),
+        usage=llm.meter.as_dict() if llm else None,
+        stopped=llm.stop_reason if llm else None,
     )
-    return _incomplete(records, llm)
+    write_out(args.out, result.records)
+    print(render_judged(result, args.out), file=sys.stderr)
+    return _incomplete(result)
+
+
+def _judge_settings(args: argparse.Namespace, judge) -> dict:
+    return {"judge": judge.name, "mode": judge.mode, "samples": args.samples, "sampling_seed": args.seed}
+
+
+def render_judged(result, out: str) -> str:
+    """The status line of a judging run."""
+    s = result.summary
+    # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
+    usage = f"; usage {json.dumps(s['usage'])}" if "usage" in s else ""
+    return (
+        f"{s['n_judgments']} judgments of {s['n_pairs']} pairs -> {out}; {s['n_failed']} failed, "
+        f"{s['n_abstained']} abstained cells{usage}"
+    )
 
 
 def _warn(messages: list[str]) -> None:
@@ -183,22 +199,23 @@ def _warn_odd_samples(samples: int) -> None:
         )
 
 
-def _incomplete(records: list[dict], llm=None) -> int:
+def _incomplete(result) -> int:
     """Exit status 3 when some judgments have no usable answer (they are recorded, with the reason)
     or a cost limit stopped the run; what the judge learnt about its server is said first."""
     say_notices()
-    failed = [r for r in records if r["error"]]
-    stopped = llm.stop_reason if llm is not None else None
-    if not failed and not stopped:
+    s = result.summary
+    if not s["n_failed"] and not s["stopped"]:
         return 0
     parts = []
-    if failed:
+    if s["n_failed"]:
+        first = s.get("first_failure")
+        named = f" (first: pair {first['pair_id']!r}: {first['error']})" if first else ""
         parts.append(
-            f"{len(failed)} of {len(records)} judgments have no usable answer "
-            f"(first: pair {failed[0]['pair_id']!r}: {failed[0]['error']}); they are recorded as abstentions"
+            f"{s['n_failed']} of {s['n_judgments']} judgments have no usable answer{named}; "
+            "they are recorded as abstentions"
         )
-    if stopped:
-        parts.append(f"stopped early: {stopped}")
+    if s["stopped"]:
+        parts.append(f"stopped early: {s['stopped']}")
     print(
         f"voxjudge: incomplete: {'; '.join(parts)}; rerun to retry (answers already given come from the cache)",
         file=sys.stderr,
@@ -213,28 +230,28 @@ def _run(coro):
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import accuracy_report, read_pairs, select_weights
+    from voxjudge.pairwise import read_pairs
+    from voxjudge.pairwise.result import analysed
 
+    boot = bootstrap_kwargs(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     records = _read_records(args.judgments)
     if args.select_weights and not 0 < args.val_fraction < 1:
         raise InputError("--val-fraction must be between 0 and 1")
-    report = accuracy_report(records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments)
-    if args.select_weights:
-        known = {p.pair_id for p in pairs}
-        report["weight_selection"] = select_weights(
-            [r for r in records if r["pair_id"] in known],
-            pairs,
-            rubric,
-            val_fraction=args.val_fraction,
-            seed=args.split_seed,
-        )
-    if args.json:
-        print_json(report)
-        return 0
+    weights = {"val_fraction": args.val_fraction, "seed": args.split_seed} if args.select_weights else None
+    result = analysed(
+        records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments, weights=weights, **boot
+    )
+    print_json(result.view()) if args.json else print(render_analysis(result))
+    return 0
+
+
+def render_analysis(result) -> str:
     from rich.table import Table
 
+    report = result.summary
+    ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     con = console()
     with con.capture() as cap:
         t = Table(
@@ -245,6 +262,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         t.add_column("value", justify="right")
         rows = [
             ("accuracy (aggregated, ties are errors)", _pct(report["accuracy"])),
+            (f"accuracy, {_level(ci)} bootstrap CI over pairs", f"[{_pct(ci['low'])}, {_pct(ci['high'])}]"),
             ("accuracy, one call in presented order", _pct(report["single_sample_accuracy"])),
             ("agreement on confident pair-dimensions", _pct(report["confident_agreement"])),
             ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
@@ -261,14 +279,17 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             d.add_column(dim, justify="right")
         d.add_row(*(_pct(v) for v in report["accuracy_by_dimension"].values()))
         con.print(d)
-        if "weight_selection" in report:
+        if report.get("weight_selection"):
             w = report["weight_selection"]
             con.print(
                 f"selected weights {w['weights']}: validation {_pct(w['validation_accuracy'])}, "
                 f"test {_pct(w['test_accuracy'])} (uniform: {_pct(w['test_accuracy_uniform'])})"
             )
-    print(cap.get().rstrip("\n"))
-    return 0
+    return cap.get().rstrip("\n")
+
+
+def _level(ci: dict) -> str:
+    return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
 
 
 def _coverage_note(cover: dict) -> str:
@@ -290,40 +311,43 @@ def _num(v) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from voxjudge.cli.common import check_bootstrap_options
-    from voxjudge.pairwise import compare_judges, read_pairs
+    from voxjudge.pairwise import read_pairs
+    from voxjudge.pairwise.result import compared
 
-    check_bootstrap_options(args)
+    boot = bootstrap_kwargs(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
-    res = compare_judges(
+    result = compared(
         _read_records(args.a),
         _read_records(args.b),
         pairs,
         rubric,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        **boot,
         allow_partial=args.allow_partial,
         sources=(args.a, args.b),
     )
-    if args.json:
-        print_json(res)
-        return 0
-    for name, key in ((args.a, "coverage_a"), (args.b, "coverage_b")):
-        note = _coverage_note(res[key])
-        if note:
-            print(f"{name}:{note}")
-    print(
-        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
-        f"difference {100 * res['difference']:+.2f} pts, "
-        f"95% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
-        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
-    )
+    print_json(result.view()) if args.json else print(render_comparison(result))
     return 0
 
 
+def render_comparison(result) -> str:
+    res = result.summary
+    lines = []
+    for name, key in (("judgments_a", "coverage_a"), ("judgments_b", "coverage_b")):
+        note = _coverage_note(res[key])
+        if note:
+            lines.append(f"{result.settings[name]}:{note}")
+    lines.append(
+        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"difference {100 * res['difference']:+.2f} pts, "
+        f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
+        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
+    )
+    return "\n".join(lines)
+
+
 def cmd_select(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import hit_rates, read_candidate_sets, select_best
+    from voxjudge.pairwise import read_candidate_sets, select_best
     from voxjudge.pairwise.checks import check_candidate_sets
 
     rubric = _rubric(args)
@@ -338,20 +362,27 @@ def cmd_select(args: argparse.Namespace) -> int:
     finally:
         if llm:
             llm.close()
-    rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
-    write_out(args.out, rows)
+    from voxjudge.pairwise.result import selected
+
+    result = selected(
+        selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
+    )
+    write_out(args.out, result.records)
     write_out(args.records, records)
-    summary = hit_rates(selections, sets)
-    if args.json:
-        print_json({**summary, "selections": rows})
-        return _incomplete(records, llm)
-    for r in rows:
-        print(f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}")
+    print_json(result.view()) if args.json else print(render_selection(result))
+    return _incomplete(result)
+
+
+def render_selection(result) -> str:
+    summary = result.summary
+    lines = [
+        f"{r['set_id']}: winner {r['winner']} ({r['winner_path']}), wins {r['wins']}" for r in summary["selections"]
+    ]
     if summary["n_rated"]:
-        print(
+        lines.append(
             " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
         )
-    return _incomplete(records, llm)
+    return "\n".join(lines)
 
 
 def cmd_distill(args: argparse.Namespace) -> int:

@@ -51,7 +51,9 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         which = args.metric if len(set(xs)) < 2 else args.human
         raise InputError(f"{which}: all scores are equal, so no correlation can be computed")
-    results = correlate(xs, ys, methods, n_resamples=args.resamples, confidence=args.confidence, seed=args.seed)
+    results = correlate(
+        xs, ys, methods, n_resamples=args.resamples, confidence=args.confidence, seed=args.bootstrap_seed
+    )
     if args.json:
         print_json({"n": len(ids), "correlations": [r.as_dict() for r in results]})
         return 0
@@ -66,6 +68,6 @@ def cmd_agree(args: argparse.Namespace) -> int:
     con = console()
     with con.capture() as cap:
         con.print(t)
-        con.print(f"percentile bootstrap, {args.resamples} resamples, seed {args.seed}")
+        con.print(f"percentile bootstrap, {args.resamples} resamples, seed {args.bootstrap_seed}")
     print(cap.get().rstrip("\n"))
     return 0

@@ -34,7 +34,8 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
         with_ids, without = (ref, hyp) if ref.has_ids else (hyp, ref)
         raise InputError(
             f"{with_ids.path} has utterance ids but {without.path} does not; "
-            "give both files ids (e.g. Kaldi 'id text' with --ids) or neither"
+            "give both files ids (e.g. Kaldi 'id text' with {ids}) or neither",
+            options={"ids": "ids=True"},
         )
     if not ref.has_ids:
         if len(ref) != len(hyp):

@@ -174,7 +174,8 @@ def _table(path, lines, delimiter, text_field, id_field, speaker_field) -> tuple
     if text_field not in header:
         raise InputError(
             f"{path}:1: no column {text_field!r} in the header (columns: {', '.join(header)}); "
-            "name the text column with --text-col"
+            "name the text column with {text_field}",
+            options={"text_field": "text_field"},
         )
     records = []
     for row in reader:
@@ -189,7 +190,8 @@ def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns) ->
     if text_field not in obj:
         raise InputError(
             f"{path}:{n}: missing field {text_field!r} (fields: {', '.join(map(str, columns))}); "
-            "name the text field with --text-col"
+            "name the text field with {text_field}",
+            options={"text_field": "text_field"},
         )
     text = obj[text_field]
     if text is None:

@@ -110,7 +110,7 @@ class Judge:
     @property
     def capabilities(self) -> Capabilities:
         """What the backend can do (known without creating it, so a dry run needs no key)."""
-        return capabilities_of(self._backend if self._backend is not None else backend_class(self.spec))
+        return capabilities_of(self._backend if self._backend is not None else backend_class(self.spec), self.spec)
 
     # ---- one request -------------------------------------------------------------------------
 

@@ -61,6 +61,7 @@ class LabelOutcome:
     retried_individually: list[str] = field(default_factory=list)
     repaired: int = 0  # answers that failed the check and were fixed by the repair request
     batches: int = 0
+    split: int = 0  # batches halved before sending because their answer would not fit
 
     def answer(self, item_id: str) -> Any:
         r = self.results.get(item_id)
@@ -92,6 +93,7 @@ class LabelOutcome:
         self.retried_individually += other.retried_individually
         self.repaired += other.repaired
         self.batches += other.batches
+        self.split += other.split
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -110,6 +112,7 @@ class LabelOutcome:
             "unscored_samples": sum(1 for r in self.results.values() for a in r.answers if a is None),
             "stopped": self.stopped,
             "batches": self.batches,
+            "split": self.split,
             "retried_individually": len(self.retried_individually),
             "repaired": self.repaired,
             "unknown_ids": self.unknown_ids,
@@ -244,6 +247,13 @@ class _Run:
             await self.single(batch[0])
             return
         request = self.task.request(batch, self.context)
+        fits = getattr(self.judge.backend, "answer_fits", None)
+        if fits is not None and not fits(request):
+            # The answer could outgrow the context or max_tokens: split before sending, never truncate.
+            self.outcome.split += 1
+            half = len(batch) // 2
+            await asyncio.gather(self.batch(batch[:half]), self.batch(batch[half:]))
+            return
         try:
             response = (await self.judge.complete(request, item_id=",".join(it.id for it in batch), validate=False))[0]
         except BudgetExceeded as e:

@@ -93,7 +93,9 @@ def create_backend(spec: JudgeSpec) -> Backend:
         raise
 
 
-def capabilities_of(backend: Any) -> Capabilities:
+def capabilities_of(backend: Any, spec: JudgeSpec | None = None) -> Capabilities:
+    if spec is not None and hasattr(backend, "capabilities_for"):
+        return backend.capabilities_for(spec)  # what this spec's options make of the backend
     declared = getattr(backend, "capabilities", None)
     if isinstance(declared, Capabilities):
         return declared

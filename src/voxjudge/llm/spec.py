@@ -8,6 +8,7 @@ OpenAI-compatible server (vLLM, Ollama, llama.cpp server, LM Studio).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode
 
 from voxjudge.llm.errors import ConfigError
@@ -16,6 +17,9 @@ PROVIDERS = ("openai", "anthropic", "gemini", "local", "fake")
 # Options that change how a call is made but never what the model answers; every other option
 # (structured, grammar, bias, n_ctx, ...) is part of the cache key and the judge's recorded name.
 TRANSPORT_OPTIONS = frozenset({"transport", "latency", "error_rate", "fail_first", "n_threads", "verbose"})
+# Options whose value is a file the model's answers depend on: the cache key holds the file's
+# content hash, so editing the file changes the key and moving it does not.
+FILE_OPTIONS = frozenset({"grammar"})
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,31 @@ class JudgeSpec:
             "provider": self.provider,
             "model": self.model,
             "base_url": self.base_url,
-            "options": self.answer_options,
+            "options": {k: file_digest(v) if k in FILE_OPTIONS else v for k, v in self.answer_options.items()},
         }
+
+
+def file_digest(path: str) -> str:
+    """``sha256:<hex>`` of the file's content, or the path itself when there is no such file (the
+    backend then says so)."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path
+    return _digest(os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=64)
+def _digest(path: str, mtime_ns: int, size: int) -> str:  # keyed by mtime and size: an edit rehashes
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
 
 
 def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
@@ -63,7 +90,10 @@ def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
     model, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
     if base_url and provider not in ("openai", "anthropic", "gemini"):
-        raise ConfigError(f"--base-url applies to openai/, anthropic/ and gemini/ judges, not {provider}/")
+        raise ConfigError(
+            f"{{base_url}} applies to openai/, anthropic/ and gemini/ judges, not {provider}/",
+            options={"base_url": "base_url"},
+        )
     return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
 
 

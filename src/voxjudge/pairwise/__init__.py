@@ -18,6 +18,7 @@ from voxjudge.pairwise.distill import (
 from voxjudge.pairwise.features import analyze
 from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge, SlotJudgment
 from voxjudge.pairwise.protocol import PairResult, aggregate, run_judgments
+from voxjudge.pairwise.result import PairwiseResult
 from voxjudge.pairwise.rubric import Dimension, Rubric
 from voxjudge.pairwise.tournament import Selection, hit_rates, select_best
 
@@ -30,6 +31,7 @@ __all__ = [
     "LLMPairJudge",
     "Pair",
     "PairResult",
+    "PairwiseResult",
     "Rubric",
     "Selection",
     "SlotJudgment",

@@ -56,6 +56,9 @@ def _named(ids: Sequence[str]) -> str:
     return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
 
+_PARTIAL = {"allow_partial": "allow_partial=True"}
+
+
 def check_coverage(
     records: Sequence[dict[str, Any]], pairs: Sequence[Pair], *, source: str = "judgments", allow_partial: bool = False
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -77,12 +80,14 @@ def check_coverage(
         if unknown:
             raise InputError(
                 f"{source}: judges {len(unknown)} pairs that are not in the pairs file: {_named(unknown)}; "
-                "use --allow-partial to ignore them"
+                "use {allow_partial} to ignore them",
+                options=_PARTIAL,
             )
         if missing:
             raise InputError(
                 f"{source}: {len(missing)} of {len(pairs)} pairs have no judgment: {_named(missing)}; "
-                "judge them, or use --allow-partial to evaluate the judged ones only"
+                "judge them, or use {allow_partial} to evaluate the judged ones only",
+                options=_PARTIAL,
             )
     cover = {
         "pairs_in_file": len(pairs),

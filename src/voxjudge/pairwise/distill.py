@@ -76,7 +76,8 @@ def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
         raise InputError(
             f"the {rule} filter counts votes and needs at least {MIN_VOTES} judgments per pair "
             f"(two samples in each order); {len(short)} pairs have fewer: {named}{more}; "
-            f"judge with --samples {MIN_VOTES} or more"
+            f"judge with {{samples}}{MIN_VOTES} or more",
+            options={"samples": "samples="},
         )
 
 

@@ -173,7 +173,8 @@ def load_model(path: str | Path, rubric: LaserRubric, *, allow_rubric_mismatch: 
     if trained_on != rubric.sha256 and not allow_rubric_mismatch:
         raise InputError(
             f"{path}: model was trained under rubric {trained_on}, this run uses rubric {rubric.sha256}; "
-            "retrain it with 'voxjudge asr train' or pass --allow-rubric-mismatch"
+            "retrain it with 'voxjudge asr train' or pass {allow_rubric_mismatch}",
+            options={"allow_rubric_mismatch": "allow_rubric_mismatch=True"},
         )
     return model
 

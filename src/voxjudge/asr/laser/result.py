@@ -42,10 +42,13 @@ def laser_result(
     *,
     human: dict[str, float] | None = None,
     n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> LaserResult:
     """The summary of scored utterances (with the LLM run's accounting and, given human scores,
     the agreement with them), kept with the settings that produced it."""
     summary = {**summarize(utterances, rubric), **settings, **(llm or {})}
     if human is not None:
-        summary["agreement"] = agreement(utterances, human, n_resamples=n_resamples)
+        summary["agreement"] = agreement(utterances, human, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        summary["bootstrap"] = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     return LaserResult(dict(settings), list(utterances), summary, human)

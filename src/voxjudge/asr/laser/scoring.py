@@ -163,7 +163,14 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
     }
 
 
-def agreement(utterances: Sequence[UtteranceScore], human: dict[str, float], *, n_resamples: int = 10_000) -> dict:
+def agreement(
+    utterances: Sequence[UtteranceScore],
+    human: dict[str, float],
+    *,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict:
     """Pearson, Spearman and Kendall (bootstrap CIs) of LASER and of 1 - WER with human scores."""
     from voxjudge.errors import InputError
     from voxjudge.stats import correlate
@@ -176,6 +183,6 @@ def agreement(utterances: Sequence[UtteranceScore], human: dict[str, float], *, 
         raise InputError("agreement needs at least 3 scored utterances")
     h = [human[u.id] for u in scored]
     return {
-        name: [c.as_dict() for c in correlate(x, h, n_resamples=n_resamples)]
+        name: [c.as_dict() for c in correlate(x, h, n_resamples=n_resamples, confidence=confidence, seed=seed)]
         for name, x in (("laser", [u.laser for u in scored]), ("one_minus_wer", [1 - u.wer for u in scored]))
     }

@@ -20,7 +20,10 @@ def api_key(*names: str, required: bool, provider: str) -> str | None:
         if value:
             return value
     if required:
-        raise ConfigError(f"{provider}: no API key; set {' or '.join(names)} (or use --base-url for a local server)")
+        raise ConfigError(
+            f"{provider}: no API key; set {' or '.join(names)} (or use {{base_url}} for a local server)",
+            options={"base_url": "base_url"},
+        )
     return None
 
 

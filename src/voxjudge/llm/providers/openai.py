@@ -77,7 +77,13 @@ def to_openai_payload(request: Request, model: str, n: int, *, structured: bool 
             },
         }
     elif request.schema is not None and mode == "json_object":
-        payload["response_format"] = {"type": "json_object", "schema": request.schema}
+        # llama-cpp-python's dialect: its server turns the schema into a decoding grammar, so it
+        # gets the grammar schema (bounded, patterns it translates exactly), the very one an
+        # in-process local/ judge decodes with. Unenforceable features raise GrammarError.
+        from voxjudge.llm.grammar import answer_grammar
+
+        grammar = answer_grammar(request.schema, request.max_tokens)
+        payload["response_format"] = {"type": "json_object", "schema": grammar.schema}
     return payload
 
 
@@ -120,6 +126,23 @@ class OpenAIBackend:
     supports_n = True
     capabilities = Capabilities(n_samples=True, audio=True)
 
+    @classmethod
+    def capabilities_for(cls, spec: JudgeSpec) -> Capabilities:
+        # json_object mode is llama-cpp-python's server decoding with the grammar schema.
+        return Capabilities(n_samples=True, audio=True, constrained=spec.options.get("structured") == "json_object")
+
+    def answer_fits(self, request: Request) -> bool:
+        """In json_object mode, whether the answer's worst case fits max_tokens (else split the batch)."""
+        if self.mode != "json_object" or request.schema is None:
+            return True
+        from voxjudge.llm.grammar import AnswerTooLong, answer_grammar
+
+        try:
+            answer_grammar(request.schema, request.max_tokens)
+        except AnswerTooLong:
+            return False
+        return True
+
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
         key = api_key("OPENAI_API_KEY", required=spec.base_url is None, provider="openai") or "not-needed"
@@ -130,7 +153,10 @@ class OpenAIBackend:
             from voxjudge.llm.providers._http import JSONTransport
 
             if not spec.base_url:
-                raise ConfigError("openai: transport=http needs --base-url; OpenAI itself goes through the SDK")
+                raise ConfigError(
+                    "openai: transport=http needs {base_url}; OpenAI itself goes through the SDK",
+                    options={"base_url": "base_url"},
+                )
             self.http = JSONTransport(spec.base_url, {"Authorization": f"Bearer {key}"}, "openai")
         else:
             import openai  # the 'openai' extra

@@ -1,0 +1,27 @@
+"""The command line's names for the library's settings: a library message that names a setting
+(``InputError(..., options=...)``) is worded with the flag here before it is printed."""
+
+from __future__ import annotations
+
+from voxjudge.errors import InputError
+
+# setting (as the library names it in a message) -> how the command line spells it
+FLAGS = {
+    "allow_partial": "--allow-partial",
+    "allow_rubric_mismatch": "--allow-rubric-mismatch",
+    "base_url": "--base-url",
+    "batch_size": "--batch-size",
+    "ids": "--ids",
+    "label_map": "--label-map FILE",
+    "metric": "--metric",
+    "n_fs": "--n-fs",
+    "n_iter": "--n-iter",
+    "samples": "--samples ",
+    "text_field": "--text-col",
+    "theta": "--theta",
+}
+
+
+def worded(error: InputError) -> str:
+    """The error's message as the command line says it."""
+    return error.worded(FLAGS)

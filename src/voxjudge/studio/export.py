@@ -1,0 +1,163 @@
+"""Export the humans' answers in exactly the format each evaluator's ``--human`` input reads.
+
+| task | file | read by |
+|---|---|---|
+| asr-sentence | id, score (LASER from the error counts, mean over annotators) | ``asr score --human`` |
+| breaks | id, score (mean 1-5 rating) | ``breaks score --human`` |
+| asr-pairs | id, lang, ref, hyp, label, error_type (majority) | ``asr train`` / ``asr export-pairs`` |
+| pairwise | the pairs JSONL with ``human`` (majority per dimension) and ``human_confident`` | ``pairwise analyze`` |
+| rank | the candidate sets JSONL with the agreed ordered ``human_topk`` | ``pairwise select`` |
+
+Skipped answers and repeats (self-consistency checks) are left out; items nobody answered are
+not written. Audio paths are rewritten relative to the output file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from voxjudge.errors import InputError
+
+TIER_ORDER = ("match", "no_penalty", "minor", "major")
+
+
+def laser_score(answer: dict[str, int], ref_words: int, tiers: dict[str, float]) -> float | None:
+    """LASER from an annotator's error counts: 1 - (minor and major penalties) / reference words."""
+    if not ref_words:
+        return None
+    penalty = (
+        answer["major"] * tiers["major"] + answer["minor"] * tiers["minor"] + answer["no_penalty"] * tiers["no_penalty"]
+    )
+    return 1 - penalty / ref_words
+
+
+def votes_by_item(answers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Counted answers (answered, not repeats) per item id, in stored order."""
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in answers:
+        if a["status"] == "answered" and not a["repeat"]:
+            out[a["item_id"]].append(a)
+    return out
+
+
+def plurality(values: list[Any]) -> Any | None:
+    """The single most frequent value, or None when two values share the top count."""
+    counts = Counter(values).most_common()
+    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+def per_annotator_values(task: str, answer: dict[str, Any], payload: dict[str, Any], config) -> dict[str, Any]:
+    """The values an answer contributes per agreement dimension (source terms)."""
+    if task == "asr-sentence":
+        return {"laser": laser_score(answer, payload["ref_words"], config["tiers"])}
+    if task == "asr-pairs":
+        return {"error_type": answer["error_type"], "tier": config["type_tiers"].get(answer["error_type"], "match")}
+    if task == "breaks":
+        return {"score": answer["score"]}
+    if task == "pairwise":
+        return dict(answer)
+    top = answer["top"]
+    return {"top1": top[0], "top3": ",".join(map(str, top))}
+
+
+def _rel_audio(value: str, items_dir: Path, out_dir: Path) -> str:
+    p = Path(value)
+    p = p if p.is_absolute() else items_dir / p
+    try:
+        return os.path.relpath(p.resolve(), out_dir.resolve())
+    except ValueError:  # another drive
+        return str(p.resolve())
+
+
+def export_rows(store, answers: list[dict[str, Any]], out: str | Path) -> tuple[list[dict[str, Any]], dict]:
+    """Rows to write and a summary (items written, left out and why)."""
+    import json
+
+    import sqlalchemy as sa
+
+    from voxjudge.studio.store import items
+
+    config = store.config
+    task = config["task"]
+    with store.engine.connect() as c:
+        rows = c.execute(sa.select(items.c.item_id, items.c.payload, items.c.source).order_by(items.c.pk)).all()
+    votes = votes_by_item(answers)
+    items_dir = Path(config["items_dir"])
+    out_dir = Path(out).parent
+    written, unresolved = [], []
+    for r in rows:
+        got = votes.get(r.item_id)
+        if not got:
+            continue
+        payload, source = json.loads(r.payload), json.loads(r.source)
+        if task in ("asr-sentence", "breaks"):
+            values = [per_annotator_values(task, a["answer"], payload, config) for a in got]
+            key = "laser" if task == "asr-sentence" else "score"
+            scores = [v[key] for v in values if v[key] is not None]
+            if not scores:
+                unresolved.append(r.item_id)
+                continue
+            written.append({"id": r.item_id, "score": round(sum(scores) / len(scores), 6), "n_annotators": len(scores)})
+        elif task == "asr-pairs":
+            types = [a["answer"]["error_type"] for a in got]
+            winner = plurality(types)
+            if winner is None:
+                unresolved.append(r.item_id)
+                continue
+            label = config["type_tiers"].get(winner, "match")
+            written.append(
+                {
+                    **source,
+                    "label": label,
+                    "error_type": winner,
+                    "n_annotators": len(types),
+                    "agreement": round(types.count(winner) / len(types), 4),
+                }
+            )
+        elif task == "pairwise":
+            human, confident = {}, []
+            for dim in config["dimensions"]:
+                labels = [a["answer"][dim] for a in got]
+                winner = plurality(labels)
+                if winner is None:
+                    continue
+                human[dim] = winner
+                if len(labels) >= 2 and labels.count(winner) == len(labels):
+                    confident.append(dim)
+            rec = dict(source)
+            for side in ("audio_a", "audio_b"):
+                rec[side] = _rel_audio(rec[side], items_dir, out_dir)
+            written.append({**rec, "human": human, "human_confident": confident, "n_annotators": len(got)})
+        else:  # rank: the ordered top three every annotator agrees on
+            rankings = [tuple(a["answer"]["top"]) for a in got]
+            rec = dict(source)
+            cands = list(rec["candidates"])
+            rec["candidates"] = [_rel_audio(x, items_dir, out_dir) for x in cands]
+            if len(set(rankings)) == 1:
+                rec["human_topk"] = [rec["candidates"][i] for i in rankings[0]]
+            else:
+                unresolved.append(r.item_id)
+            written.append({**rec, "n_annotators": len(got)})
+    summary = {"task": task, "written": len(written), "unresolved": unresolved, "items": len(rows)}
+    return written, summary
+
+
+def export(store, answers: list[dict[str, Any]], out: str | Path, fmt: str | None = None) -> dict:
+    from voxjudge.io.writers import format_for, write_records
+
+    task = store.config["task"]
+    fmt = fmt or format_for(out)
+    if task in ("pairwise", "rank") and fmt != "jsonl":
+        raise InputError(f"{out}: the {task} task exports JSONL (the format 'pairwise' reads); use a .jsonl name")
+    if task not in ("pairwise", "rank") and fmt not in ("tsv", "csv", "jsonl"):
+        raise InputError(f"{out}: export as .tsv, .csv or .jsonl")
+    rows, summary = export_rows(store, answers, out)
+    if not rows:
+        raise InputError("no answers to export yet")
+    write_records(out, rows, fmt)
+    return summary

@@ -1,0 +1,72 @@
+"""The instructions an annotator reads: the same rubric text the model judge is sent for the item."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+HUMAN_NOTES = {
+    "asr-sentence": "Count the errors the way the model is asked to list them: each mismatch once, by its tier. "
+    "The LASER score is computed from your counts (minor 0.5, major 1.0 per reference word).",
+    "asr-pairs": "Choose the error type of this one aligned word pair; the penalty follows from its tier.",
+    "breaks": "Rate how acceptable this phrasing is, as a native listener: 1 = clearly wrong, 3 = possible but "
+    "odd, 5 = natural. The model that builds reference phrasings gets the instructions below.",
+    "pairwise": "For every dimension choose the clip with the better prosody, or tie. Clip order is shuffled for "
+    "you; listen to both before answering.",
+    "rank": "Pick the three best clips in order (best first) for overall prosody, using the dimensions below.",
+}
+
+
+@lru_cache(maxsize=4)
+def _laser():
+    from voxjudge.asr.laser import LaserRubric
+
+    return LaserRubric.load()
+
+
+@lru_cache(maxsize=4)
+def _prosody():
+    from voxjudge.pairwise.rubric import Rubric
+
+    return Rubric.default()
+
+
+def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """(role, text) messages as the model judge gets them for this item (audio parts left out),
+    rendered by the evaluator's own task templates."""
+    from voxjudge.llm import Item
+
+    if task == "asr-sentence":
+        from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
+        from voxjudge.asr.laser.scoring import align_utterances
+
+        [(_, lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
+        item = sentence_item("item", payload["ref"], payload["hyp"], lang, _laser(), pairs)
+        messages = sentence_task(_laser()).render([item])
+    elif task == "asr-pairs":
+        from voxjudge.asr.laser.llm_judges import pair_item, pairs_task
+
+        item = pair_item("item", payload["ref"], payload["hyp"], _laser(), payload["lang"])
+        messages = pairs_task(_laser()).render([item])
+    elif task == "breaks":
+        from voxjudge.breaks.builder import build_task, prompt_context
+        from voxjudge.breaks.labels import LabelSet
+
+        item = Item("item", {"text": " ".join(payload["words"])})
+        messages = build_task().render([item], context=prompt_context(LabelSet(), []))
+    else:  # pairwise and rank: the coupled prompt over the core dimensions the annotator answers
+        from voxjudge.pairwise.judges import prosody_task
+
+        rubric = _prosody().select(_prosody().core)
+        messages = prosody_task(rubric, "coupled").render([Item("item", {"text": payload["text"]})])
+    return [(m.role, m.text_content) for m in messages]
+
+
+def error_types() -> list[dict[str, Any]]:
+    r = _laser()
+    return [{"id": t.id, "tier": t.tier, "description": t.description} for t in r.types]
+
+
+def dimension_names() -> dict[str, str]:
+    r = _prosody()
+    return {**{d.id: d.name for d in r.dimensions}, "overall": "overall"}
