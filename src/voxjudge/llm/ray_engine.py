@@ -53,7 +53,7 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
         else:
             ray.init(num_cpus=num_cpus, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot start or join Ray (--ray-address {address or 'none'}): {e}") from None
+        raise ConfigError(f"cannot start or join Ray (address {address or 'a new local Ray'}): {e}") from None
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the library never prints; the CLI shows its own bar
     if hasattr(context, "print_on_execution_start"):
