@@ -28,7 +28,7 @@ def read_metric(task: str, path: str | Path, column: str | None = None) -> dict[
 
         records = [obj for _, obj in jsonl_objects(path)]
         if not records or "pair_id" not in records[0] or "scores" not in records[0]:
-            raise InputError(f"{path}: expected judgments from 'voxjudge pairwise judge --out'")
+            raise InputError(f"{path}: expected the records 'voxjudge pairwise judge' writes (pair_id, scores)")
         results = aggregate(records, Rubric.default())
         return {pid: {**r.verdicts, "overall": r.overall} for pid, r in results.items()}
     if task not in HUMAN_DIM:
@@ -53,7 +53,9 @@ def read_metric(task: str, path: str | Path, column: str | None = None) -> dict[
         if math.isfinite(number):
             out[str(obj.get("id"))] = number
     if not out:
-        raise InputError(f"{path}: no values in field {column!r} (choose it with --metric-col)")
+        raise InputError(
+            f"{path}: no values in field {column!r} (choose it with {{metric_col}})", options={"metric_col": "column="}
+        )
     return out
 
 

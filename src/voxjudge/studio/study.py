@@ -13,7 +13,7 @@ from voxjudge.studio.store import Store, default_url
 def open_store(folder: str | Path, db: str | None = None) -> Store:
     folder = Path(folder)
     if db is None and not (folder / "studio.db").is_file():
-        raise InputError(f"{folder}: no study here; create one with 'voxjudge studio init {folder} --task ...'")
+        raise InputError(f"{folder}: no study here; create one with 'voxjudge studio init'")
     return Store(db or default_url(folder))
 
 
@@ -65,9 +65,9 @@ def init_study(
 ) -> dict[str, Any]:
     """Read and check every item, then create the study's tables in one transaction."""
     if per_item < 1:
-        raise InputError("--per-item must be at least 1")
+        raise InputError("{per_item} must be at least 1", options={"per_item": "per_item"})
     if repeats < 0:
-        raise InputError("--repeats must not be negative")
+        raise InputError("{repeats} must not be negative", options={"repeats": "repeats"})
     folder = Path(folder)
     found = tasks.read_items(task, items_path, hyp=hyp, ids=ids)
     by_id = {it.item_id: it for it in found}

@@ -81,7 +81,10 @@ def read_items(task: str, path: str | Path, *, hyp: str | Path | None = None, id
         items = []
         for n, row in _rows(path):
             if "ref" not in row or "hyp" not in row:
-                raise InputError(f"{path}:{n}: needs 'ref' and 'hyp' columns (or give --hyp with a reference file)")
+                raise InputError(
+                    f"{path}:{n}: needs 'ref' and 'hyp' columns (or give {{hyp}} with a reference file)",
+                    options={"hyp": "hyp="},
+                )
             items.append(_sentence_item(str(row.get("id") or n), str(row["ref"]), str(row["hyp"]), row.get("lang")))
         return _unique(items, path)
     if task == "asr-pairs":
