@@ -19,7 +19,8 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
     g = p.add_argument_group("model judge", EXIT_STATUS_HELP)
     spec_help = (
-        "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, fake/schema"
+        "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, "
+        "vllm/<model>, fake/schema"
     )
     if judge == "positional":
         g.add_argument("judge", metavar="JUDGE", help=spec_help)
@@ -36,6 +37,19 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     g.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly before spending more than this")
     g.add_argument("--prices", metavar="FILE", help="price table JSON overriding the shipped one")
     g.add_argument("--log", metavar="FILE", help="append one JSONL record per model call to FILE")
+    g.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="where the calls run: this process (default) or a Ray cluster (pip install 'voxjudge[ray]'); "
+        "--rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster",
+    )
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster to join, e.g. auto after `ray start --head` (default: a Ray started here)",
+    )
+    g.add_argument("--ray-workers", type=int, default=2, metavar="N", help="judge actors on Ray (default: 2)")
 
 
 def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
@@ -52,7 +66,7 @@ def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log
     dry_run = bool(getattr(args, "dry_run", False))
     cache = None if args.no_cache else (args.cache or _DEFAULT)
     kwargs = {} if cache is _DEFAULT else {"cache": cache}
-    return Judge(
+    judge = Judge(
         spec or args.judge,
         base_url=args.base_url,
         records=None if dry_run else (args.log or default_log),
@@ -66,6 +80,22 @@ def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log
         connect=not dry_run,
         **kwargs,
     )
+    if getattr(args, "engine", "local") == "ray" and not dry_run:
+        judge.engine = ray_engine(args)
+    return judge
+
+
+def ray_engine(args: argparse.Namespace):
+    """The Ray engine the options describe; Ray is imported only here (an optional extra)."""
+    from voxjudge.llm.errors import ConfigError
+
+    if args.ray_workers < 1:
+        raise ConfigError("--ray-workers must be at least 1")
+    try:
+        from voxjudge.llm.ray_engine import RayEngine
+    except ImportError:
+        raise ConfigError("--engine ray needs Ray: pip install 'voxjudge[ray]'") from None
+    return RayEngine(address=args.ray_address, workers=args.ray_workers)
 
 
 def say_notices() -> None:

@@ -95,6 +95,9 @@ class Judge:
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stop_reason: str | None = None
+        # None runs everything in this process; a cluster engine (``voxjudge.llm.ray_engine``)
+        # runs label_many's batches and complete_many's items on its workers instead.
+        self.engine: Any = None
         self._reserved = 0.0
         self._one_sample_per_call = False  # set when the server answers n > 1 with fewer samples
 
@@ -322,6 +325,8 @@ class Judge:
     ) -> list[list[Response] | None]:
         """All items, in input order. If ``--max-cost`` stops the run, items not started are None
         and ``stop_reason`` says why; everything finished is already cached and logged."""
+        if self.engine is not None:
+            return await self.engine.complete_many(self, items, validate=validate, progress=progress)
         results: list[list[Response] | None] = [None] * len(items)
         queue = iter(range(len(items)))
         done = 0

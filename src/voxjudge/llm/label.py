@@ -185,19 +185,39 @@ async def label_many(
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ValueError(f"item ids must be unique within a call; {dup!r} repeats")
-    run = _Run(judge, task, context, check, progress, len(items))
-    queue = iter(plan_batches(task, items))
-
-    async def worker() -> None:
-        for batch in queue:
-            await run.batch(batch)
-
-    workers = max(1, min(len(items), judge.concurrency * 2))
-    await asyncio.gather(*(worker() for _ in range(workers)))
-    outcome = run.outcome
+    batches = plan_batches(task, items)
+    if getattr(judge, "engine", None) is not None:
+        # Another engine (Ray) runs the same planned batches elsewhere and returns the parts merged.
+        outcome = await judge.engine.label(judge, task, batches, context=context, check=check, progress=progress)
+    else:
+        outcome = await label_planned(judge, task, batches, context=context, check=check, progress=progress)
     outcome.results = {i: outcome.results[i] for i in ids}
     outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
     return outcome
+
+
+async def label_planned(
+    judge: Judge,
+    task: Task,
+    batches: Sequence[Sequence[Item]],
+    *,
+    context: Mapping[str, Any] | None = None,
+    check: Check | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> LabelOutcome:
+    """Run batches already planned by ``plan_batches`` (any subset of them: an engine may give
+    each worker a share). Results come in completion order; ``label_many`` restores input order."""
+    total = sum(len(b) for b in batches)
+    run = _Run(judge, task, context, check, progress, total)
+    queue = iter(batches)
+
+    async def worker() -> None:
+        for batch in queue:
+            await run.batch(list(batch))
+
+    workers = max(1, min(total, judge.concurrency * 2))
+    await asyncio.gather(*(worker() for _ in range(workers)))
+    return run.outcome
 
 
 class _Run:

@@ -46,6 +46,14 @@ def note(base_url: str | None, model: str, text: str) -> None:
             _notes.append(f"{base_url or 'the default endpoint'} ({model}) {text}")
 
 
+def relay(text: str) -> None:
+    """A notice a worker process learnt (the Ray engine), said here once."""
+    with _lock:
+        if (None, "", text) not in _noted:
+            _noted.add((None, "", text))
+            _notes.append(text)
+
+
 def take_notices() -> list[str]:
     """One line per server whose mode is not json_schema, each said once (for its final mode)."""
     out = []

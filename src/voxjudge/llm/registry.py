@@ -50,6 +50,7 @@ _BUILTIN = {
     "gemini": "voxjudge.llm.providers.gemini:GeminiBackend",
     "local": "voxjudge.llm.providers.local:LocalBackend",
     "fake": "voxjudge.llm.providers.fake:FakeBackend",
+    "vllm": "voxjudge.llm.providers.vllm:VLLMBackend",
 }
 # The optional SDK each provider needs, and the pip extra that installs it.
 _EXTRAS = {
@@ -57,6 +58,7 @@ _EXTRAS = {
     "anthropic": {"anthropic"},
     "gemini": {"google", "google.genai"},
     "local": {"llama_cpp"},
+    "vllm": {"vllm"},
 }
 _CUSTOM: dict[str, Factory] = {}
 

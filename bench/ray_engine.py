@@ -1,0 +1,73 @@
+"""Ray engine overhead: ``label_many`` over 20,000 items with a judge answering in 50 ms, on the
+local engine and on the Ray engine with 2 workers, both measured in this run on this machine.
+
+    python bench/ray_engine.py                      # 20,000 items, 50 ms, batches of 8, concurrency 8
+    python bench/ray_engine.py --items 2000         # quicker
+
+Both engines share one ``--concurrency`` (on Ray it is held cluster-wide by the limiter actor),
+so the judge's latency bounds both alike and the ratio is the engine's overhead: planning,
+shipping items to the actors, their start-up, the limiter round trips, and merging. Starting
+Ray itself (``ray.init``) is done once before timing, as on a running cluster. Target (issue
+14): Ray wall time <= 1.3x local. Answers are checked equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from voxjudge.llm import Item, Judge, Task, label_many  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--items", type=int, default=20_000)
+    ap.add_argument("--latency", type=float, default=0.05, help="seconds per judge call")
+    ap.add_argument("--batch-size", type=int, default=8, help="items per request")
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+
+    from voxjudge.llm.ray_engine import RayEngine, ensure_ray
+
+    task = Task(
+        "bench",
+        "",
+        "Label each item: $items",
+        {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+        batch_size=args.batch_size,
+    )
+    items = [Item(f"u{k}", {"text": f"utterance {k}"}) for k in range(args.items)]
+    spec = f"fake/schema?latency={args.latency}"
+    calls = -(-args.items // args.batch_size)
+    ideal = calls * args.latency / args.concurrency
+    ensure_ray(None, num_cpus=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        times, outcomes = {}, {}
+        for engine in ("local", "ray"):
+            judge = Judge(spec, cache=Path(tmp) / f"{engine}.sqlite", concurrency=args.concurrency)
+            if engine == "ray":
+                judge.engine = RayEngine(workers=args.workers)
+            start = time.perf_counter()
+            outcomes[engine] = judge.run(label_many(judge, task, items))
+            times[engine] = time.perf_counter() - start
+            judge.close()
+            print(
+                f"{engine:>5}: {times[engine]:7.2f} s  ({args.items / times[engine]:7.0f} items/s; "
+                f"{judge.meter.requests} requests; ideal {ideal:.2f} s)"
+            )
+    same = {k: r.answers for k, r in outcomes["ray"].results.items()} == {
+        k: r.answers for k, r in outcomes["local"].results.items()
+    }
+    ratio = times["ray"] / times["local"]
+    print(f"ray / local wall time: {ratio:.2f}x (target <= 1.3x); answers equal: {same}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
