@@ -10,21 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser import CHROMIUM, FLAGS, sync_playwright_or_skip
 from voxjudge.cli.main import main
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def _has_devanagari_font() -> bool:
@@ -36,9 +25,7 @@ def _has_devanagari_font() -> bool:
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not installed (Debian package 'chromium'; .ci/run installs it)")
+    sync_api = sync_playwright_or_skip()
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         yield b

@@ -4,12 +4,11 @@ sees agreement appear. Screenshots are saved in the test's tmp folder."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 
 import pytest
 
+from tests.browser import CHROMIUM, FLAGS, sync_playwright_or_skip
 from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import work
 from voxjudge.studio.app import create_app
@@ -17,33 +16,18 @@ from voxjudge.studio.flow import all_answers
 from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
 
-CHROMIUM = os.environ.get("VOXJUDGE_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
-
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def browser(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        pytest.skip(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    sync_api = sync_playwright_or_skip()
     with sync_api.sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(
             str(tmp_path / "profile"),
             executable_path=CHROMIUM,
             headless=True,
-            args=FLAGS,
+            args=[*FLAGS, "--autoplay-policy=no-user-gesture-required"],
             viewport={"width": 1100, "height": 900},
         )
         try:

@@ -170,6 +170,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     labeler, llm = _labeler(args, rubric)
     extra: dict = {}
     settings: dict = {"judge": args.judge, "mode": "pairs", "lang": args.lang}
+    # the model-judged run, its dry run and its recorded settings use the same options
+    llm_options = {"mode": args.mode, "batch_size": args.batch_size, "prefilter": not args.no_prefilter}
     try:
         if llm is None:
             with progress_bar(f"labelling word pairs ({args.judge})") as progress:
@@ -186,23 +188,14 @@ def cmd_score(args: argparse.Namespace) -> int:
             from voxjudge.asr.laser.llm_judges import planned_laser_requests
 
             requests = planned_laser_requests(
-                paired.references,
-                paired.hypotheses,
-                paired.ids,
-                rubric,
-                lang=args.lang,
-                mode=args.mode,
-                batch_size=args.batch_size,
-                prefilter=not args.no_prefilter,
+                paired.references, paired.hypotheses, paired.ids, rubric, lang=args.lang, **llm_options
             )
             print_json(llm.estimate(requests))
             return 0
         else:
             from voxjudge.asr.laser.llm_judges import score_with_llm
 
-            settings.update(
-                judge=llm.spec.full_name, mode=args.mode, batch_size=args.batch_size, prefilter=not args.no_prefilter
-            )
+            settings.update(judge=llm.spec.full_name, **llm_options)
             with progress_bar(f"asking {llm.spec.name}") as progress:
                 utterances, extra = llm.run(
                     score_with_llm(
@@ -212,10 +205,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                         paired.ids,
                         rubric,
                         lang=args.lang,
-                        mode=args.mode,
-                        batch_size=args.batch_size,
-                        prefilter=not args.no_prefilter,
                         progress=progress,
+                        **llm_options,
                     )
                 )
             extra["usage"] = llm.meter.as_dict()
