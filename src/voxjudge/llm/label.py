@@ -21,7 +21,7 @@ from typing import Any
 from voxjudge.llm.errors import BudgetExceeded
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.parse import InvalidOutput, extract_json, validate
-from voxjudge.llm.task import ITEMS_FIELD, Item, Task, item_schema_with_id
+from voxjudge.llm.task import ITEMS_FIELD, Item, Task, batch_shape
 from voxjudge.llm.types import Message, Request
 
 # check(item, answer) -> None when the answer is usable, else the reason (sent in a repair request).
@@ -149,7 +149,8 @@ def split_answers(text: str, ids: Sequence[str], item_schema: dict[str, Any]) ->
     entries = value.get(ITEMS_FIELD) if isinstance(value, dict) else value
     if not isinstance(entries, list):
         return {}, []
-    schema = item_schema_with_id(item_schema, ids)
+    # ids are checked against those sent below: the shape with any id is compiled once per task
+    schema = batch_shape(json.dumps(item_schema, sort_keys=True))["properties"][ITEMS_FIELD]["items"]
     wanted = set(ids)
     seen: dict[str, list[dict]] = {}
     unknown = []

@@ -18,6 +18,7 @@ need voxjudge installed and, for a file cache, a path they all see.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import pickle
 import uuid
@@ -32,13 +33,14 @@ from voxjudge.llm import negotiate
 from voxjudge.llm.errors import ConfigError, LLMError
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.label import Check, LabelOutcome, label_planned
-from voxjudge.llm.ray_limits import ClusterJudge, ClusterLimiter
+from voxjudge.llm.ray_limits import BATCH_METER, ClusterJudge, ClusterLimiter
 from voxjudge.llm.retry import RetryPolicy
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.task import Item, Task
 from voxjudge.llm.types import Request, Response
-from voxjudge.llm.usage import Price
+from voxjudge.llm.usage import Price, UsageMeter
 
+_SHARES_AT_ONCE = 4  # shares an actor works on together
 _METER_FIELDS = ("requests", "cache_hits", "retries", "failures", "input_tokens", "output_tokens", "audio_seconds")
 
 
@@ -51,7 +53,10 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
         if address:
             ray.init(address=address, **quiet)
         else:
-            ray.init(num_cpus=num_cpus, **quiet)
+            # Ray runs its workers at nice 15 so they cannot starve its own daemons; the workers
+            # of a judged run mostly wait on the network, and at nice 15 on a busy machine they
+            # lose the CPU to every other process (measured: the Ray run took 1.8x the local one).
+            ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ConfigError(f"cannot start or join Ray (address {address or 'a new local Ray'}): {e}") from None
     context = ray.data.DataContext.get_current()
@@ -92,7 +97,7 @@ class JudgeRecipe:
             judge.limiter.requests is not None or judge.limiter.tokens is not None,
         )
 
-    def build(self, limiter: Any, incarnation: str, max_cost: float | None) -> ClusterJudge:
+    def build(self, limiter: Any, incarnation: str, max_cost: float | None, **slots: Any) -> ClusterJudge:
         judge = ClusterJudge(
             self.spec,
             cache=self.cache,
@@ -102,34 +107,44 @@ class JudgeRecipe:
             timeout=self.timeout,
         )
         judge.meter.price = self.price
-        judge.attach(limiter, incarnation, rated=self.rated, max_cost=max_cost)
+        judge.attach(limiter, incarnation, rated=self.rated, max_cost=max_cost, **slots)
         return judge
 
 
 class _Worker:
-    """One actor of the pool: one judge client, reused for every share it is given."""
+    """One actor of the pool: one judge client, reused for every share it is given. ``__call__``
+    is a coroutine, so Ray Data gives the actor several shares at once and their calls fill the
+    worker's slots together (one share at a time would drain the slots at the end of each)."""
 
-    def __init__(self, recipe: JudgeRecipe, limiter: Any, max_cost: float | None, job: tuple):
+    def __init__(self, recipe: JudgeRecipe, limiter: Any, max_cost: float | None, job: tuple, slots: tuple):
+        run, fair, granted = slots
         context = ray.get_runtime_context()
         incarnation = uuid.uuid4().hex
-        ray.get(limiter.forget.remote(context.get_actor_id(), incarnation, context.current_actor))
-        self.judge = recipe.build(limiter, incarnation, max_cost)
+        # A first incarnation starts calling at once with slots the limiter set aside for it;
+        # a restarted one (its first incarnation may have used them) leases like any other.
+        granted = 0 if context.was_current_actor_reconstructed else granted
+        # Not waited for: the limiter runs this worker's requests in the order they were sent.
+        confirm = limiter.forget.remote(context.get_actor_id(), incarnation, context.current_actor, run, granted)
+        self.judge = recipe.build(limiter, incarnation, max_cost, fair=fair, granted=granted, confirm=confirm)
         self.job = job
 
-    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    async def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         shares = [pickle.loads(p) for p in batch["payload"]]
-        before = {k: getattr(self.judge.meter, k) for k in _METER_FIELDS}
-        if self.job[0] == "label":
-            _, task, context, check = self.job
-            result: Any = self.judge.run(label_planned(self.judge, task, shares, context=context, check=check))
-        else:
-            _, validate = self.job
-            requests = [(uid, r) for _, uid, r in shares]
-            answers = self.judge.run(Judge.complete_many(self.judge, requests, validate=validate))
-            result = [(k, a) for (k, _, _), a in zip(shares, answers)]
-        used = {k: getattr(self.judge.meter, k) - before[k] for k in _METER_FIELDS}
+        meter = UsageMeter(self.judge.meter.price)
+        context = contextvars.copy_context()
+        context.run(BATCH_METER.set, meter)  # this share's calls count in its own meter
+        result = await asyncio.get_running_loop().create_task(self._work(shares), context=context)
+        used = {k: getattr(meter, k) for k in _METER_FIELDS}
         part = (result, used, self.judge.stop_reason, negotiate.take_notices())
         return {"part": np.array([pickle.dumps(part)], dtype=object)}
+
+    async def _work(self, shares: list) -> Any:
+        if self.job[0] == "label":
+            _, task, context, check = self.job
+            return await label_planned(self.judge, task, shares, context=context, check=check)
+        _, validate = self.job
+        answers = await Judge.complete_many(self.judge, [(uid, r) for _, uid, r in shares], validate=validate)
+        return [(k, a) for (k, _, _), a in zip(shares, answers)]
 
 
 @dataclass
@@ -151,9 +166,11 @@ class RayEngine:
         if id(judge) not in self.limiters:
             rpm = judge.limiter.requests.capacity if judge.limiter.requests else None
             tpm = judge.limiter.tokens.capacity if judge.limiter.tokens else None
-            self.limiters[id(judge)] = ClusterLimiter.remote(
-                rpm, tpm, judge.concurrency, judge.max_cost, judge.meter.cost or 0.0
-            )
+            limiter = ClusterLimiter.remote(rpm, tpm, judge.concurrency, judge.max_cost, judge.meter.cost or 0.0)
+            # Up before the workers: started alongside them it came up last (they compete for
+            # the CPU while they start), and every worker waited for it before its first call.
+            ray.get(limiter.state.remote())
+            self.limiters[id(judge)] = limiter
         return self.limiters[id(judge)]
 
     async def label(
@@ -199,21 +216,32 @@ class RayEngine:
         ensure_ray(self.address, self.num_cpus)
         _quiet_ray_logs()  # Ray Data sets its loggers up on first use
         limiter = self.limiter_for(judge)
-        # Each call gets enough work to fill its share of the slots, and about 8 calls per worker
-        # in all: Ray's per-call cost is paid rarely, and a killed worker's call is redone cheaply
-        # (its finished answers come from the cache).
-        rows = max(1, 4 * judge.concurrency // self.workers, -(-len(payloads) // (8 * self.workers)))
-        dataset = ray.data.from_items([{"payload": p} for p in payloads]).map_batches(
+        # Shares of about 1/32 of the work per worker, four running at once in each actor: the
+        # slots stay full while Ray hands over the next share, the last shares are short (no
+        # long tail on one worker), and a killed worker's shares are redone cheaply (their
+        # finished answers come from the cache).
+        rows = max(1, -(-len(payloads) // (32 * self.workers)))
+        blocks = -(-len(payloads) // rows)  # one share per block: each is one Ray task
+        run = uuid.uuid4().hex
+        fair = -(-judge.concurrency // self.workers)  # a worker's share of the slots when all ask
+        granted = judge.concurrency // self.workers  # slots each first worker starts with
+        ray.get(limiter.begin_run.remote(run, granted * self.workers))
+        dataset = ray.data.from_items([{"payload": p} for p in payloads], override_num_blocks=blocks).map_batches(
             _Worker,
             fn_constructor_kwargs={
                 "recipe": JudgeRecipe.of(judge),
                 "limiter": limiter,
                 "max_cost": judge.max_cost,
                 "job": job,
+                "slots": (run, fair, granted),
             },
             batch_size=rows,
             batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=self.workers),
+            compute=ray.data.ActorPoolStrategy(
+                size=self.workers,
+                max_tasks_in_flight_per_actor=_SHARES_AT_ONCE,
+                max_concurrent_calls_per_actor=_SHARES_AT_ONCE,
+            ),
             num_cpus=self.cpus_per_worker,
             num_gpus=1 if judge.spec.provider == "vllm" else 0,  # each worker holds one vLLM engine
         )
@@ -232,6 +260,8 @@ class RayEngine:
                     progress(done, total)
         except Exception as e:
             raise _voxjudge_cause(e) from None
+        finally:
+            ray.get(limiter.end_run.remote(run))
         return parts
 
 
