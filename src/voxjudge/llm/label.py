@@ -197,6 +197,38 @@ async def label_many(
     return outcome
 
 
+async def label_tasks(
+    judge: Judge,
+    asks: Sequence[tuple[Task, Sequence[Item]]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[LabelOutcome]:
+    """Several ``label_many`` calls at once, one outcome per (task, items) in order. Locally the
+    same as gathering them; on an engine (Ray) they travel as one job, not one job each (a
+    pairwise run asks two or more small tasks per pair)."""
+    if getattr(judge, "engine", None) is None or not asks:
+        total = sum(len(items) for _, items in asks)
+        done = 0
+
+        def one_more(_done: int, _total: int) -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+        return list(await asyncio.gather(*(label_many(judge, t, items, progress=one_more) for t, items in asks)))
+    for _, items in asks:
+        ids = [it.id for it in items]
+        if len(set(ids)) != len(ids):
+            raise ValueError("item ids must be unique within a call")
+    planned = [(task, plan_batches(task, items)) for task, items in asks]
+    outcomes = await judge.engine.label_tasks(judge, planned, progress=progress)
+    for outcome, (_, items) in zip(outcomes, asks):
+        outcome.results = {it.id: outcome.results[it.id] for it in items}
+        outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
+    return outcomes
+
+
 async def label_planned(
     judge: Judge,
     task: Task,
