@@ -99,9 +99,12 @@ class JudgeRecipe:
     timeout: float
     price: Price | None
     rated: bool
+    script: Any = None  # a fake judge's script registered in the driver (e.g. fake/prosody)
 
     @classmethod
     def of(cls, judge: Judge) -> JudgeRecipe:
+        from voxjudge.llm.providers import fake
+
         return cls(
             judge.spec,
             None if judge.cache is None else str(judge.cache.path),
@@ -111,9 +114,14 @@ class JudgeRecipe:
             judge.timeout,
             judge.meter.price,
             judge.limiter.requests is not None or judge.limiter.tokens is not None,
+            fake._SCRIPTS.get(judge.spec.model) if judge.spec.provider == "fake" else None,
         )
 
     def build(self, limiter: Any, incarnation: str, max_cost: float | None, **slots: Any) -> ClusterJudge:
+        if self.script is not None:
+            from voxjudge.llm.providers.fake import register_fake_script
+
+            register_fake_script(self.spec.model, self.script)
         judge = ClusterJudge(
             self.spec,
             cache=self.cache,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -121,14 +122,16 @@ class ShardWriter:
     def __init__(self, job_dir: Path, run: str, incarnation: str):
         self.path = job_dir / f"{run}-{incarnation}.jsonl"
         self.file: Any = None
+        self.lock = threading.Lock()  # an actor writes several shares' records at once
 
     def write(self, records: Iterable[dict[str, Any]]) -> None:
         lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
         if not lines:
             return
-        if self.file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (kept open for the worker's life)
-        self.file.write(lines)
-        self.file.flush()
-        os.fsync(self.file.fileno())
+        with self.lock:
+            if self.file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (open for the worker's life)
+            self.file.write(lines)
+            self.file.flush()
+            os.fsync(self.file.fileno())
