@@ -49,6 +49,7 @@ from voxjudge.llm.ray_shards import (
     request_key,
     responses_from,
     responses_record,
+    task_digest,
 )
 from voxjudge.llm.retry import RetryPolicy
 from voxjudge.llm.spec import JudgeSpec
@@ -287,8 +288,9 @@ class RayEngine:
         recorded = await asyncio.to_thread(shards.recorded)
         shares, total = [], 0
         for index, (task, batches) in enumerate(planned):
+            digest = task_digest(task)
             for batch in batches:
-                keys = [item_key(task, it) for it in batch]
+                keys = [item_key(digest, it) for it in batch]
                 total += len(batch)
                 if all(k in recorded for k in keys):  # a batch partly recorded is asked whole: same requests
                     for it, k in zip(batch, keys):

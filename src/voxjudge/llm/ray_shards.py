@@ -44,17 +44,17 @@ def job_key(spec: JudgeSpec, kind: str, settings: Any) -> str:
 
 def label_settings(tasks: Sequence[Task], context: Mapping[str, Any] | None, check: Any) -> Any:
     checked = None if check is None else f"{getattr(check, '__module__', '')}.{getattr(check, '__qualname__', '')}"
-    return {"tasks": [_task_digest(t) for t in tasks], "context": context, "check": checked}
+    return {"tasks": [task_digest(t) for t in tasks], "context": context, "check": checked}
 
 
-def _task_digest(task: Task) -> str:
+def task_digest(task: Task) -> str:
     return _digest(task.as_dict())  # the whole policy too: samples, seed, batch size, token limits
 
 
-def item_key(task: Task, item: Item) -> str:
+def item_key(task_digest: str, item: Item) -> str:
     parts = [p.text if isinstance(p, TextPart) else p.sha256 for p in item.parts if isinstance(p, TextPart | AudioPart)]
     fields = {"id": item.id, "data": item.data, "context": item.context, "schema": item.schema, "parts": parts}
-    return _digest({"task": _task_digest(task), **fields})
+    return _digest({"task": task_digest, **fields})
 
 
 def request_key(spec: JudgeSpec, item_id: str, request: Request) -> str:
