@@ -2,7 +2,8 @@
 
 Features of a word pair are named strings with values: the rules' label and error type, which
 annotator-convention variant classes make the two sides equal, the characters that differ (after
-the spelling fold, position-free), edit distances, word counts, function/auxiliary words. The
+the spelling fold, position-free), edit distances, word counts, function/auxiliary words, and
+whether each side is a word of the language (``lexicon.py``). The
 weights live in a JSON file (vocabulary, classes, weights, intercepts); inference is a sparse dot
 product and an argmax, deterministic and fast. Training (scikit-learn) is in ``training.py``.
 
@@ -25,6 +26,7 @@ import numpy as np
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions
 from voxjudge.asr.laser.lang import fold, is_function_word, numbers_equal
+from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, _stems, classify
 from voxjudge.errors import InputError
@@ -76,6 +78,9 @@ def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conven
                 f["extra_aux"] = 1.0
             elif is_function_word(w, lang):
                 f["extra_function"] = 1.0
+    # both sides words of the language -> likely two different words; one unknown -> likely a spelling
+    known_r, known_h = all(is_known(w, lang) for w in ref), all(is_known(w, lang) for w in hyp)
+    f[f"known={int(known_r)}{int(known_h)}"] = 1.0
     if kr == kh:
         f["key_equal"] = 1.0
     if any(is_function_word(w, lang) for w in ref + hyp):
