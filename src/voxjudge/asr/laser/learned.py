@@ -32,7 +32,7 @@ from voxjudge.asr.laser.rules import Label, _stems, classify
 from voxjudge.errors import InputError
 
 FORMAT = "voxjudge-laser-linear-1"
-CERTAIN_TYPES = {"numerical_phrase", "abbreviation"}  # with fold-equal and exact compounds: rules settle these
+CERTAIN_TYPES = {"numerical_phrase", "abbreviation", "synonym"}  # with fold-equal and exact compounds: rules settle these
 LICENCE_NOTICE = (
     "Trained on word pairs from the LASER-metric dataset (dataset_hin.csv), Copyright (c) 2025 Amparulekar, "
     "MIT licence; see LICENSE-laser-metric.txt shipped beside the data."
