@@ -10,6 +10,7 @@ when they are equal after the maps, and :func:`Conventions.variants` names the c
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -145,16 +146,18 @@ class Conventions:
         return None
 
 
+_LATIN = re.compile(r"[A-Za-z]")
+
+
 def _phrase(text: str) -> str:
     return " ".join(fold(w) for w in text.split())
 
 
 def _strip_markup(word: str) -> str:
     """Latin letters glued to a native-script word (hआपh, sजाएगाs) are transcription markup."""
-    if word.isascii() or not any(ch.isascii() and ch.isalpha() for ch in word):
+    if word.isascii() or not _LATIN.search(word):
         return word
-    stripped = "".join(ch for ch in word if not (ch.isascii() and ch.isalpha()))
-    return stripped or word
+    return _LATIN.sub("", word) or word
 
 
 @lru_cache(maxsize=64)
