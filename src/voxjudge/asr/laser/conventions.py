@@ -2,13 +2,15 @@
 
 The shipped rubric carries the Hindi conventions of the LASER authors' annotators: which spelling
 differences are an accepted *alternate spelling* (vowel length, a dropped nasal sign, ै/े ...),
-frequent informal spellings, and the auxiliaries whose agreement slips cost *minor* even inside a
-multi-word phrase. Each variant class is a character map; two words are variants of each other
+frequent informal spellings, the auxiliaries whose agreement slips cost *minor* even inside a
+multi-word phrase, verb endings that say the same in another register (जाकर/जाके) and synonyms
+(minor for these annotators). Each variant class is a character map; two words are variants of each other
 when they are equal after the maps, and :func:`Conventions.variants` names the classes needed.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -28,6 +30,21 @@ class VariantClass:
 
 
 @dataclass(frozen=True)
+class EndingGroup:
+    """Endings that make the same verb form in another register (जाकर/जाके, समझिए/समझें)."""
+
+    name: str
+    endings: tuple[str, ...]  # longest first
+    min_stem: int
+
+    def stem(self, word: str) -> str | None:
+        for e in self.endings:
+            if word.endswith(e) and len(word) - len(e) >= self.min_stem:
+                return word[: -len(e)]
+        return None
+
+
+@dataclass(frozen=True)
 class Conventions:
     lang: str
     classes: tuple[VariantClass, ...] = ()
@@ -36,6 +53,8 @@ class Conventions:
     agreement_words: frozenset[str] = frozenset()
     phrase_agreement: str = "major"
     families: tuple[frozenset[str], ...] = ()
+    verb_endings: tuple[EndingGroup, ...] = ()
+    synonyms: frozenset[frozenset[str]] = frozenset()
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
@@ -57,6 +76,11 @@ class Conventions:
             frozenset(fold(w) for w in data.get("agreement_words", [])),
             str(data.get("phrase_agreement", "major")),
             tuple(frozenset(fold(w) for w in fam) for fam in data.get("auxiliary_families", [])),
+            tuple(
+                EndingGroup(str(g["name"]), tuple(sorted(g["endings"], key=len, reverse=True)), int(g["min_stem"]))
+                for g in data.get("same_verb_endings", [])
+            ),
+            frozenset(frozenset(_phrase(w) for w in pair) for pair in data.get("synonyms", [])),
         )
 
     def key(self, word: str, skip: str | None = None) -> str:
@@ -109,13 +133,31 @@ class Conventions:
     def is_agreement_word(self, word: str) -> bool:
         return fold(word) in self.agreement_words
 
+    def are_synonyms(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return frozenset((_phrase(" ".join(a)), _phrase(" ".join(b)))) in self.synonyms
+
+    def same_verb(self, a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+        """The name of the ending group that makes the two (joined) sides one verb form, or None."""
+        ja, jb = "".join(fold(w) for w in a), "".join(fold(w) for w in b)
+        for group in self.verb_endings:
+            sa, sb = group.stem(ja), group.stem(jb)
+            if sa is not None and sa == sb and ja != jb:
+                return group.name
+        return None
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _phrase(text: str) -> str:
+    return " ".join(fold(w) for w in text.split())
+
 
 def _strip_markup(word: str) -> str:
     """Latin letters glued to a native-script word (hआपh, sजाएगाs) are transcription markup."""
-    if word.isascii() or not any(ch.isascii() and ch.isalpha() for ch in word):
+    if word.isascii() or not _LATIN.search(word):
         return word
-    stripped = "".join(ch for ch in word if not (ch.isascii() and ch.isalpha()))
-    return stripped or word
+    return _LATIN.sub("", word) or word
 
 
 @lru_cache(maxsize=64)

@@ -2,7 +2,8 @@
 
 Features of a word pair are named strings with values: the rules' label and error type, which
 annotator-convention variant classes make the two sides equal, the characters that differ (after
-the spelling fold, position-free), edit distances, word counts, function/auxiliary words. The
+the spelling fold, position-free), edit distances, word counts, function/auxiliary words, and
+whether each side is a word of the language (``lexicon.py``). The
 weights live in a JSON file (vocabulary, classes, weights, intercepts); inference is a sparse dot
 product and an argmax, deterministic and fast. Training (scikit-learn) is in ``training.py``.
 
@@ -24,13 +25,16 @@ import numpy as np
 
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions
-from voxjudge.asr.laser.lang import fold, is_function_word, numbers_equal
+from voxjudge.asr.laser.lang import colloquial_equal, fold, is_function_word, numbers_equal
+from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, _stems, classify
 from voxjudge.errors import InputError
 
 FORMAT = "voxjudge-laser-linear-1"
-CERTAIN_TYPES = {"numerical_phrase", "abbreviation"}  # with fold-equal and exact compounds: rules settle these
+# with fold-equal and exact compounds: rules settle these (the training pairs are all in Devanagari,
+# so a Latin-script loan word is outside what the model has seen)
+CERTAIN_TYPES = {"numerical_phrase", "abbreviation", "synonym", "transliteration_variant"}
 LICENCE_NOTICE = (
     "Trained on word pairs from the LASER-metric dataset (dataset_hin.csv), Copyright (c) 2025 Amparulekar, "
     "MIT licence; see LICENSE-laser-metric.txt shipped beside the data."
@@ -76,6 +80,9 @@ def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conven
                 f["extra_aux"] = 1.0
             elif is_function_word(w, lang):
                 f["extra_function"] = 1.0
+    # both sides words of the language -> likely two different words; one unknown -> likely a spelling
+    known_r, known_h = all(is_known(w, lang) for w in ref), all(is_known(w, lang) for w in hyp)
+    f[f"known={int(known_r)}{int(known_h)}"] = 1.0
     if kr == kh:
         f["key_equal"] = 1.0
     if any(is_function_word(w, lang) for w in ref + hyp):
@@ -192,7 +199,8 @@ def settled_by_rules(pair: RubricPair, rule: Label, lang: str) -> bool:
     fr, fh = [fold(w) for w in pair.ref], [fold(w) for w in pair.hyp]
     if fr == fh or "".join(fr) == "".join(fh):
         return True  # the same after the spelling fold, or a compound joined/split
-    return numbers_equal(pair.ref, pair.hyp, lang)
+    # listed spoken forms (मेरे को/मुझे): a list lookup, not a judgement call
+    return numbers_equal(pair.ref, pair.hyp, lang) or colloquial_equal(pair.ref, pair.hyp, lang)
 
 
 def hybrid_labeler(model: LinearModel, rubric: LaserRubric):

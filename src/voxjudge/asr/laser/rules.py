@@ -10,10 +10,12 @@ Checks run in order; the first that applies decides, and every label carries its
    penalty, numerical phrase;
 5. a word and its abbreviation -> no penalty; a listed colloquial or contracted form -> no penalty;
 6. the two sides joined are the same word (a compound split or joined) -> no penalty;
-7. the language's annotator conventions (rubric data, ``conventions.py``): an informal spelling
-   of a frequent word or an accepted spelling variant (Hindi: vowel length, a dropped nasal
-   sign, ै/े ...) -> no penalty; a number slip on an auxiliary (है/हैं), alone or inside a
-   phrase whose other words match -> minor, grammar agreement;
+7. the language's annotator conventions (rubric data, ``conventions.py``): a listed synonym ->
+   minor, synonym; the same verb with another register's ending (जाकर/जाके, समझिए/समझें), an
+   informal spelling of a frequent word or an accepted spelling variant (Hindi: vowel length, a
+   dropped nasal sign, ै/े ...) -> no penalty; a number slip on an auxiliary (है/हैं), alone or
+   inside a phrase whose other words match, or auxiliaries changed over a phrase -> minor,
+   grammar agreement;
 8. a loan word in Latin script against its native-script spelling (same consonant skeleton after
    transliteration) -> no penalty, transliteration variant; a capitalised Latin name with the
    same skeleton -> no penalty, proper noun;
@@ -218,6 +220,11 @@ def equivalent(lang: str):
 
 def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label | None:
     """Step 7: what the language's annotator conventions say about a pair, or None."""
+    if conv.are_synonyms(ref, hyp):
+        return Label("minor", "synonym", "a synonym: same meaning, other wording")
+    verb = conv.same_verb(ref, hyp)
+    if verb is not None:
+        return Label("no_penalty", "slang_colloquial", f"the same verb in another register ({verb})")
     if len(ref) == len(hyp) == 1:
         return _word_convention(ref[0], hyp[0], lang, conv)
     if len(ref) == len(hyp):
@@ -235,7 +242,22 @@ def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: C
     joined_r, joined_h = conv.key("".join(ref)), conv.key("".join(hyp))
     if joined_r == joined_h and not conv.strict & set(conv.variants("".join(ref), "".join(hyp)) or ()):
         return Label("no_penalty", "compound_word", "same words joined or split, spelled as a variant")
+    if _auxiliaries_only(ref, hyp, conv):
+        return Label("minor", "grammar_agreement", "only auxiliaries differ, in number or gender")
     return None
+
+
+def _auxiliaries_only(ref: tuple[str, ...], hyp: tuple[str, ...], conv: Conventions) -> bool:
+    """Phrases of different lengths whose differing words are all auxiliaries, changed on both
+    sides (बोल रहे हैं / बोल रहें, रही है / रहे): an agreement slip spread over a phrase, minor."""
+    from difflib import SequenceMatcher
+
+    fr, fh = [fold(w) for w in ref], [fold(w) for w in hyp]
+    ops = [op for op in SequenceMatcher(None, fr, fh, autojunk=False).get_opcodes() if op[0] != "equal"]
+    gone = [w for _, i1, i2, _, _ in ops for w in ref[i1:i2]]
+    new = [w for _, _, _, j1, j2 in ops for w in hyp[j1:j2]]
+    # an auxiliary only added or only dropped (करते / करते हैं) is an omission or addition: major
+    return bool(gone and new) and all(conv.is_agreement_word(w) for w in gone + new)
 
 
 def _phrase_word(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
