@@ -7,9 +7,11 @@ and call log) whose limits are the cluster's (``ray_limits.ClusterLimiter``). Ea
 the local engine on its share and returns the partial outcome; the driver merges the parts,
 ``label_many`` puts them back in input order.
 
-Resume: every answer is committed to the cache as it arrives, so a worker killed mid-run is
-restarted by Ray, its unfinished share is handed out again, and only the calls that were in
-flight when it died are paid twice. A rerun of the whole command is served from the cache.
+Resume: each share's results go to the worker's JSONL shard as soon as the share is done
+(``ray_shards``), and every answer is committed to the cache as it arrives. A worker killed
+mid-run is restarted by Ray and its unfinished shares are handed out again; a rerun of an
+interrupted command skips the items its shards record and gets finished calls from the cache,
+so only the calls in flight at the interruption are paid twice.
 
 Attach to a running cluster with ``address="auto"`` (after ``ray start --head``); workers there
 need voxjudge installed and, for a file cache, a path they all see.
