@@ -23,7 +23,10 @@ Where the time went (profiled on the shared 2-core machine, before -> after):
   starts first, each run sets slots aside for its first workers, and slots are leased in blocks.
 What is left is the pool's start-up (3-5 s here, more under load) and a short tail.
 
-Measured with 20,000 items (local / Ray, ratio, load average at the start):
+Measured with 20,000 items (local / Ray, ratio, 1-minute load average at the start):
+    before: 1.29x, 1.78x, 1.62x; midway (still CPU-bound on validator compiles): 1.81x, 1.75x
+    final code: 16.47 / 21.79 s 1.32x (1.10); 16.43 / 21.47 s 1.31x (1.51); 16.48 / 21.54 s 1.31x (1.04);
+                16.28 / 20.34 s 1.25x (2.17); 16.39 / 20.91 s 1.28x (1.48); 16.43 / 20.87 s 1.27x (1.46)
 """
 
 from __future__ import annotations
