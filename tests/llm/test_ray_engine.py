@@ -5,6 +5,7 @@ nothing and pays again only for what was in flight."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
@@ -170,12 +171,103 @@ def test_a_worker_killed_mid_run_loses_nothing_and_pays_only_for_calls_in_flight
         assert len(set(bodies)) == 160 and paid_twice <= 4  # at most the calls in flight (--concurrency)
 
 
-def test_cli_refuses_pairwise_on_ray_and_says_so(tmp_path, capsys, examples):
+def _without_timing(text):
+    """A JSON view without the wall-clock fields (they differ between any two runs)."""
+    value = json.loads(text)
+
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if k != "wall_seconds"}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    return strip(value)
+
+
+@pytest.mark.parametrize("mode", ["coupled", "per-dimension"])
+def test_pairwise_judge_on_ray_writes_what_the_local_engine_writes(tmp_path, capsys, examples, mode):
     pairs = examples / "pairwise" / "pairs.jsonl"
-    argv = ["pairwise", "judge", "--pairs", str(pairs), "--judge", "fake/prosody", "--out", str(tmp_path / "o.jsonl")]
-    code = main([*argv, "--engine", "ray"])
-    assert code == 2 and "--engine ray does not run pairwise judging yet" in capsys.readouterr().err
-    assert not (tmp_path / "o.jsonl").exists()
+    outs, status = {}, {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"{engine}.jsonl"
+        argv = ["pairwise", "judge", "--pairs", str(pairs), "--judge", "fake/prosody", "--samples", "4"]
+        argv += ["--mode", mode, "--cache", str(tmp_path / f"{engine}.sqlite"), "--engine", engine, "--out", str(out)]
+        assert main(argv) == 0
+        # the status line without the output path and the wall time: counts, usage, cost
+        status[engine] = re.sub(r", [0-9.]+s$", "", capsys.readouterr().err.strip().replace(str(out), "OUT"))
+        outs[engine] = sorted(out.read_text().splitlines())
+    assert outs["ray"] == outs["local"] and status["ray"] == status["local"]
+    assert len(outs["ray"]) == 4 * len(pairs.read_text().splitlines())
+
+
+def test_pairwise_select_on_ray_equals_local(tmp_path, capsys, examples):
+    candidates = examples / "pairwise" / "candidates.jsonl"
+    views, records = {}, {}
+    for engine in ("local", "ray"):
+        argv = ["pairwise", "select", "--candidates", str(candidates), "--judge", "fake/prosody", "--samples", "2"]
+        argv += ["--cache", str(tmp_path / f"{engine}.sqlite"), "--engine", engine, "--json"]
+        argv += ["--records", str(tmp_path / f"{engine}.jsonl")]
+        assert main(argv) == 0
+        views[engine] = _without_timing(capsys.readouterr().out)
+        records[engine] = sorted((tmp_path / f"{engine}.jsonl").read_text().splitlines())
+    assert views["ray"] == views["local"] and records["ray"] == records["local"]
+    assert len(views["ray"]["selections"]) == 6 and views["ray"]["n_judgments"] == 72
+
+
+def test_pairwise_judge_over_http_on_ray_equals_local(tmp_path, capsys, examples):
+    pairs = examples / "pairwise" / "pairs.jsonl"
+    outs = {}
+    with FakeLLMServer() as srv:
+        for engine in ("local", "ray"):
+            out = tmp_path / f"{engine}.jsonl"
+            argv = ["pairwise", "judge", "--pairs", str(pairs), "--judge", "openai/audio", "--samples", "2"]
+            argv += ["--base-url", srv.url + "/v1", "--cache", str(tmp_path / f"{engine}.sqlite")]
+            assert main([*argv, "--engine", engine, "--out", str(out)]) == 0
+            capsys.readouterr()
+            outs[engine] = sorted(out.read_text().splitlines())
+        bodies = [json.dumps(b, sort_keys=True) for _, b in srv.requests]
+    assert outs["ray"] == outs["local"] and outs["ray"]
+    assert len(bodies) == 2 * len(set(bodies))  # each engine sent each request once
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_run_resumes_from_its_shards_losing_nothing(tmp_path):
+    task = TASK.with_options(batch_size=2)
+    n = 120
+    with FakeLLMServer(latency=0.05, responder=graded) as srv:
+        whole = Judge("openai/m", base_url=srv.url + "/v1", cache=tmp_path / "whole.sqlite")
+        whole.engine = RayEngine(workers=2, shards=tmp_path / "shards-whole")
+        expected = whole.run(label_many(whole, task, items(n)))
+        assert not list((tmp_path / "shards-whole").rglob("*.jsonl"))  # a complete run leaves no shards
+        first_sent = srv.count()
+        srv.requests.clear()
+
+        def stop_midway(done, total):
+            if done >= total // 3:
+                raise Interrupted  # the driver dies (Ctrl-C, a lost laptop) while shares are in flight
+
+        judge = Judge("openai/m", base_url=srv.url + "/v1", cache=tmp_path / "c.sqlite")
+        judge.engine = RayEngine(workers=2, shards=tmp_path / "shards")
+        with pytest.raises(Interrupted):
+            judge.run(label_many(judge, task, items(n), progress=stop_midway))
+        shards = list((tmp_path / "shards").rglob("*.jsonl"))
+        recorded = sum(len(p.read_text().splitlines()) for p in shards)
+        assert shards and n // 3 <= recorded < n  # written as shares finished, before the end
+
+        again = Judge("openai/m", base_url=srv.url + "/v1", cache=tmp_path / "c.sqlite")
+        again.engine = RayEngine(workers=2, shards=tmp_path / "shards")
+        got = again.run(label_many(again, task, items(n)))
+        # recorded items were not asked again, not even of the cache
+        assert again.meter.requests + again.meter.cache_hits <= first_sent - recorded // 2
+        assert summary(got)[0] == summary(expected)[0] and got.complete
+        assert not list((tmp_path / "shards").rglob("*.jsonl"))  # merged and complete: shards removed
+        bodies = [json.dumps(b["messages"], sort_keys=True) for _, b in srv.requests]
+    paid_twice = len(bodies) - len(set(bodies))
+    assert len(set(bodies)) == first_sent and paid_twice <= whole.concurrency  # at most the calls in flight
 
 
 def test_asr_score_cli_on_ray_equals_local(tmp_path, capsys):

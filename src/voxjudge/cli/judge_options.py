@@ -50,6 +50,12 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
         help="Ray cluster to join, e.g. auto after `ray start --head` (default: a Ray started here)",
     )
     g.add_argument("--ray-workers", type=int, default=2, metavar="N", help="judge actors on Ray (default: 2)")
+    g.add_argument(
+        "--ray-shards",
+        metavar="DIR",
+        help="where Ray workers write results as they complete, for a rerun to resume from "
+        "(default: ray-shards beside the cache; removed when a run completes; safe to delete)",
+    )
 
 
 def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
@@ -95,7 +101,7 @@ def ray_engine(args: argparse.Namespace):
         from voxjudge.llm.ray_engine import RayEngine
     except ImportError:
         raise ConfigError("--engine ray needs Ray: pip install 'voxjudge[ray]'") from None
-    return RayEngine(address=args.ray_address, workers=args.ray_workers)
+    return RayEngine(address=args.ray_address, workers=args.ray_workers, shards=getattr(args, "ray_shards", None))
 
 
 def say_notices() -> None:

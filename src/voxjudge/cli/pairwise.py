@@ -120,10 +120,6 @@ def _pair_judge(args, rubric):
         return AcousticPairJudge(rubric), None
     import voxjudge.pairwise.judges  # noqa: F401  (registers the fake/prosody script)
 
-    if args.engine == "ray":
-        # Each pair is labelled by its own small call set: one Ray job per pair would cost more
-        # than it saves. Refused rather than run slowly.
-        raise InputError("--engine ray does not run pairwise judging yet; use --engine local")
     llm = make_judge(args, args.judge)
     return LLMPairJudge(llm, rubric, args.mode, args.temperature, args.seed), llm
 
@@ -315,7 +311,6 @@ def cmd_select(args: argparse.Namespace) -> int:
     write_all({args.out: result.records, args.records: records})
     print_json(result.view()) if args.json else print(render_selection(result))
     return _incomplete(result)
-
 
 
 def render_selection(result) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from voxjudge.llm.errors import BudgetExceeded
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.parse import InvalidOutput, extract_json, validate
-from voxjudge.llm.task import ITEMS_FIELD, Item, Task, item_schema_with_id
+from voxjudge.llm.task import ITEMS_FIELD, Item, Task, batch_shape
 from voxjudge.llm.types import Message, Request
 
 # check(item, answer) -> None when the answer is usable, else the reason (sent in a repair request).
@@ -149,7 +149,8 @@ def split_answers(text: str, ids: Sequence[str], item_schema: dict[str, Any]) ->
     entries = value.get(ITEMS_FIELD) if isinstance(value, dict) else value
     if not isinstance(entries, list):
         return {}, []
-    schema = item_schema_with_id(item_schema, ids)
+    # ids are checked against those sent below: the shape with any id is compiled once per task
+    schema = batch_shape(json.dumps(item_schema, sort_keys=True))["properties"][ITEMS_FIELD]["items"]
     wanted = set(ids)
     seen: dict[str, list[dict]] = {}
     unknown = []
@@ -194,6 +195,38 @@ async def label_many(
     outcome.results = {i: outcome.results[i] for i in ids}
     outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
     return outcome
+
+
+async def label_tasks(
+    judge: Judge,
+    asks: Sequence[tuple[Task, Sequence[Item]]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[LabelOutcome]:
+    """Several ``label_many`` calls at once, one outcome per (task, items) in order. Locally the
+    same as gathering them; on an engine (Ray) they travel as one job, not one job each (a
+    pairwise run asks two or more small tasks per pair)."""
+    if getattr(judge, "engine", None) is None or not asks:
+        total = sum(len(items) for _, items in asks)
+        done = 0
+
+        def one_more(_done: int, _total: int) -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+        return list(await asyncio.gather(*(label_many(judge, t, items, progress=one_more) for t, items in asks)))
+    for _, items in asks:
+        ids = [it.id for it in items]
+        if len(set(ids)) != len(ids):
+            raise ValueError("item ids must be unique within a call")
+    planned = [(task, plan_batches(task, items)) for task, items in asks]
+    outcomes = await judge.engine.label_tasks(judge, planned, progress=progress)
+    for outcome, (_, items) in zip(outcomes, asks):
+        outcome.results = {it.id: outcome.results[it.id] for it in items}
+        outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
+    return outcomes
 
 
 async def label_planned(

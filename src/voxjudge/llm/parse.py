@@ -62,6 +62,9 @@ def _validator_for(schema: dict[str, Any]) -> Any:
 def validate(value: Any, schema: dict[str, Any]) -> None:
     import fastjsonschema
 
+    quick = getattr(schema, "quick_check", None)  # a batch schema: its shape is compiled once
+    if quick is not None and quick(value, validate):
+        return
     try:
         _validator_for(schema)(value)
     except fastjsonschema.JsonSchemaValueException as e:

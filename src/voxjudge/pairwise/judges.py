@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
+from voxjudge.llm.label import label_tasks
 from voxjudge.llm.providers.fake import register_fake_script
 from voxjudge.pairwise.acoustic import AcousticJudge
 from voxjudge.pairwise.data import Pair
@@ -155,21 +156,54 @@ class LLMPairJudge:
         """Every request judging ``pairs`` would send (for a dry run's estimate)."""
         from voxjudge.pairwise.protocol import orders
 
+        return [
+            task.request([item])
+            for pair in pairs
+            for first, n in orders(samples)
+            if n
+            for task, item, _ in self._asks(pair, first, n)
+        ]
+
+    @property
+    def batched(self) -> bool:
+        """On a cluster engine every ask of a run travels as one job (``judge_many``); locally
+        pairs are asked one by one, which streams progress pair by pair."""
+        return getattr(self.llm, "engine", None) is not None
+
+    def _asks(self, pair: Pair, first: str, samples: int) -> list[tuple[Task, Item, str | None]]:
+        r = self.rubric
+        if self.mode == "coupled":
+            asks = [(prosody_task(r, "coupled"), self._item(pair, first), None)]
+        else:
+            asks = [
+                (prosody_task(r, "per-dimension", d), self._item(pair, first, f":{d.id}"), d.id) for d in r.dimensions
+            ]
+        return [
+            (t.with_options(samples=samples, temperature=self.temperature, seed=self.seed), it, dim)
+            for t, it, dim in asks
+        ]
+
+    async def judge_many(self, plan: Sequence[tuple[Pair, str, int]], progress: Any = None) -> list[list[SlotJudgment]]:
+        """``judge`` for every (pair, first, samples) of ``plan`` through one ``label_tasks``."""
+        asks = [self._asks(pair, first, n) for pair, first, n in plan]
+        tasks: dict[str, tuple[Task, list[Item]]] = {}
+        for group in asks:
+            for task, item, _ in group:
+                tasks.setdefault(task.sha256 + f"/{task.samples}", (task, []))[1].append(item)
+        outcomes = await label_tasks(self.llm, list(tasks.values()), progress=progress)
+        results = {item_id: r for o in outcomes for item_id, r in o.results.items()}
+        for o in outcomes:
+            self.stopped = self.stopped or o.stopped
         out = []
-        for pair in pairs:
-            for first, n in orders(samples):
-                if not n:
-                    continue
-                if self.mode == "coupled":
-                    asks = [(prosody_task(self.rubric, "coupled"), self._item(pair, first))]
-                else:
-                    asks = [
-                        (prosody_task(self.rubric, "per-dimension", d), self._item(pair, first, f":{d.id}"))
-                        for d in self.rubric.dimensions
-                    ]
-                for task, item in asks:
-                    task = task.with_options(samples=n, temperature=self.temperature, seed=self.seed)
-                    out.append(task.request([item]))
+        for (_, _, n), group in zip(plan, asks):
+            if self.mode == "coupled":
+                res = results[group[0][1].id]
+                out.append([self._from_coupled(a, why) for a, why in zip(res.answers, res.reasons)])
+                continue
+            judgments = [SlotJudgment() for _ in range(n)]
+            for _, item, dim in group:
+                self._add_dimension(judgments, dim, results[item.id])
+            out.append(judgments)
         return out
 
     async def _ask(self, task: Task, item: Item, samples: int):
@@ -187,16 +221,20 @@ class LLMPairJudge:
 
         async def one(dim) -> None:
             res = await self._ask(prosody_task(r, "per-dimension", dim), self._item(pair, first, f":{dim.id}"), samples)
-            for k, (answer, why) in enumerate(zip(res.answers, res.reasons)):
-                if answer is not None:
-                    out[k].first[dim.id] = float(answer["score_first"])
-                    out[k].second[dim.id] = float(answer["score_second"])
-                    out[k].rationale[dim.id] = answer["rationale"]
-                else:
-                    out[k].error = ((out[k].error + "; ") if out[k].error else "") + f"{dim.id}: {why}"
+            self._add_dimension(out, dim.id, res)
 
         await asyncio.gather(*(one(d) for d in r.dimensions))
         return out
+
+    @staticmethod
+    def _add_dimension(out: list[SlotJudgment], dim: str, res: Any) -> None:
+        for k, (answer, why) in enumerate(zip(res.answers, res.reasons)):
+            if answer is not None:
+                out[k].first[dim] = float(answer["score_first"])
+                out[k].second[dim] = float(answer["score_second"])
+                out[k].rationale[dim] = answer["rationale"]
+            else:
+                out[k].error = ((out[k].error + "; ") if out[k].error else "") + f"{dim}: {why}"
 
     def _from_coupled(self, answer: Any, why: str | None) -> SlotJudgment:
         if answer is None:

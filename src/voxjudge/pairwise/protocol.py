@@ -57,6 +57,8 @@ async def run_judgments(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """All sampled judgments as records, pair by pair in input order, A-first before B-first."""
+    if getattr(judge, "batched", False):
+        return await _run_batched(pairs, judge, rubric, samples, progress)
     done = 0
 
     async def one(pair: Pair) -> list[dict[str, Any]]:
@@ -75,6 +77,22 @@ async def run_judgments(
 
     batches = await asyncio.gather(*(one(p) for p in pairs))
     return [r for batch in batches for r in batch]
+
+
+async def _run_batched(pairs, judge, rubric, samples, progress) -> list[dict[str, Any]]:
+    """The same records through one ``judge_many`` (a cluster engine runs it as one job)."""
+    plan = [(pair, first, n) for pair in pairs for first, n in orders(samples) if n]
+
+    def pairs_done(done: int, total: int) -> None:  # items asked -> pairs, for the progress bar
+        if progress is not None and total:
+            progress(done * len(pairs) // total, len(pairs))
+
+    judged = await judge.judge_many(plan, pairs_done)
+    return [
+        to_record(pair, first, k, j, rubric, judge)
+        for (pair, first, _), judgments in zip(plan, judged)
+        for k, j in enumerate(judgments)
+    ]
 
 
 @dataclass
