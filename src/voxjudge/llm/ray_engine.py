@@ -357,9 +357,10 @@ class RayEngine:
         # finished answers come from the cache).
         rows = max(1, -(-len(payloads) // (32 * self.workers)))
         blocks = -(-len(payloads) // rows)  # one share per block: each is one Ray task
-        fair = -(-judge.concurrency // self.workers)  # a worker's share of the slots when all ask
-        granted = judge.concurrency // self.workers  # slots each first worker starts with
-        ray.get(limiter.begin_run.remote(run, granted * self.workers))
+        workers = min(self.workers, blocks)  # no idle actors (Ray Data warns of them) on a short run
+        fair = -(-judge.concurrency // workers)  # a worker's share of the slots when all ask
+        granted = judge.concurrency // workers  # slots each first worker starts with
+        ray.get(limiter.begin_run.remote(run, granted * workers))
         dataset = ray.data.from_items([{"payload": p} for p in payloads], override_num_blocks=blocks).map_batches(
             _Worker,
             fn_constructor_kwargs={
@@ -372,7 +373,7 @@ class RayEngine:
             batch_size=rows,
             batch_format="numpy",
             compute=ray.data.ActorPoolStrategy(
-                size=self.workers,
+                size=workers,
                 max_tasks_in_flight_per_actor=_SHARES_AT_ONCE,
                 max_concurrent_calls_per_actor=_SHARES_AT_ONCE,
             ),
