@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import word_key as _plain
-from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.lang import fold, fold_phrase
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Conventions:
                 EndingGroup(str(g["name"]), tuple(sorted(g["endings"], key=len, reverse=True)), int(g["min_stem"]))
                 for g in data.get("same_verb_endings", [])
             ),
-            frozenset(frozenset(_phrase(w) for w in pair) for pair in data.get("synonyms", [])),
+            frozenset(frozenset(fold_phrase(w) for w in pair) for pair in data.get("synonyms", [])),
         )
 
     def key(self, word: str, skip: str | None = None) -> str:
@@ -134,7 +134,7 @@ class Conventions:
         return fold(word) in self.agreement_words
 
     def are_synonyms(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return frozenset((_phrase(" ".join(a)), _phrase(" ".join(b)))) in self.synonyms
+        return frozenset((fold_phrase(" ".join(a)), fold_phrase(" ".join(b)))) in self.synonyms
 
     def same_verb(self, a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
         """The name of the ending group that makes the two (joined) sides one verb form, or None."""
@@ -147,10 +147,6 @@ class Conventions:
 
 
 _LATIN = re.compile(r"[A-Za-z]")
-
-
-def _phrase(text: str) -> str:
-    return " ".join(fold(w) for w in text.split())
 
 
 def _strip_markup(word: str) -> str:

@@ -287,9 +287,13 @@ def _abbreviations(lang: str) -> dict[str, str]:
     return {fold(k): fold(v) for k, v in ABBREVIATIONS.get(lang, {}).items()}
 
 
+def fold_phrase(text: str) -> str:
+    """The spelling fold of every word of a phrase."""
+    return " ".join(fold(w) for w in text.split())
+
+
 @lru_cache(maxsize=16)
 def _colloquial(lang: str) -> frozenset[frozenset[str]]:
-    fold_phrase = lambda x: " ".join(fold(w) for w in x.split())  # noqa: E731
     return frozenset(frozenset((fold_phrase(x), fold_phrase(y))) for x, y in COLLOQUIAL.get(lang, []))
 
 
