@@ -21,7 +21,7 @@ _EXPORTS = {
     "compute_metrics": "voxjudge.asr.measures",
     "wer": "voxjudge.asr.measures",
     "cer": "voxjudge.asr.measures",
-    "align": "voxjudge.asr.align",
+    "align": "voxjudge.asr.alignment",
     "Tokenizer": "voxjudge.asr.tokenize",
     "Normalizer": "voxjudge.asr.normalize",
     "get_normalizer": "voxjudge.asr.normalize",

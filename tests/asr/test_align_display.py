@@ -59,3 +59,13 @@ def test_color_only_when_asked():
 def test_gaps_are_asterisks_as_wide_as_the_other_side():
     text = render_alignment(align("a", "a 猫"))
     assert "**" in text.split("\n")[1]
+
+
+def test_align_stays_the_function_after_its_module_is_imported():
+    # the module is named apart from the function: importing it cannot shadow the export
+    import importlib
+
+    import voxjudge.asr
+
+    importlib.import_module("voxjudge.asr.alignment")
+    assert callable(voxjudge.asr.align) and voxjudge.asr.align("a b", "a c").pairs()

@@ -6,11 +6,11 @@ and scipy that only the comparison and its significance tests need (nor does bui
 from voxjudge._lazy import lazy_exports
 
 _EXPORTS = {
-    "Alignment": "voxjudge.asr.align",
-    "AlignmentChunk": "voxjudge.asr.align",
-    "WordPair": "voxjudge.asr.align",
-    "align": "voxjudge.asr.align",
-    "align_tokens": "voxjudge.asr.align",
+    "Alignment": "voxjudge.asr.alignment",
+    "AlignmentChunk": "voxjudge.asr.alignment",
+    "WordPair": "voxjudge.asr.alignment",
+    "align": "voxjudge.asr.alignment",
+    "align_tokens": "voxjudge.asr.alignment",
     "Comparison": "voxjudge.asr.compare",
     "compare_systems": "voxjudge.asr.compare",
     "Confusions": "voxjudge.asr.confusions",

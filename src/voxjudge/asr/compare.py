@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voxjudge.asr.align import align
+from voxjudge.asr.alignment import align
 from voxjudge.asr.confusions import Confusions, confusion_pairs
 from voxjudge.asr.measures import MetricsResult, Normalizer, compute_metrics
 from voxjudge.asr.significance import MapssweResult, mapsswe

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from voxjudge.asr.align import Alignment
+from voxjudge.asr.alignment import Alignment
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ and is plain ANSI so the caller decides (the CLI turns it on only for a terminal
 
 from __future__ import annotations
 
-from voxjudge.asr.align import Alignment
+from voxjudge.asr.alignment import Alignment
 
 _COLORS = {"substitute": "\x1b[33m", "delete": "\x1b[31m", "insert": "\x1b[32m"}
 _RESET = "\x1b[0m"

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from voxjudge.asr.align import Alignment
+from voxjudge.asr.alignment import Alignment
 
 
 @dataclass(frozen=True)

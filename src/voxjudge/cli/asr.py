@@ -137,7 +137,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_align(args: argparse.Namespace) -> int:
-    from voxjudge.asr.align import align
+    from voxjudge.asr.alignment import align
     from voxjudge.asr.display import render_alignment
 
     check_outputs(records=[args.out])

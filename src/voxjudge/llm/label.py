@@ -182,16 +182,26 @@ async def label_many(
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelOutcome:
     """Label every item with ``task`` through ``judge``; see the module docstring."""
-    ids = [it.id for it in items]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise ValueError(f"item ids must be unique within a call; {dup!r} repeats")
+    ids = _unique_ids(items)
     batches = plan_batches(task, items)
     if getattr(judge, "engine", None) is not None:
         # Another engine (Ray) runs the same planned batches elsewhere and returns the parts merged.
         outcome = await judge.engine.label(judge, task, batches, context=context, check=check, progress=progress)
     else:
         outcome = await label_planned(judge, task, batches, context=context, check=check, progress=progress)
+    return _in_input_order(judge, outcome, ids)
+
+
+def _unique_ids(items: Sequence[Item]) -> list[str]:
+    ids = [it.id for it in items]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ValueError(f"item ids must be unique within a call; {dup!r} repeats")
+    return ids
+
+
+def _in_input_order(judge: Judge, outcome: LabelOutcome, ids: Sequence[str]) -> LabelOutcome:
+    """Results in the items' order; a run stopped before some items says why."""
     outcome.results = {i: outcome.results[i] for i in ids}
     outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
     return outcome
@@ -217,16 +227,10 @@ async def label_tasks(
                 progress(done, total)
 
         return list(await asyncio.gather(*(label_many(judge, t, items, progress=one_more) for t, items in asks)))
-    for _, items in asks:
-        ids = [it.id for it in items]
-        if len(set(ids)) != len(ids):
-            raise ValueError("item ids must be unique within a call")
+    ids = [_unique_ids(items) for _, items in asks]
     planned = [(task, plan_batches(task, items)) for task, items in asks]
     outcomes = await judge.engine.label_tasks(judge, planned, progress=progress)
-    for outcome, (_, items) in zip(outcomes, asks):
-        outcome.results = {it.id: outcome.results[it.id] for it in items}
-        outcome.stopped = outcome.stopped or (judge.stop_reason if outcome.not_started else None)
-    return outcomes
+    return [_in_input_order(judge, o, i) for o, i in zip(outcomes, ids)]
 
 
 async def label_planned(

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from voxjudge.asr.align import align_tokens
+from voxjudge.asr.alignment import align_tokens
 
 MAX_MERGE = 3
 Equivalent = Callable[[tuple[str, ...], tuple[str, ...]], bool]

@@ -95,6 +95,19 @@ def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conven
     return f
 
 
+def sparse_entries(feats: list[dict[str, float]], vocab: dict[str, int]) -> tuple[list[int], list[int], list[float]]:
+    """(row, column, value) of every named feature the vocabulary knows (unknown names are dropped)."""
+    rows, cols, vals = [], [], []
+    for row, f in enumerate(feats):
+        for name, value in f.items():
+            col = vocab.get(name)
+            if col is not None:
+                rows.append(row)
+                cols.append(col)
+                vals.append(value)
+    return rows, cols, vals
+
+
 @dataclass(frozen=True)
 class LinearModel:
     lang: str
@@ -105,15 +118,7 @@ class LinearModel:
     meta: dict[str, Any]
 
     def predict(self, feats: list[dict[str, float]]) -> list[tuple[str, float]]:
-        rows, cols, vals = [], [], []
-        vocab = self.vocab
-        for row, f in enumerate(feats):
-            for name, value in f.items():
-                col = vocab.get(name)
-                if col is not None:
-                    rows.append(row)
-                    cols.append(col)
-                    vals.append(value)
+        rows, cols, vals = sparse_entries(feats, self.vocab)
         scores = np.tile(self.intercept, (len(feats), 1))
         # one vectorised scatter-add instead of a numpy call per feature
         np.add.at(scores, np.array(rows, dtype=np.intp), self.weights[:, cols].T * np.array(vals)[:, None])

@@ -17,7 +17,14 @@ import numpy as np
 
 from voxjudge.asr.laser.align import RubricPair, word_key
 from voxjudge.asr.laser.conventions import Conventions
-from voxjudge.asr.laser.learned import LICENCE_NOTICE, LinearModel, features, hybrid_labeler, settled_by_rules
+from voxjudge.asr.laser.learned import (
+    LICENCE_NOTICE,
+    LinearModel,
+    features,
+    hybrid_labeler,
+    settled_by_rules,
+    sparse_entries,
+)
 from voxjudge.asr.laser.rubric import LABELS, LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.errors import InputError
@@ -55,14 +62,7 @@ def tiers_of(rows: Sequence[dict[str, str]], rubric: LaserRubric, where: str) ->
 def _vectorize(feats: list[dict[str, float]], vocab: dict[str, int]):
     from scipy.sparse import csr_matrix
 
-    data, rows, cols = [], [], []
-    for r, f in enumerate(feats):
-        for name, v in f.items():
-            c = vocab.get(name)
-            if c is not None:
-                rows.append(r)
-                cols.append(c)
-                data.append(v)
+    rows, cols, data = sparse_entries(feats, vocab)
     return csr_matrix((data, (rows, cols)), shape=(len(feats), len(vocab)))
 
 
