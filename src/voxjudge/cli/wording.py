@@ -17,6 +17,7 @@ FLAGS = {
     "hyp": "--hyp",
     "metric": "--metric",
     "metric_col": "--metric-col",
+    "methods": "--methods",
     "n_fs": "--n-fs",
     "n_iter": "--n-iter",
     "per_item": "--per-item",
