@@ -36,9 +36,7 @@ def _levels(result):
 
 
 def test_hand_computed_agreement_at_each_certitude():
-    got = _levels(
-        preference_agreement(_prefs(), [c[3] for c in CASES], [c[4] for c in CASES], higher_is_better=False)
-    )
+    got = _levels(preference_agreement(_prefs(), [c[3] for c in CASES], [c[4] for c in CASES], higher_is_better=False))
     assert (got["100%"].n, got["100%"].judged, got["100%"].agree, got["100%"].agreement) == (2, 2, 1, 0.5)
     assert got["100%"].metric_ties == 1 and got["100%"].human_ties == 0
     # 70%: rows 1, 2, 3 (exactly 70%), 6 and 7 (5 of 7); row 7 is unscored, not a disagreement

@@ -39,7 +39,7 @@ class Preference:
 
     def __post_init__(self) -> None:
         if self.votes_a < 0 or self.votes_b < 0 or self.votes_a + self.votes_b == 0:
-            raise ValueError(f"a preference needs non-negative votes, not all zero (got {self.votes_a}, {self.votes_b})")
+            raise ValueError(f"votes must be non-negative and not all zero (got {self.votes_a}, {self.votes_b})")
         if self.group is None:
             object.__setattr__(self, "group", self.reference)
 
