@@ -12,8 +12,9 @@ from voxjudge.cli.wording import worded
 EXIT_INCOMPLETE = 3
 EXIT_STATUS_HELP = (
     "exit status: 0 when every item was scored; 2 for bad input or a judge that cannot be used "
-    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, or --max-cost reached): "
-    "rerunning the same command resumes, paying only for what is missing"
+    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, --max-cost reached, or a server "
+    "that cannot be reached, which stops the run at once): rerunning the same command resumes what failed "
+    "or was not asked; answers already received, usable or not, come from the cache (stderr says which)"
 )
 
 
@@ -145,7 +146,7 @@ def finish(
         parts.append(f"stopped early: {stopped}")
         kinds[NOT_ASKED] = kinds.get(NOT_ASKED, 0) or 1
     unreachable = bool(stopped and "cannot reach" in stopped)
-    advice = rerun_advice(kinds, cached=cached, varies=varies, sampled=sampled, what=what, unreachable=unreachable)
+    advice = rerun_advice(kinds, cached=cached, varies=varies, sampled=sampled, unreachable=unreachable)
     print(f"voxjudge: incomplete: {'; '.join(parts)}." + (f" {worded(advice)}" if advice else ""), file=sys.stderr)
     return EXIT_INCOMPLETE
 

@@ -232,7 +232,6 @@ def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> i
             cached=not args.no_cache,
             varies=("temperature", "sampling_seed"),
             sampled=args.temperature > 0,
-            what="judgments",
             unreachable=bool(s["stopped"] and "cannot reach" in s["stopped"]),
         )
     print(f"voxjudge: incomplete: {'; '.join(parts)}." + (f" {worded(advice)}" if advice else ""), file=sys.stderr)

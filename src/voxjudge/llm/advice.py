@@ -82,7 +82,6 @@ def rerun_advice(
     cached: bool,
     varies: Sequence[str] = (),
     sampled: bool = False,
-    what: str = "items",
     unreachable: bool = False,
 ) -> Advice | None:
     """What to do about an incomplete run, given its unscored ``kinds`` (``kinds_of``).
@@ -104,7 +103,7 @@ def rerun_advice(
         else:
             parts.append(f"{rerun} the same command to ask again (without the cache every request is sent again).")
     if answered:
-        n = f"{answered} {what}" if failed else ("All of them" if answered > 1 else "It")
+        n = f"{answered} of them" if failed else ("All of them" if answered > 1 else "It")
         again = (
             "they are cached, so rerunning the same command sends no request for them and gets the same answers"
             if cached

@@ -31,7 +31,8 @@ PROBE_TIMEOUT = 2.0  # seconds per GET: a local server answers in milliseconds
 @dataclass(frozen=True)
 class Dialect:
     """``mode``: the structured-output mode to try first (``grammar``, ``guided``, ``format``);
-    ``server``: what was found, for notices; ``field``: the request field ``guided`` uses."""
+    ``server``: what was found, for notices; ``field``: the request field that carries the schema
+    (``guided``), or the grammar schema when no GBNF can be written here (``grammar``)."""
 
     mode: str
     server: str
@@ -82,7 +83,7 @@ def _probe(root: str) -> Dialect | None:
             return found
     props = _get(root + "/props")
     if isinstance(props, dict) and "default_generation_settings" in props:
-        return Dialect("grammar", "llama.cpp server")
+        return Dialect("grammar", "llama.cpp server", "json_schema")  # its field for a schema it converts
     version = _get(root + "/api/version")
     if isinstance(version, dict) and isinstance(version.get("version"), str):
         return Dialect("format", f"Ollama {version['version']}")
@@ -117,8 +118,7 @@ def _get(url: str) -> Any:
             return json.loads(resp.read(4 << 20))
     except urllib.error.HTTPError:
         return None  # 404 and the like: not this kind of server
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return _UNREACHABLE if isinstance(reason, (ConnectionRefusedError, OSError)) else None
+    except (urllib.error.URLError, OSError):
+        return _UNREACHABLE  # refused, no such host, TLS, no answer in time: stop asking
     except ValueError:
         return None

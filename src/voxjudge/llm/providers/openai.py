@@ -7,6 +7,7 @@ from typing import Any
 
 from voxjudge.llm import negotiate
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.grammar import GrammarError
 from voxjudge.llm.providers._common import (
     api_key,
     classify,
@@ -240,6 +241,12 @@ class OpenAIBackend:
             mode = self.mode
             try:
                 result = await self._call(request, n, mode)
+            except GrammarError:
+                if self.fixed_mode is not None:
+                    raise  # asked for a grammar: say what cannot be one
+                # This schema has a feature no grammar enforces (the server's grammar mode stays
+                # for the others): the schema goes in the prompt, the answer is validated here.
+                return await self._call(request, n, "prompt")
             except (PermanentError, TransientError) as err:
                 fallback = self._fallback(mode, err)
                 if fallback is None:
