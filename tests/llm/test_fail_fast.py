@@ -134,3 +134,20 @@ def test_what_counts_as_unreachable():
     for passing in (TimeoutError("timed out"), ConnectionResetError(104, "reset"), httpx.ReadTimeout("slow")):
         assert unreachable_reason(wrapped(passing)) is None
     assert isinstance(classify(wrapped(ConnectionResetError(104, "reset")), "openai"), TransientError)
+
+
+def test_asr_score_on_a_refused_port_stops_in_seconds_and_says_why(examples, refused_port, tmp_path, capsys):
+    pytest.importorskip("aiohttp")
+    from voxjudge.cli.main import main
+
+    url = f"http://127.0.0.1:{refused_port}/v1"
+    hi = examples / "asr" / "hi"
+    argv = ["asr", "score", "--ref", str(hi / "ref.txt"), "--hyp", str(hi / "sys_b.txt"), "--ids",
+            "--judge", "openai/qwen2.5", "--base-url", url, "--no-cache", "--json"]  # fmt: skip
+    start = time.monotonic()
+    code = main(argv)
+    took = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert code == 3 and took < 10, took  # was 107-116 s
+    assert f"stopped early: openai: cannot reach {url}: connection refused" in err
+    assert "Once the server answers, rerun the same command" in err and "from the cache" not in err
