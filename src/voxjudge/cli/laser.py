@@ -95,6 +95,10 @@ def register(cmds) -> None:
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
+    from voxjudge.cli import judge_card  # its own module (asr judge-card)
+
+    judge_card.register(cmds)
+
 
 def _common(p) -> None:
     p.add_argument(
