@@ -56,6 +56,14 @@ class JudgeCard:
     def total(self) -> int:
         return sum(c["total"] for c in self.summary["coverage"].values())
 
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """One record per unique hypothesis: its texts and every metric's value (None: unscored)."""
+        if not self.metrics:
+            return []
+        keys = list(self.metrics[0].values)
+        return [{"reference": r, "hypothesis": h, **{m.name: m.values[(r, h)] for m in self.metrics}} for r, h in keys]
+
 
 def classic_metrics(keys: Sequence[Texts], normalize: str = "basic") -> list[Metric]:
     """WER and CER per hypothesis after ``normalize`` (default 'basic': case and punctuation
