@@ -191,7 +191,9 @@ def render_breaks_summary(s: dict) -> str:
     con = console()
     with con.capture() as cap:
         cover = s.get("coverage") or {}
-        for line in breaks_coverage_lines(cover):
+        from voxjudge.breaks.summary import coverage_lines
+
+        for line in coverage_lines(cover):
             con.print(line, markup=False)
         partial = "PARTIAL, " if cover.get("partial") else ""
         t = Table(
@@ -224,22 +226,6 @@ def render_breaks_summary(s: dict) -> str:
                 g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
             con.print(g)
     return cap.get().rstrip("\n")
-
-
-def breaks_coverage_lines(cover: dict) -> list[str]:
-    """What a partial LMRE run covers, said before any number (nothing when it covers everything)."""
-    lines = []
-    if cover.get("unscored"):
-        why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
-        lines.append(
-            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; see --out); "
-            f"acceptance covers only the {cover['scored']} scored"
-        )
-    if cover.get("human"):
-        note = render_join_coverage(cover["human"], "scored hypotheses", "correlations and per-group rates cover")
-        if note:
-            lines.append(note)
-    return lines
 
 
 def render_pairwise_analysis(report: dict) -> str:
@@ -310,23 +296,12 @@ def render_hit_rates(summary: dict) -> str:
 def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
     """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
     Printed before any number, so a partial join is never read as the whole."""
-    left, right = cov["left"], cov["right"]
-    parts = []
-    if left["unmatched"]:
-        parts.append(
-            f"partial: {cov['matched']} of {left['n']} {what} of {left['name']} matched in {right['name']} "
-            f"({_pct(left['coverage'])}); {covered} only those {cov['matched']}"
-        )
-    if right["unmatched"]:
-        n = right["unmatched"]
-        parts.append(
-            f"{n} {'id' if n == 1 else 'ids'} of {right['name']} not among the {what} "
-            f"{'was' if n == 1 else 'were'} ignored"
-        )
-    return "; ".join(parts)
+    from voxjudge.io.join import coverage_text
+
+    return coverage_text(cov, what, covered)
 
 
-def render_agreement(result) -> str:
+def render_stats_agree(result) -> str:
     """``stats agree``: coverage first when partial, then the correlations."""
     from voxjudge.cli.tables import Table
 
@@ -436,3 +411,16 @@ def render_judge_card(s: dict) -> str:
 
 def fmt_cover(scored: int, total: int) -> str:
     return "100%" if scored == total else f"{100 * scored / total:.1f}%"
+
+
+def render_written(report_path: str | None, figures_dir: str | None, report) -> str:
+    """Where ``--report`` and ``--figures`` went."""
+    if report is None:
+        return ""
+    parts = []
+    if report_path:
+        parts.append(f"report -> {report_path}")
+    if figures_dir:
+        n = len(report.charts)
+        parts.append(f"{n} figure{'' if n == 1 else 's'} (PDF and PNG) -> {figures_dir}")
+    return "; ".join(parts)
