@@ -228,15 +228,19 @@ def render_breaks_summary(s: dict) -> str:
     return cap.get().rstrip("\n")
 
 
-def render_pairwise_analysis(report: dict) -> str:
+def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str:
     from voxjudge.cli.tables import Table
+    from voxjudge.pairwise.result import coverage_lines
 
     ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     con = console()
     with con.capture() as cap:
+        lines = coverage_lines(report, source)
+        for line in lines:
+            con.print(line, markup=False)
         t = Table(
-            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels{coverage_note(report)}"
+            title=f"{'PARTIAL: ' if lines else ''}{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
+            f"{report['n_labelled']} with human labels"
         )
         t.add_column("measure")
         t.add_column("value", justify="right")
@@ -272,15 +276,32 @@ def _level(ci: dict) -> str:
     return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
 
 
-def coverage_note(cover: dict) -> str:
-    """How much of the pairs file a set of judgments covers, when it is not all of it."""
-    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
-        return ""
-    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
-    return (
-        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
-        f"{_pct(cover['coverage'])}{extra})"
+def render_comparison(result) -> str:
+    """``pairwise compare``: coverage of each judgments file first, then the paired bootstrap."""
+    from voxjudge.pairwise.result import coverage_lines
+
+    res = result.summary
+    lines = []
+    for name, key in (("judgments_a", "coverage_a"), ("judgments_b", "coverage_b")):
+        lines += coverage_lines(res[key], result.settings[name])
+    lines.append(
+        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"difference {100 * res['difference']:+.2f} pts, "
+        f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
+        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
     )
+    return "\n".join(lines)
+
+
+def render_selection(result) -> str:
+    """``pairwise select``: failed judgments first, then one line per set and Hit@k."""
+    from voxjudge.report.pairwise import failure_lines
+
+    summary = result.summary
+    lines = failure_lines(summary) + [render_winner(r) for r in summary["selections"]]
+    if summary["n_rated"]:
+        lines.append(render_hit_rates(summary))
+    return "\n".join(lines)
 
 
 def render_winner(row: dict) -> str:

@@ -143,25 +143,43 @@ def scatter(
     n = np.array([c for _, c in points], dtype=float)
     sizes = np.minimum(18.0 * n, 500.0)  # points^2; capped so one crowded spot stays inside the axes
     ax.scatter(px, py, s=sizes, color=PALETTE[0], alpha=0.55, edgecolors=PALETTE[0], linewidths=0.8, zorder=3)
-    for k, (a, b, c) in enumerate(zip(px, py, n)):
-        if c >= 4:
-            t = ax.text(a, b, f"{c:.0f}", ha="center", va="center", fontsize=6.5, color="#0b2a5c", zorder=4)
-            t.set_clip_on(True)
-            t.set_gid(f"count-{k}")
+    xlim = _limits(xs, 0.6 if _is_integral(xs) else None)  # room for the bubbles at the ends of a 1..5 scale
+    ylim = _limits(ys, None, 0.12)
     if diagonal and len(xs):
-        lo, hi = min(min(xs), min(ys)), max(max(xs), max(ys))
-        ax.plot([lo, hi], [lo, hi], color="#999999", linewidth=0.8, linestyle="--", zorder=1)
+        xlim = ylim = (min(xlim[0], ylim[0]), max(xlim[1], ylim[1]))
+        ax.plot(xlim, ylim, color="#999999", linewidth=0.8, linestyle="--", zorder=1)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    placed: list[tuple[float, float]] = []
+    for k in sorted(range(len(n)), key=lambda i: -n[i]):  # the biggest bubbles get their count first
+        if n[k] < 4:
+            continue
+        fx = (px[k] - xlim[0]) / (xlim[1] - xlim[0])
+        fy = (py[k] - ylim[0]) / (ylim[1] - ylim[0])
+        if any(abs(fx - gx) < 0.05 and abs(fy - gy) < 0.07 for gx, gy in placed):
+            continue  # a neighbour's count is written there already: no label on top of a label
+        placed.append((fx, fy))
+        t = ax.text(px[k], py[k], f"{n[k]:.0f}", ha="center", va="center", fontsize=6.5, color="#0b2a5c", zorder=4)
+        t.set_clip_on(True)
+        t.set_gid(f"count-{k}")
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
         if _is_integral(values):
             axis.set_major_locator(MaxNLocator(integer=True))
-    if _is_integral(xs) and xs:  # room for the bubbles at both ends of a 1..5 scale
-        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.margins(y=0.12)
     ax.grid(True, color="#eeeeee", zorder=0)
     note = "Dot area is proportional to the number of items at that point." if (n > 1).any() else None
     return Chart(name, "scatter", title, fig, note)
+
+
+def _limits(values: Sequence[float], pad: float | None, share: float = 0.06) -> tuple[float, float]:
+    """Axis limits around the data: ``pad`` in data units, else ``share`` of the range."""
+    if not values:
+        return (0.0, 1.0)
+    lo, hi = min(values), max(values)
+    if pad is None:
+        pad = (hi - lo) * share or 0.5
+    return (lo - pad, hi + pad)
 
 
 def grouped_bars(
