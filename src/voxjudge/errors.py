@@ -32,6 +32,7 @@ class InputError(VoxjudgeError, ValueError):
             text = text.replace("{" + key + "}", names.get(key, api))
         return text
 
+
 _OBJECT_REPR = None
 _EMPTY_REASONS = {
     "EOFError": "the file ends too early (truncated or empty)",

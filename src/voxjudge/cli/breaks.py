@@ -221,8 +221,7 @@ def render_build(r: dict, out: str) -> str:
         f"{out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
         f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
         f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
-        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; "
-        + usage_line(r["usage"])
+        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; " + usage_line(r["usage"])
     )
 
 
