@@ -157,3 +157,14 @@ def test_an_llm_judge_over_an_openai_compatible_server(tmp_path, capsys):
     assert s["coverage"]["LASER openai/judge-model"] == {"scored": 6, "total": 6} and sent >= 1
     assert s["preferences"]["triplets"] == 3 and s["preferences"]["votes"] == 4
     assert s["runs"]["LASER openai/judge-model"]["usage"]["requests"] == sent
+
+
+def test_dry_run_estimates_each_llm_judge_and_sends_nothing(human, capsys):
+    code, stdout, _ = _run(
+        capsys, "--preferences", human[0], "--judge", "default", "--judge", "openai/gpt-4o-mini", "--dry-run"
+    )
+    s = json.loads(stdout)
+    assert code == 0 and list(s["judges"]) == ["openai/gpt-4o-mini"]
+    prefs = read_preferences(human[0])
+    assert s["hypotheses"] == len({(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)})  # 75 of 82
+    assert s["judges"]["openai/gpt-4o-mini"]["requests"] >= 1

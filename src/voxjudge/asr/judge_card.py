@@ -11,7 +11,6 @@ valid answer) is counted as coverage, never dropped from sight.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +92,7 @@ def judge_card(
     preferences: Sequence[Preference] | None = None,
     ratings: Sequence[Rating] | None = None,
     judges: Sequence[str] = ("default",),
-    laser: LaserScorer,
+    laser: LaserScorer | None = None,
     names: dict[str, str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = 0.95,
@@ -103,10 +102,12 @@ def judge_card(
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
-    judge; ``names`` labels the human sets (e.g. by file) in the summary."""
+    judge (default: ``laser_scorer()``, the shipped rubric through ``run_laser``); ``names`` labels
+    the human sets (e.g. by file) in the summary."""
     if not preferences and not ratings:
         raise ValueError("a judge card needs human preferences, ratings, or both")
     preferences, ratings = list(preferences or ()), list(ratings or ())
+    laser = laser or laser_scorer()
     keys = unique_texts(preferences, ratings)
     metrics = classic_metrics(keys, normalize)
     for spec in judges:
@@ -200,46 +201,39 @@ def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -
     return {**cell, **{c.method: c.as_dict() for c in found}}
 
 
-def laser_scorer(
-    *,
-    rubric=None,
-    lang: str | None = None,
-    llm: Callable[[str], Any] | None = None,
-    llm_options: dict[str, Any] | None = None,
-    allow_rubric_mismatch: bool = False,
-    progress: Callable[[str], Any] | None = None,
-) -> LaserScorer:
-    """Score hypotheses with a LASER judge by spec: offline judges here; an LLM spec through
-    ``llm(spec)``, which builds the ``Judge`` (closed after its run). ``progress(spec)`` is a
-    context manager yielding a ``(done, total)`` callback or None."""
-    from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler
-    from voxjudge.asr.laser.scoring import score
-
-    rubric = rubric or LaserRubric.load()
+def laser_scorer(options=None, progress=None) -> LaserScorer:
+    """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
+    offline judges in this process, LLM specs built from ``options.llm`` and closed after their
+    run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
+    from voxjudge.asr.laser.run import run_laser
 
     def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
-        with progress(spec) if progress else nullcontext() as bar:
-            return _score(spec, refs, hyps, bar)
-
-    def _score(spec, refs, hyps, bar) -> tuple[list[float | None], dict[str, Any]]:
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        if is_offline(spec):
-            labeler, _ = offline_labeler(spec, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-            utterances = score(refs, hyps, ids, lang=lang, rubric=rubric, labeler=labeler, progress=bar)
-            return [u.laser for u in utterances], {}
-        if llm is None:
-            raise ValueError(f"judge {spec!r} is an LLM judge; pass llm= to build it")
-        from voxjudge.asr.laser.llm_judges import score_with_llm
-
-        judge = llm(spec)
-        try:
-            utterances, extra = judge.run(
-                score_with_llm(judge, refs, hyps, ids, rubric, lang=lang, progress=bar, **(llm_options or {}))
-            )
-            extra["usage"] = judge.meter.as_dict()
-        finally:
-            judge.close()
-        return [u.laser for u in utterances], extra
+        result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
+        details = {k: result.summary[k] for k in ("llm", "usage", "stopped") if result.summary.get(k) is not None}
+        return [u.laser for u in result.utterances], details
 
     return run
+
+
+def dry_run(
+    preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = (), judges: Sequence[str] = (), options=None
+) -> dict[str, Any]:
+    """What each LLM judge of a card would send and cost (``Judge.estimate``); nothing is sent."""
+    from dataclasses import replace
+
+    from voxjudge.asr.laser.judges import is_offline
+    from voxjudge.asr.laser.run import LaserOptions, run_laser
+
+    options = replace(options or LaserOptions(), dry_run=True)
+    keys = unique_texts(preferences, ratings)
+    refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
+    ids = [f"h{k + 1}" for k in range(len(keys))]
+    return {
+        "hypotheses": len(keys),
+        "judges": {
+            spec: run_laser(refs, hyps, ids, judge=spec, options=options).estimate
+            for spec in judges
+            if not is_offline(spec)
+        },
+    }
