@@ -21,7 +21,8 @@ from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 Texts = tuple[str, str]  # (reference, hypothesis)
 # (spec, references, hypotheses) -> (LASER per hypothesis, None when unscored; run details)
 LaserScorer = Callable[[str, Sequence[str], Sequence[str]], tuple[list[float | None], dict[str, Any]]]
-METHODS = ("pearson", "spearman", "kendall")
+# Kendall's bootstrap costs ~10x Pearson's on a few hundred items; it is there when asked for
+METHODS = ("pearson", "spearman")
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,17 @@ def judge_card(
     seed: int = 0,
     split_halves: int = 1000,
     normalize: str = "basic",
+    methods: Sequence[str] = METHODS,
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
     judge (default: ``laser_scorer()``, the shipped rubric through ``run_laser``); ``names`` labels
-    the human sets (e.g. by file) in the summary."""
+    the human sets (e.g. by file) in the summary; ``methods``: the correlations with ratings
+    (pearson, spearman, kendall; the first is the card's headline)."""
+    from voxjudge.stats.correlation import METHODS as KNOWN
+
+    if not methods or any(m not in KNOWN for m in methods):
+        raise ValueError(f"methods must be some of {', '.join(KNOWN)}, got {', '.join(methods) or 'none'}")
     if not preferences and not ratings:
         raise ValueError("a judge card needs human preferences, ratings, or both")
     preferences, ratings = list(preferences or ()), list(ratings or ())
@@ -124,11 +131,17 @@ def judge_card(
     if preferences:
         summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
     if ratings:
-        summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves)
+        summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
     runs = {m.name: m.run for m in metrics if m.run}
     if runs:
         summary["runs"] = runs
-    settings = {"judges": list(judges), **boot, "split_halves": split_halves, "normalize": normalize}
+    settings = {
+        "judges": list(judges),
+        **boot,
+        "split_halves": split_halves,
+        "normalize": normalize,
+        "methods": list(methods),
+    }
     return JudgeCard(settings, summary, metrics)
 
 
@@ -160,16 +173,18 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
     }
 
 
-def _ratings(ratings: list[Rating], metrics: list[Metric], boot: dict, name: str | None, splits: int) -> dict:
+def _ratings(
+    ratings: list[Rating], metrics: list[Metric], boot: dict, name: str | None, splits: int, methods: list[str]
+) -> dict:
     langs = sorted({r.lang for r in ratings if r.lang})
     subsets: list[tuple[str, list[Rating]]] = [("all", ratings)]
     if len(langs) > 1:
         subsets += [(lang, [r for r in ratings if r.lang == lang]) for lang in langs]
-    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "by_subset": {}}
+    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "methods": methods, "by_subset": {}}
     for subset, rows in subsets:
         cell: dict[str, Any] = {"items": len(rows), "by_metric": {}}
         for m in metrics:
-            cell["by_metric"][m.name] = _correlations(rows, m, boot, name)
+            cell["by_metric"][m.name] = _correlations(rows, m, boot, name, methods)
         if all(r.raters for r in rows):
             try:
                 cell["raters"] = split_half([r.raters for r in rows], n_splits=splits, seed=boot["seed"])
@@ -179,7 +194,7 @@ def _ratings(ratings: list[Rating], metrics: list[Metric], boot: dict, name: str
     return out
 
 
-def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -> dict[str, Any]:
+def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None, methods: list[str]) -> dict[str, Any]:
     from voxjudge.stats import AgreementUndefined, agreement
 
     pairs = [(m.goodness((r.reference, r.hypothesis)), r.score) for r in rows]
@@ -189,7 +204,7 @@ def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -
         found = agreement(
             [x for x, _ in kept],
             [h for _, h in kept],
-            METHODS,
+            methods,
             metric_name=m.name,
             human_name=name or "human",
             n_resamples=boot["resamples"],

@@ -64,6 +64,13 @@ def register(cmds) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
     )
+    p.add_argument(
+        "--methods",
+        default="pearson,spearman",
+        metavar="LIST",
+        help="correlations with --ratings, comma-separated from pearson, spearman, kendall; the first is shown "
+        "in the table (default: pearson,spearman)",
+    )
     p.add_argument("--split-halves", type=int, default=1000, metavar="N", help="raters' random splits (default: 1000)")
     add_bootstrap_options(p)
     add_judge_options(p, judge=None)
@@ -114,6 +121,9 @@ def card_options(args: argparse.Namespace):
     if args.split_halves < 1:
         raise InputError("--split-halves must be at least 1")
     boot = bootstrap_kwargs(args)
+    methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
+    if not methods or any(m not in ("pearson", "spearman", "kendall") for m in methods):
+        raise InputError(f"--methods takes pearson, spearman and/or kendall, comma-separated (got {args.methods!r})")
     get_normalizer(args.normalize)  # an unknown preset fails before any work
     options = LaserOptions(
         lang=args.lang,
@@ -131,6 +141,7 @@ def card_options(args: argparse.Namespace):
         "names": {"preferences": args.preferences, "ratings": args.ratings},
         "split_halves": args.split_halves,
         "normalize": args.normalize,
+        "methods": methods,
         **boot,
     }
     return prefs, ratings, judges, options, card
