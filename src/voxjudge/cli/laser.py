@@ -216,6 +216,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         what="utterances",
         reasons=reasons,
         stopped=result.stopped,
+        cached=not args.no_cache,
     )
 
 
@@ -278,7 +279,12 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if llm is None:
         return 0
     return finish(
-        unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
+        unscored=stats.unscored,
+        total=len(rows),
+        what="pairs",
+        reasons=stats.unscored_reasons,
+        stopped=stats.stopped,
+        cached=not args.no_cache,
     )
 
 
