@@ -21,56 +21,61 @@ def _num(v) -> str:
 
 
 def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
+    """The ``asr metrics`` tables: the rates of the units counted, and ``unit``'s counts."""
     from voxjudge.cli.tables import Table
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
+    rates = [k for k in ("wer", "cer", "mer", "wil", "wip") if k in summary]
     table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
-    for col in ("WER", "CER", "MER", "WIL", "WIP"):
-        table.add_column(col, justify="right")
+    for col in rates:
+        table.add_column(col.upper(), justify="right")
     for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
         table.add_column(col, justify="right")
     table.add_row(
-        *(fmt_rate(summary[k]) for k in ("wer", "cer", "mer", "wil", "wip")),
+        *(fmt_rate(summary[k]) for k in rates),
         *(str(v) for v in (counts.ref_len, counts.hits, counts.substitutions, counts.deletions, counts.insertions)),
     )
-    con = console()
-    with con.capture() as cap:
-        con.print(table)
-        if speakers:
-            st = Table(title="Per speaker (corpus level within each speaker)")
-            for col in ("speaker", "utts", "ref words", "WER", "CER", "sub", "del", "ins"):
-                st.add_column(col, justify="left" if col == "speaker" else "right")
-            for name, s in speakers.items():
-                st.add_row(
-                    name,
-                    str(s["utterances_count"]),
-                    str(s["ref_words"]),
-                    fmt_rate(s["wer"]),
-                    fmt_rate(s["cer"]),
-                    str(s["substitutions"]),
-                    str(s["deletions"]),
-                    str(s["insertions"]),
-                )
-            con.print(st)
-        if utterances:
-            ut = Table(title="Per utterance (input order)")
-            for col in ("id", "ref words", "WER", "CER", "hits", "sub", "del", "ins"):
-                ut.add_column(col, justify="left" if col == "id" else "right")
-            for u in utterances:
-                ut.add_row(
-                    u["id"],
-                    str(u["ref_words"]),
-                    fmt_rate(u["wer"]),
-                    fmt_rate(u["cer"]),
-                    *(str(u[k]) for k in _COUNT_KEYS),
-                )
-            con.print(ut)
-        con.print(
-            f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
-            "(corpus level = errors summed over utterances / reference units)"
-        )
-    return cap.get().rstrip("\n")
+    # Plain text, no rich: the tables are laid out already, and importing rich cost more than
+    # rendering (asr metrics is timed as a whole process).
+    out = [table.render()]
+    words = "wer" in summary
+    shown = [k for k in ("wer", "cer") if k in summary]
+    if speakers:
+        st = Table(title="Per speaker (corpus level within each speaker)")
+        cols = ["speaker", "utts", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "sub", "del", "ins"):
+            st.add_column(col, justify="left" if col == "speaker" else "right")
+        for name, s in speakers.items():
+            prefix = "" if words else "char_"
+            st.add_row(
+                name,
+                str(s["utterances_count"]),
+                str(s["ref_words"] if words else s["ref_chars"]),
+                *(fmt_rate(s[k]) for k in shown),
+                *(str(s[prefix + k]) for k in ("substitutions", "deletions", "insertions")),
+            )
+        out.append(st.render())
+    if utterances:
+        ut = Table(title="Per utterance (input order)")
+        cols = ["id", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "hits", "sub", "del", "ins"):
+            ut.add_column(col, justify="left" if col == "id" else "right")
+        prefix = "" if words else "char_"
+        for u in utterances:
+            ut.add_row(
+                u["id"],
+                str(u["ref_words"] if words else u["ref_chars"]),
+                *(fmt_rate(u[k]) for k in shown),
+                *(str(u[prefix + k]) for k in _COUNT_KEYS),
+            )
+        out.append(ut.render())
+    cer_unit = f"  CER unit={summary['cer_unit']}" if "cer_unit" in summary else ""
+    out.append(
+        f"normalize={summary['normalize']}  split={summary['split']}{cer_unit}  "
+        "(corpus level = errors summed over utterances / reference units)"
+    )
+    return "\n".join(out)
 
 
 def _bootstrap_p(p: float, resamples: int) -> str:
@@ -217,6 +222,8 @@ def render_breaks_summary(s: dict) -> str:
         if s["n_errors"]:
             con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
     return cap.get().rstrip("\n")
+
+
 def render_pairwise_analysis(report: dict) -> str:
     from voxjudge.cli.tables import Table
 
@@ -257,9 +264,10 @@ def render_pairwise_analysis(report: dict) -> str:
     return cap.get().rstrip("\n")
 
 
-
 def _level(ci: dict) -> str:
     return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
+
+
 def coverage_note(cover: dict) -> str:
     """How much of the pairs file a set of judgments covers, when it is not all of it."""
     if not cover["missing_pairs"] and not cover["unknown_pairs"]:
