@@ -195,8 +195,17 @@ def render_breaks_summary(s: dict) -> str:
 
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
+        cover = s.get("coverage") or {}
+        for line in breaks_coverage_lines(cover):
+            con.print(line, markup=False)
+        partial = "PARTIAL, " if cover.get("partial") else ""
+        t = Table(
+            title=f"LMRE ({partial}{s['n']} of {cover.get('hypotheses', s['n'])} hypotheses scored; the single "
+            f"reference covers {s['single_n']})"
+        )
         level = f"{100 * (s.get('bootstrap') or {}).get('confidence', 0.95):g}% CI"
+        if cover.get("human") and cover["human"]["partial"]:
+            level += f", n={cover['rated']}"  # the correlations cover fewer hypotheses than the acceptance
         for col in ("metric", "references", "n", "theta", "acceptance", f"Pearson ({level})", f"Spearman ({level})"):
             t.add_column(col, justify="left" if col in ("metric", "references") else "right")
         for m in s["metrics"].values():
@@ -219,9 +228,23 @@ def render_breaks_summary(s: dict) -> str:
                 cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
                 g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
             con.print(g)
-        if s["n_errors"]:
-            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
     return cap.get().rstrip("\n")
+
+
+def breaks_coverage_lines(cover: dict) -> list[str]:
+    """What a partial LMRE run covers, said before any number (nothing when it covers everything)."""
+    lines = []
+    if cover.get("unscored"):
+        why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
+        lines.append(
+            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; see --out); "
+            f"acceptance covers only the {cover['scored']} scored"
+        )
+    if cover.get("human"):
+        note = render_join_coverage(cover["human"], "scored hypotheses", "correlations and per-group rates cover")
+        if note:
+            lines.append(note)
+    return lines
 
 
 def render_pairwise_analysis(report: dict) -> str:
@@ -287,6 +310,47 @@ def render_winner(row: dict) -> str:
 def render_hit_rates(summary: dict) -> str:
     """Hit@1..3 of ``pairwise select`` against the human top-k, beside random choice."""
     return " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
+
+
+def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
+    """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
+    Printed before any number, so a partial join is never read as the whole."""
+    left, right = cov["left"], cov["right"]
+    parts = []
+    if left["unmatched"]:
+        parts.append(
+            f"partial: {cov['matched']} of {left['n']} {what} of {left['name']} matched in {right['name']} "
+            f"({_pct(left['coverage'])}); {covered} only those {cov['matched']}"
+        )
+    if right["unmatched"]:
+        n = right["unmatched"]
+        parts.append(
+            f"{n} {'id' if n == 1 else 'ids'} of {right['name']} not among the {what} "
+            f"{'was' if n == 1 else 'were'} ignored"
+        )
+    return "; ".join(parts)
+
+
+def render_agreement(result) -> str:
+    """``stats agree``: coverage first when partial, then the correlations."""
+    from voxjudge.cli.tables import Table
+
+    s = result.settings
+    level = f"{100 * s['bootstrap']['confidence']:g}%"
+    t = Table(title=f"Agreement of {s['metric']} with {s['human']} on {result.n} items")
+    for col in ("method", "estimate", f"{level} CI", "p-value"):
+        t.add_column(col, justify="left" if col == "method" else "right")
+    for r in result.correlations:
+        t.add_row(r.method, f"{r.estimate:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"{r.p_value:.3g}")
+    con = console()
+    with con.capture() as cap:
+        note = render_join_coverage(result.coverage)
+        if note:
+            con.print(note, markup=False)
+        con.print(t)
+        boot = s["bootstrap"]
+        con.print(f"percentile bootstrap, {boot['resamples']} resamples, seed {boot['seed']}")
+    return cap.get().rstrip("\n")
 
 
 def render_judge_card(s: dict) -> str:

@@ -6,6 +6,9 @@ writers' tempfile/hashlib machinery."""
 from voxjudge._lazy import lazy_exports
 
 _EXPORTS = {
+    "JoinSide": "voxjudge.io.join",
+    "Joined": "voxjudge.io.join",
+    "join_by_id": "voxjudge.io.join",
     "Paired": "voxjudge.io.matching",
     "pair_texts": "voxjudge.io.matching",
     "FORMATS": "voxjudge.io.readers",
