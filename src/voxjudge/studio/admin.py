@@ -175,7 +175,7 @@ class AdminView:
         if len(people) < k:
             warnings.append(
                 f"{len(people)} annotator{'s' if len(people) != 1 else ''} invited, but every item needs {k} "
-                f"(--per-item): no item can be complete until {k - len(people)} more are invited"
+                f"(per item): no item can be complete until {k - len(people)} more are invited"
             )
         mos = None
         if task == "mos":

@@ -103,7 +103,7 @@ class Guard:
 
         host = host_name(public_host(headers, self.behind_proxy))
         if host not in self.allowed:
-            resp = PlainTextResponse(f"unknown host {host!r}: start the studio with --allowed-host", status_code=400)
+            resp = PlainTextResponse(f"unknown host {host!r}: add it to the app's allowed hosts", status_code=400)
             return await resp(scope, receive, with_headers)
         return await self.app(scope, receive, with_headers)
 
@@ -193,12 +193,12 @@ def create_app(
             return None
         if host_name(origin.split("://", 1)[-1]) == host_name(public_host(request.headers, behind_proxy)):
             log.warning(
-                "studio: a form from %s reached the app as %s: behind a TLS proxy, run serve --behind-proxy "
-                "and have the proxy send X-Forwarded-Proto",
+                "studio: a form from %s reached the app as %s: behind a TLS proxy, start the app with "
+                "behind_proxy and have the proxy send X-Forwarded-Proto",
                 origin,
                 origin_of(request),
             )
-            return "served over another scheme than the app sees (a TLS proxy without --behind-proxy?)"
+            return "served over another scheme than the app sees (a TLS proxy the app was not told about?)"
         return "sent from another site"
 
     def expired(reason: str) -> HTMLResponse:
