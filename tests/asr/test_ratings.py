@@ -55,7 +55,7 @@ def test_reads_ratings_with_per_rater_scores(tmp_path):
     [
         ("ref,hyp,score\na,b,high\n", "r.csv:2: score 'high' is not a number"),
         ("ref,score\na,3\n", "ratings need columns hyp"),
-        ("ref,hyp,mos\na,b,3\n", "a score column"),
+        ("ref,hyp,mos\na,b,3\n", "a score .score, human_mean or rating; another column with column=."),
         ('ref,hyp,score,ratings\na,b,3,"[1, x]"\n', "r.csv:2: ratings must be a JSON list"),
         ("id,ref,hyp,score\n1,a,b,3\n1,a,c,2\n", "r.csv:3: id '1' appears twice"),
     ],

@@ -193,6 +193,12 @@ def read_preferences(path: str | Path, *, group_column: str | None = None) -> li
         raise InputError(
             f"{path}: preferences need columns {', '.join(missing)} (found: {', '.join(sorted(columns))}); "
             "expected reference, hyp_a, hyp_b and votes_a/votes_b or choice (a/b)"
+            + (
+                "; the reference groups the bootstrap unless {group_column} names another column"
+                if group_column
+                else ""
+            ),
+            options={"group_column": "group_column="},
         )
 
     def text(n: int, row: dict, col: str) -> str:

@@ -48,9 +48,12 @@ def read_ratings(path: str | Path, *, column: str | None = None) -> list[Rating]
     score_col = column or next((c for c in SCORE_COLUMNS if c in columns), None)
     missing = [name for name, col in (("ref", ref_col), ("hyp", hyp_col)) if col is None]
     if score_col is None or score_col not in columns:
-        missing.append(score_col or "a score column (score, human_mean or rating; or name one)")
+        missing.append(score_col or "a score (score, human_mean or rating; another column with {ratings_col})")
     if missing:
-        raise InputError(f"{path}: ratings need columns {', '.join(missing)} (found: {', '.join(sorted(columns))})")
+        raise InputError(
+            f"{path}: ratings need columns {', '.join(missing)} (found: {', '.join(sorted(columns))})",
+            options={"ratings_col": "column="},
+        )
     out, seen = [], set()
     for n, row in rows:
         uid = str(row.get("id") or n)

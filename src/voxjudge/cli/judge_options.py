@@ -7,11 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from voxjudge.cli.wording import worded
+
 EXIT_INCOMPLETE = 3
 EXIT_STATUS_HELP = (
     "exit status: 0 when every item was scored; 2 for bad input or a judge that cannot be used "
-    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, or --max-cost reached): "
-    "rerunning the same command resumes, paying only for what is missing"
+    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, --max-cost reached, or a server "
+    "that cannot be reached, which stops the run at once): rerunning the same command resumes what failed "
+    "or was not asked; answers already received, usable or not, come from the cache (stderr says which)"
 )
 
 
@@ -112,23 +115,32 @@ def finish(
     what: str = "items",
     reasons: dict[str, int] | None = None,
     stopped: str | None = None,
+    cached: bool = True,
+    varies: tuple[str, ...] = (),
+    sampled: bool = False,
 ) -> int:
-    """Exit status of a judged run, after saying on stderr how many items are unscored and why."""
+    """Exit status of a judged run, after saying on stderr how many items are unscored, why, and
+    whether rerunning can help (``voxjudge.llm.advice``): ``cached`` is false under --no-cache,
+    ``varies`` names this command's settings that change the requests."""
+    from voxjudge.llm.advice import FAILED, NOT_ASKED, kinds_of, rerun_advice
+
     say_notices()
     if not unscored and not stopped:
         return 0
     parts = []
+    kinds = kinds_of(reasons or {})
     if unscored:
         why = ", ".join(f"{n} {reason}" for reason, n in (reasons or {}).items())
         of = f" of {total}" if total is not None else ""
         parts.append(f"{unscored}{of} {what} unscored" + (f" ({why})" if why else ""))
+        if sum(kinds.values()) < unscored:  # reasons not tallied: assume a rerun may help
+            kinds[FAILED] = kinds.get(FAILED, 0) + unscored - sum(kinds.values())
     if stopped:
         parts.append(f"stopped early: {stopped}")
-    print(
-        f"voxjudge: incomplete: {'; '.join(parts)}. Rerun the same command to resume: "
-        "answers already received come from the cache.",
-        file=sys.stderr,
-    )
+        kinds[NOT_ASKED] = kinds.get(NOT_ASKED, 0) or 1
+    unreachable = bool(stopped and "cannot reach" in stopped)
+    advice = rerun_advice(kinds, cached=cached, varies=varies, sampled=sampled, unreachable=unreachable)
+    print(f"voxjudge: incomplete: {'; '.join(parts)}." + (f" {worded(advice)}" if advice else ""), file=sys.stderr)
     return EXIT_INCOMPLETE
 
 

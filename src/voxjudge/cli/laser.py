@@ -101,6 +101,10 @@ def register(cmds) -> None:
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
+    from voxjudge.cli import judge_card  # its own module (asr judge-card)
+
+    judge_card.register(cmds)
+
 
 def _common(p) -> None:
     p.add_argument(
@@ -229,6 +233,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         what="utterances",
         reasons=reasons,
         stopped=result.stopped,
+        cached=not args.no_cache,
     )
 
 
@@ -291,7 +296,12 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if llm is None:
         return 0
     return finish(
-        unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
+        unscored=stats.unscored,
+        total=len(rows),
+        what="pairs",
+        reasons=stats.unscored_reasons,
+        stopped=stats.stopped,
+        cached=not args.no_cache,
     )
 
 
