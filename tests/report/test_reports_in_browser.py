@@ -102,14 +102,17 @@ def _open(browser, path: Path):
 _CHART_FAULTS = """
 () => Array.from(document.querySelectorAll('svg.chart')).map(svg => {
   const box = e => e.getBoundingClientRect();
-  const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
   const outer = box(svg);
   const texts = Array.from(svg.querySelectorAll('g[id*="text_"], g[id*="count-"]'))
     .filter(g => !g.querySelector('g[id*="text_"]'))  // the innermost text groups
     .filter(g => box(g).width > 0);
-  const name = g => g.id + ' "' + (g.previousSibling && g.previousSibling.nodeType === 8 ? g.previousSibling.data.trim() : '') + '"';
+  const label = g => g.previousSibling && g.previousSibling.nodeType === 8 ? g.previousSibling.data.trim() : '';
+  const name = g => g.id + ' "' + label(g) + '"';
   const outside = texts.filter(g => { const b = box(g);
-    return b.left < outer.left - 0.5 || b.right > outer.right + 0.5 || b.top < outer.top - 0.5 || b.bottom > outer.bottom + 0.5; })
+    return b.left < outer.left - 0.5 || b.right > outer.right + 0.5
+      || b.top < outer.top - 0.5 || b.bottom > outer.bottom + 0.5; })
     .map(name);
   const overlaps = [];
   for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++)

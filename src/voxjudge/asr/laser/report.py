@@ -29,19 +29,11 @@ def _pairs_html(u: UtteranceScore) -> str:
 
 
 def _coverage(summary: dict[str, Any]) -> list[str]:
-    """LASER's unscored utterances are never missing at random (an utterance without a mismatch
-    cannot be unscored), so a partial run's aggregate is not the score: the box says so first."""
-    if summary.get("coverage_lines"):
-        return list(summary["coverage_lines"])
-    unscored = summary.get("n_unscored") or 0
-    if not unscored:
-        return []
-    total = summary["n"] + unscored
-    return [
-        f"partial: {summary['n']} of {total} utterances scored, {unscored} unscored (they have mismatches the judge "
-        "did not label); utterances without mismatches cannot be unscored, so the figures below cover a biased "
-        "subset and are not the corpus score"
-    ]
+    """The coverage sentence of the table (``tally.coverage_text``), first in the page."""
+    from voxjudge.asr.laser.tally import coverage_text
+
+    text = coverage_text(summary)
+    return [text] if text else []
 
 
 def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
@@ -55,12 +47,12 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         section(
             "Summary",
             table(
-                ["LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored", "disputed"],
+                ["LASER micro", "LASER macro", "WER %", "no penalty", "minor", "major", "unscored", "disputed"],
                 [
                     [
                         summary["laser_micro"],
                         summary["laser_macro"],
-                        summary.get("wer_macro"),
+                        None if summary["wer"] is None else round(100 * summary["wer"], 2),
                         summary["labels"]["no_penalty"],
                         summary["labels"]["minor"],
                         summary["labels"]["major"],
@@ -70,7 +62,8 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
                 ],
             ),
             note=f"judge {summary['judge']}, rubric {summary['rubric']['name']} {summary['rubric']['sha256']}; "
-            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; disputed = "
+            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; WER = corpus "
+            f"word edits / reference words on {summary['wer_tokens']}; disputed = "
             "model labels that contradict a confident rule or the pair's operation (dashed red border)",
         )
     ]
