@@ -333,8 +333,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     result = selected(
         selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
     )
-    write_all({args.out: result.records, args.records: records})
+    report = None
+    if wants_report(args):
+        from voxjudge.report.pairwise import selection_report
+
+        report = selection_report(result, {"candidates": args.candidates, "rubric": args.rubric})
+    write_all({args.out: result.records, args.records: records, **report_outputs(args, report)})
     print_json(result.view()) if args.json else print(render_selection(result))
+    say_written(args, report)
     return _incomplete(result, args, records, llm)
 
 
