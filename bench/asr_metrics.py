@@ -195,17 +195,20 @@ def whole_command(n: int, repeat: int) -> dict:
     }
 
 
-# Peak RSS of one command: a fresh wrapper process per command, so RUSAGE_CHILDREN's maximum is
-# that command's own (it is a maximum over all children ever waited for).
-_PEAK = (
-    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+# CPU seconds and peak RSS of one command, measured by a fresh wrapper process: its
+# RUSAGE_CHILDREN covers exactly that command (the maximum RSS is over all children ever waited for).
+_MEASURE = (
+    "import json, resource, subprocess, sys; out = subprocess.run(sys.argv[1:], check=True, capture_output=True, "
+    "text=True).stdout; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss / 1024, out]))"
 )
 
 
-def _peak_rss_mb(command: list[str]) -> float:
-    out = subprocess.run([sys.executable, "-c", _PEAK, *command], check=True, capture_output=True, text=True)
-    return round(int(out.stdout.strip()) / 1024, 1)
+def _measure(command: list[str]) -> tuple[float, float, str]:
+    """CPU seconds, peak RSS in MB and stdout of one command."""
+    done = subprocess.run([sys.executable, "-c", _MEASURE, *command], check=True, capture_output=True, text=True)
+    cpu, rss, out = json.loads(done.stdout)
+    return cpu, rss, out
 
 
 def long_form(words: int, repeat: int) -> dict:
@@ -220,12 +223,12 @@ def long_form(words: int, repeat: int) -> dict:
         ours = [vox, "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--unit", "word", "--json"]
         theirs = [jw, "-r", str(ref), "-h", str(hyp)]
         best = {"ours": float("inf"), "theirs": float("inf")}
+        rss = {"ours": 0.0, "theirs": 0.0}
         outs: dict[str, str] = {}
         for _ in range(repeat):
             for name, cmd in (("theirs", theirs), ("ours", ours)):
-                cpu, _wall, (outs[name],) = _run([cmd])
-                best[name] = min(best[name], cpu)
-        rss = {"ours": _peak_rss_mb(ours), "theirs": _peak_rss_mb(theirs)}
+                cpu, peak, outs[name] = _measure(cmd)
+                best[name], rss[name] = min(best[name], cpu), max(rss[name], round(peak, 1))
     lib_cpu, _, lib_out = best_times(
         {
             "jiwer": (lambda: jiwer.process_words([ref_text], [hyp_text]), lambda r: (r.hits, r.substitutions)),
