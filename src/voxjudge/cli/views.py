@@ -377,8 +377,10 @@ def render_judge_card(s: dict) -> str:
         ci = "" if cell["ci_low"] is None else f" [{100 * cell['ci_low']:.1f}, {100 * cell['ci_high']:.1f}]"
         return f"{100 * cell['agreement']:.1f}{mark}{ci}"
 
+    method = ratings["methods"][0] if ratings else "pearson"
+
     def corr(cell: dict, mark: str) -> str:
-        return correlation_text(cell["pearson"]) + mark if "pearson" in cell else correlation_text(cell)
+        return correlation_text(cell[method]) + mark if method in cell else correlation_text(cell)
 
     subsets = list(ratings["by_subset"]) if ratings else []
     t = Table(title=f"Judge card: agreement with people ({level} bootstrap CI)")
@@ -388,7 +390,7 @@ def render_judge_card(s: dict) -> str:
         for name, n in prefs["levels"].items():
             t.add_column(f"prefer {name} (n={n})", justify="right")
     if ratings:
-        t.add_column(f"ratings Pearson r (n={ratings['by_subset']['all']['items']})", justify="right")
+        t.add_column(f"ratings {method.title()} (n={ratings['by_subset']['all']['items']})", justify="right")
     for n in names:
         c = s["coverage"][n]
         mark = "*" if n in partial else ""
@@ -407,7 +409,7 @@ def render_judge_card(s: dict) -> str:
             con.print(line)
         con.print(t)
         if len(subsets) > 1:
-            by = Table(title=f"Ratings by language: Pearson r ({level} bootstrap CI)")
+            by = Table(title=f"Ratings by language: {method.title()} ({level} bootstrap CI)")
             by.add_column("metric")
             for sub in subsets[1:]:
                 by.add_column(f"{sub} (n={ratings['by_subset'][sub]['items']})", justify="right")
@@ -428,11 +430,13 @@ def render_judge_card(s: dict) -> str:
                 f"scores both alike, or people split evenly: {splits} triplet{'' if splits == 1 else 's'} here)"
             )
         if ratings:
-            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses; r = Pearson"
+            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
+            if method != "pearson" or len(ratings["methods"]) > 1:
+                note += f" ({', '.join(ratings['methods'])} in --json)"
             if raters and "ceiling" in raters:
                 note += (
-                    f"; raters' ceiling = sqrt(split-half reliability) ({raters['raters_per_item'][1]} raters, "
-                    f"halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
+                    f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
+                    f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
                 )
             con.print(note)
         con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
