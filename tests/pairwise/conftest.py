@@ -33,7 +33,9 @@ def clip_factory(tmp_path):
         for k, (seconds, contour) in enumerate(segments):
             n = int(seconds * rate)
             t = np.arange(n) / rate
-            f0 = np.full(n, 120.0) if contour == "flat" else 120.0 * 2 ** (4 * np.sin(2 * np.pi * 1.5 * t) / 12)
+            # "flat": a monotone voice, which still wobbles (0.3 st); no voice holds a fixed pitch
+            depth, hz = (0.3, 0.7) if contour == "flat" else (4.0, 1.5)
+            f0 = 120.0 * 2 ** (depth * np.sin(2 * np.pi * hz * t) / 12)
             syll = 0.55 + 0.45 * np.abs(np.sin(np.pi * 4.5 * t))  # ~4.5 syllable pulses per second
             parts.append(voice(f0, rate) * syll)
             if k < len(pauses):

@@ -10,6 +10,7 @@ from voxjudge.cli.common import alias, check_outputs, fmt_rate, print_json, prog
 from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
 from voxjudge.cli.views import coverage_note, render_hit_rates, render_pairwise_analysis, render_winner
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
 
@@ -159,7 +160,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         records,
         pairs,
         rubric,
-        _judge_settings(args, judge),
+        _judge_settings(args, judge, rubric),
         usage=llm.meter.as_dict() if llm else None,
         stopped=llm.stop_reason if llm else None,
     )
@@ -168,19 +169,31 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return _incomplete(result)
 
 
-def _judge_settings(args: argparse.Namespace, judge) -> dict:
-    return {"judge": judge.name, "mode": judge.mode, "samples": args.samples, "sampling_seed": args.seed}
+def _judge_settings(args: argparse.Namespace, judge, rubric) -> dict:
+    from voxjudge.pairwise.judges import judge_settings
+
+    return judge_settings(judge, rubric, args.samples, args.seed)
 
 
 def render_judged(result, out: str) -> str:
-    """The status line of a judging run."""
-    s = result.summary
+    """The status line of a judging run, then one warning per pair decided without rating."""
+    s, settings = result.summary, result.settings
     # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
     usage = f"; {usage_line({**s['usage'], 'failures': s['n_failed']})}" if "usage" in s else ""
-    return (
-        f"{s['n_judgments']} judgments of {s['n_pairs']} pairs -> {out}; {s['n_failed']} failed, "
-        f"{s['n_abstained']} abstained cells{usage}"
-    )
+    collapsed = ""
+    if settings.get("deterministic") and settings.get("samples", 1) > 1:
+        collapsed = (
+            f" (the {settings['judge']} judge is deterministic: --samples {settings['samples']} "
+            "collapse to one judgment per order)"
+        )
+    unmeasured = settings.get("not_measured") or []
+    never = f"; not measured by this judge: {', '.join(unmeasured)}" if unmeasured else ""
+    lines = [
+        f"{counted(s['n_judgments'], 'judgment')} of {counted(s['n_pairs'], 'pair')}{collapsed} -> {out}; "
+        f"{s['n_failed']} failed, {counted(s['n_abstained'], 'abstained cell')}{never}{usage}"
+    ]
+    lines += [f"voxjudge: warning: pair {f['pair_id']!r} decided without rating: {f['flag']}" for f in s["flagged"]]
+    return "\n".join(lines)
 
 
 def _warn(messages: list[str]) -> None:
@@ -305,9 +318,8 @@ def cmd_select(args: argparse.Namespace) -> int:
             llm.close()
     from voxjudge.pairwise.result import selected
 
-    result = selected(
-        selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
-    )
+    settings = _judge_settings(args, judge, rubric)
+    result = selected(selections, sets, rubric, settings, records, stopped=llm.stop_reason if llm else None)
     write_all({args.out: result.records, args.records: records})
     print_json(result.view()) if args.json else print(render_selection(result))
     return _incomplete(result)
