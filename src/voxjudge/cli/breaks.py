@@ -211,6 +211,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         what="(text, iteration) annotations",
         reasons=s["unscored_reasons"],
         stopped=s["stopped"],
+        cached=not args.no_cache,
+        varies=("draw_seed",),  # another draw of demonstrations: other prompts
     )
 
 
@@ -221,8 +223,7 @@ def render_build(r: dict, out: str) -> str:
         f"{out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
         f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
         f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
-        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; "
-        + usage_line(r["usage"])
+        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; " + usage_line(r["usage"])
     )
 
 
