@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from espeak_corpus import voice
 
 
 def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
@@ -16,12 +17,6 @@ def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
         w.setframerate(rate)
         w.writeframes((np.clip(x, -1, 1) * 32000).astype(np.int16).tobytes())
     return path
-
-
-def voice(f0: np.ndarray, rate: int = 16000) -> np.ndarray:
-    """A buzzy harmonic 'voice' following an F0 contour (one value per sample)."""
-    phase = 2 * np.pi * np.cumsum(f0) / rate
-    return sum(np.sin(k * phase) / k for k in range(1, 8)) * 0.3
 
 
 @pytest.fixture

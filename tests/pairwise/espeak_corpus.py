@@ -122,3 +122,9 @@ def clicks(
         tt = np.arange(len(x)) / rate
         x += 0.01 * sum(np.sin(2 * np.pi * 60 * k * tt) / k for k in (1, 2, 3))
     return np.clip(x, -1, 1)
+
+
+def voice(f0: np.ndarray, rate: int = 16000) -> np.ndarray:
+    """A buzzy harmonic 'voice' following an F0 contour (one value per sample)."""
+    phase = 2 * np.pi * np.cumsum(f0) / rate
+    return sum(np.sin(k * phase) / k for k in range(1, 8)) * 0.3

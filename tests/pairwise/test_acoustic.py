@@ -245,7 +245,7 @@ def test_rationales_carry_each_clips_measurements(clip_factory):
 
 
 def test_final_contour_follows_the_last_quarter_second_of_voicing(tmp_path):
-    from conftest import voice
+    from espeak_corpus import voice
 
     t = np.arange(int(1.0 * 16000)) / 16000
     cases = [("rise", 120 * 2 ** (8 * t / 12), "rising"), ("fall", 200 * 2 ** (-8 * t / 12), "falling"),

@@ -12,6 +12,7 @@ import pytest
 from espeak_corpus import write_wav
 
 from voxjudge.cli.main import main
+from voxjudge.cli.views import render_hit_rates
 from voxjudge.errors import InputError
 from voxjudge.llm.providers import fake
 from voxjudge.pairwise import CandidateSet, Rubric, accuracy_report, confident_winner, hit_rates, read_pairs
@@ -214,10 +215,16 @@ def test_sft_audio_paths_are_relative_to_the_output_file(examples, tmp_path, cap
             assert not os.path.isabs(audio) and (out.parent / audio).resolve().is_file()
 
 
-def test_hit_at_k_baseline_counts_only_labelled_candidates():
+def test_hit_at_k_only_where_a_top_k_is_labelled():
     sets = [CandidateSet("s", "t", ("a", "b", "c", "d"), human_topk=(2,))]  # only the human winner labelled
-    sel = [Selection("s", 2, [0, 0, 3, 0], [0.0] * 4, 6, {1: True, 2: True, 3: True})]
+    sel = [Selection("s", 2, [0, 0, 3, 0], [0.0] * 4, 6, {1: True, 2: None, 3: None})]
     rates = hit_rates(sel, sets)
-    assert rates["random@1"] == rates["random@2"] == rates["random@3"] == 0.25
-    full = [CandidateSet("s", "t", ("a", "b", "c", "d"), human_topk=(2, 0, 1))]
-    assert hit_rates(sel, full)["random@3"] == 0.75
+    assert rates["hit@1"] == 1.0 and rates["random@1"] == 0.25  # one pick of four
+    assert rates["hit@2"] is rates["random@2"] is rates["hit@3"] is rates["random@3"] is None  # who is 2nd: unknown
+    assert render_hit_rates(rates) == "Hit@1 100.00% (random 25.00%) (no Hit@2/3: no set labels a top 2)"
+    full = [*sets, CandidateSet("u", "t", ("a", "b", "c", "d"), human_topk=(2, 0, 1))]
+    sel2 = [*sel, Selection("u", 1, [0, 3, 0, 0], [0.0] * 4, 6, {1: False, 2: True, 3: True})]
+    rates = hit_rates(sel2, full)
+    assert (rates["n_rated@1"], rates["n_rated@2"], rates["n_rated@3"]) == (2, 1, 1)
+    assert rates["hit@1"] == 0.5 and rates["hit@2"] == 1.0 and rates["random@2"] == 0.5 and rates["random@3"] == 0.75
+    assert "Hit@2 100.00% (random 50.00%, over 1 set with a top 2)" in render_hit_rates(rates)

@@ -66,10 +66,7 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
                     *(str(u[k]) for k in _COUNT_KEYS),
                 )
             con.print(ut)
-        con.print(
-            f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
-            "(corpus level = errors summed over utterances / reference units)"
-        )
+        con.print(_text_settings(summary))
     return cap.get().rstrip("\n")
 
 
@@ -92,6 +89,8 @@ def render_compare(s: dict, names: list[str]) -> str:
         for k in _COUNT_KEYS:
             t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
         con.print(t)
+        if "normalize" in s:
+            con.print(_text_settings(s))
         u = s["utterances"]
         con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
         m = s["significance"]["mapsswe"]
@@ -129,6 +128,14 @@ def render_compare(s: dict, names: list[str]) -> str:
                 )
             con.print(ct)
     return cap.get().rstrip("\n")
+
+
+def _text_settings(summary: dict) -> str:
+    """The normalisation, word split and CER unit every error rate of a table was computed on."""
+    return (
+        f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
+        "(corpus level = errors summed over utterances / reference units)"
+    )
 
 
 def render_laser(s: dict) -> str:
@@ -280,8 +287,21 @@ def render_winner(row: dict) -> str:
 
 
 def render_hit_rates(summary: dict) -> str:
-    """Hit@1..3 of ``pairwise select`` against the human top-k, beside random choice."""
-    return " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
+    """Hit@k of ``pairwise select`` against the human top-k, beside random choice, for each k that
+    some set labels k candidates for (with the number of such sets when not all are)."""
+    from voxjudge.plural import counted
+
+    parts = []
+    for k in (1, 2, 3):
+        if summary.get(f"hit@{k}") is None:
+            continue
+        n = summary.get(f"n_rated@{k}", summary["n_rated"])
+        over = "" if n == summary["n_sets"] else f", over {counted(n, 'set')} with a top {k}"
+        parts.append(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])}{over})")
+    missing = [k for k in (1, 2, 3) if summary.get(f"hit@{k}") is None]
+    if missing and parts:
+        parts.append(f"(no Hit@{'/'.join(map(str, missing))}: no set labels a top {missing[0]})")
+    return " ".join(parts)
 
 
 def render_judge_card(s: dict) -> str:
