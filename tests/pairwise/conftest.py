@@ -81,12 +81,12 @@ def espeak_judged(espeak_clips):
     rubric = Rubric.default()
     rng = random.Random(0)
     pairs, truth = [], {}
-    for voice in VOICES:
+    for speaker in VOICES:
         for k, text in enumerate(SENTENCES):
             for flaw in FLAWS:
-                good, bad = espeak_clips[(voice, k, "natural")], espeak_clips[(voice, k, flaw)]
+                good, bad = espeak_clips[(speaker, k, "natural")], espeak_clips[(speaker, k, flaw)]
                 natural_first = rng.random() < 0.5
-                pid = f"{voice}/{k}/{flaw}"
+                pid = f"{speaker}/{k}/{flaw}"
                 pairs.append(Pair(pid, text, *((good, bad) if natural_first else (bad, good))))
                 truth[pid] = "A" if natural_first else "B"
     judge = AcousticPairJudge(rubric)
