@@ -229,7 +229,7 @@ def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> i
         first = s.get("first_failure")
         named = f" (first: pair {first['pair_id']!r}: {first['error']})" if first else ""
         parts.append(
-            f"{s['n_failed']} of {s['n_judgments']} judgments have no usable answer{named}; "
+            f"{s['n_failed']} of {counted(s['n_judgments'], 'judgment')} have no usable answer{named}; "
             "they are recorded as abstentions"
         )
     if s["stopped"]:
@@ -307,7 +307,7 @@ def render_comparison(result) -> str:
         if note:
             lines.append(f"{result.settings[name]}:{note}")
     lines.append(
-        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"{counted(res['n_pairs'], 'pair')}: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
         f"difference {100 * res['difference']:+.2f} pts, "
         f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
         f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
@@ -370,7 +370,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
     print(
         f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "
-        f"first); {report.get('pairs_dropped', 0)} pairs dropped by the {args.keep} filter; "
+        f"first); {counted(report.get('pairs_dropped', 0), 'pair')} dropped by the {args.keep} filter; "
         f"{report.get('pair_dimensions_kept', 0)} pair-dimensions kept, {report.get('pair_dimensions_masked', 0)} "
         f"masked; curriculum: {curricula}",
         file=sys.stderr,

@@ -8,6 +8,7 @@ holds them to it). Nothing here reads files or computes numbers.
 from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
+from voxjudge.plural import counted
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
@@ -25,7 +26,8 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
-    table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
+    n = counted(summary["utterances_count"], "utterance")
+    table = Table(title=f"Corpus level: {n} ({ref_path} vs {hyp_path})")
     for col in ("WER", "CER", "MER", "WIL", "WIP"):
         table.add_column(col, justify="right")
     for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
@@ -81,7 +83,7 @@ def render_compare(s: dict, names: list[str]) -> str:
     a, b = names
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"{a} vs {b} on {s['utterances']['count']} utterances (delta = {a} - {b})")
+        t = Table(title=f"{a} vs {b} on {counted(s['utterances']['count'], 'utterance')} (delta = {a} - {b})")
         for col in ("measure", a, b, "delta"):
             t.add_column(col, justify="left" if col == "measure" else "right")
         for k in ("wer", "cer", "mer", "wil", "wip"):
@@ -289,8 +291,6 @@ def render_winner(row: dict) -> str:
 def render_hit_rates(summary: dict) -> str:
     """Hit@k of ``pairwise select`` against the human top-k, beside random choice, for each k that
     some set labels k candidates for (with the number of such sets when not all are)."""
-    from voxjudge.plural import counted
-
     parts = []
     for k in (1, 2, 3):
         if summary.get(f"hit@{k}") is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from voxjudge.errors import InputError
 from voxjudge.io.readers import TextSet
+from voxjudge.plural import counted
 
 _SHOW = 5
 # An utterance id as Kaldi files write them: one token of word characters and - _ . : / with a digit.
@@ -46,7 +47,7 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
     if not ref.has_ids:
         if len(ref) != len(hyp):
             raise InputError(
-                f"{ref.path} has {len(ref)} lines but {hyp.path} has {len(hyp)}; "
+                f"{ref.path} has {counted(len(ref), 'line')} but {hyp.path} has {len(hyp)}; "
                 "line-aligned files must have one line per utterance in the same order"
             )
         hyp_texts = [r.text for r in hyp.records]

@@ -19,6 +19,7 @@ from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.protocol import aggregate, margins_matrix, sign_verdict
 from voxjudge.pairwise.rubric import Rubric
+from voxjudge.plural import counted
 
 
 def _mean(values: Sequence[bool]) -> float | None:
@@ -79,13 +80,13 @@ def check_coverage(
     if not allow_partial:
         if unknown:
             raise InputError(
-                f"{source}: judges {len(unknown)} pairs that are not in the pairs file: {_named(unknown)}; "
+                f"{source}: judges {counted(len(unknown), 'pair')} that are not in the pairs file: {_named(unknown)}; "
                 "use {allow_partial} to ignore them",
                 options=_PARTIAL,
             )
         if missing:
             raise InputError(
-                f"{source}: {len(missing)} of {len(pairs)} pairs have no judgment: {_named(missing)}; "
+                f"{source}: {len(missing)} of {counted(len(pairs), 'pair')} have no judgment: {_named(missing)}; "
                 "judge them, or use {allow_partial} to evaluate the judged ones only",
                 options=_PARTIAL,
             )

@@ -28,6 +28,7 @@ from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.protocol import sign_verdict
 from voxjudge.pairwise.rubric import Rubric
+from voxjudge.plural import counted
 
 FILTERS = ("4-0", "3-1", "3+abstain")
 CURRICULUM = ("human-vs-tts", "cross-model", "same-model", "unknown")
@@ -82,7 +83,7 @@ def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
         more = f" and {len(short) - 5} more" if len(short) > 5 else ""
         raise InputError(
             f"the {rule} filter counts votes and needs at least {MIN_VOTES} judgments per pair "
-            f"(two samples in each order); {len(short)} pairs have fewer: {named}{more}; "
+            f"(two samples in each order); {counted(len(short), 'pair')} have fewer: {named}{more}; "
             f"judge with {{samples}}{MIN_VOTES} or more",
             options={"samples": "samples="},
         )
