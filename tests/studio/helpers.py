@@ -20,3 +20,37 @@ def work(store, name: str, answer_for, *, skip=lambda view: False) -> int:
         )
         n += 1
     return n
+
+
+def form_fields(html: str) -> dict[str, str]:
+    """The hidden fields every answer form carries (csrf, submission id, the version it was made from)."""
+    import re
+
+    out = {
+        "csrf": re.search(r'name="csrf" value="([^"]+)"', html).group(1),
+        "submission_id": re.search(r'name="submission_id" value="([^"]+)"', html).group(1),
+    }
+    version = re.search(r'name="version" value="(\d+)"', html)
+    if version:
+        out["version"] = version.group(1)
+    return out
+
+
+def sign_in(client, token: str, *, admin: bool = False, start: bool = True):
+    """Open a personal link as a browser does when the person pastes it (Sec-Fetch-Site: none), and
+    (annotators) press start on the instructions page. Returns the last response."""
+    import re
+
+    r = client.get(f"/{'admin' if admin else 'a'}/{token}", headers={"Sec-Fetch-Site": "none"})
+    if start and not admin and r.url.path == "/intro":
+        csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
+        r = client.post("/intro", data={"csrf": csrf}, headers={"Origin": str(client.base_url).rstrip("/")})
+    return r
+
+
+def client_for(server, token: str, *, admin: bool = False):
+    import httpx
+
+    c = httpx.Client(base_url=server.url, follow_redirects=True, timeout=30)
+    assert sign_in(c, token, admin=admin).status_code == 200
+    return c

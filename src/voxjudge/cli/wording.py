@@ -19,6 +19,7 @@ FLAGS = {
     "hyp": "--hyp",
     "metric": "--metric",
     "metric_col": "--metric-col",
+    "methods": "--methods",
     "n_fs": "--n-fs",
     "n_iter": "--n-iter",
     "no_cache": "--no-cache",
