@@ -17,6 +17,7 @@ from voxjudge.cli.report_options import (
 )
 from voxjudge.cli.views import render_comparison, render_pairwise_analysis, render_selection
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
 
@@ -169,7 +170,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         records,
         pairs,
         rubric,
-        _judge_settings(args, judge),
+        _judge_settings(args, judge, rubric),
         usage=llm.meter.as_dict() if llm else None,
         stopped=llm.stop_reason if llm else None,
     )
@@ -178,19 +179,31 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return _incomplete(result, args, llm=llm)
 
 
-def _judge_settings(args: argparse.Namespace, judge) -> dict:
-    return {"judge": judge.name, "mode": judge.mode, "samples": args.samples, "sampling_seed": args.seed}
+def _judge_settings(args: argparse.Namespace, judge, rubric) -> dict:
+    from voxjudge.pairwise.judges import judge_settings
+
+    return judge_settings(judge, rubric, args.samples, args.seed)
 
 
 def render_judged(result, out: str) -> str:
-    """The status line of a judging run."""
-    s = result.summary
+    """The status line of a judging run, then one warning per pair decided without rating."""
+    s, settings = result.summary, result.settings
     # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
     usage = f"; {usage_line({**s['usage'], 'failures': s['n_failed']})}" if "usage" in s else ""
-    return (
-        f"{s['n_judgments']} judgments of {s['n_pairs']} pairs -> {out}; {s['n_failed']} failed, "
-        f"{s['n_abstained']} abstained cells{usage}"
-    )
+    collapsed = ""
+    if settings.get("deterministic") and settings.get("samples", 1) > 1:
+        collapsed = (
+            f" (the {settings['judge']} judge is deterministic: --samples {settings['samples']} "
+            "collapse to one judgment per order)"
+        )
+    unmeasured = settings.get("not_measured") or []
+    never = f"; not measured by this judge: {', '.join(unmeasured)}" if unmeasured else ""
+    lines = [
+        f"{counted(s['n_judgments'], 'judgment')} of {counted(s['n_pairs'], 'pair')}{collapsed} -> {out}; "
+        f"{s['n_failed']} failed, {counted(s['n_abstained'], 'abstained cell')}{never}{usage}"
+    ]
+    lines += [f"voxjudge: warning: pair {f['pair_id']!r} decided without rating: {f['flag']}" for f in s["flagged"]]
+    return "\n".join(lines)
 
 
 def _warn(messages: list[str]) -> None:
@@ -226,7 +239,7 @@ def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> i
         first = s.get("first_failure")
         named = f" (first: pair {first['pair_id']!r}: {first['error']})" if first else ""
         parts.append(
-            f"{s['n_failed']} of {s['n_judgments']} judgments have no usable answer{named}; "
+            f"{s['n_failed']} of {counted(s['n_judgments'], 'judgment')} have no usable answer{named}; "
             "they are recorded as abstentions"
         )
     if s["stopped"]:
@@ -365,7 +378,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
     print(
         f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "
-        f"first); {report.get('pairs_dropped', 0)} pairs dropped by the {args.keep} filter; "
+        f"first); {counted(report.get('pairs_dropped', 0), 'pair')} dropped by the {args.keep} filter; "
         f"{report.get('pair_dimensions_kept', 0)} pair-dimensions kept, {report.get('pair_dimensions_masked', 0)} "
         f"masked; curriculum: {curricula}",
         file=sys.stderr,
