@@ -343,9 +343,8 @@ def cmd_select(args: argparse.Namespace) -> int:
             llm.close()
     from voxjudge.pairwise.result import selected
 
-    result = selected(
-        selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
-    )
+    settings = _judge_settings(args, judge, rubric)
+    result = selected(selections, sets, rubric, settings, records, stopped=llm.stop_reason if llm else None)
     report = None
     if wants_report(args):
         from voxjudge.report.pairwise import selection_report
