@@ -7,6 +7,22 @@ import uuid
 from voxjudge.studio.flow import Flow
 
 
+def heard(store, flow, who, seq: int, n_clips: int) -> None:
+    """Request each clip as the page's players do, then move the must-listen clock an hour back (the
+    clock itself is tested over HTTP with real waiting)."""
+    import sqlalchemy as sa
+
+    from voxjudge.studio.store import assignments, listens
+
+    for slot in range(n_clips):
+        flow.clip(who.pk, seq, slot)
+    with store.writer.begin() as c:
+        a = c.execute(
+            sa.select(assignments.c.pk).where(assignments.c.annotator_pk == who.pk, assignments.c.seq == seq)
+        ).scalar()
+        c.execute(sa.update(listens).where(listens.c.assignment_pk == a).values(first_at=listens.c.first_at - 3600))
+
+
 def work(store, name: str, answer_for, *, skip=lambda view: False) -> int:
     """Annotator ``name`` answers every item handed out; answer_for(view) returns the form fields."""
     token = store.invite(name)
@@ -15,6 +31,8 @@ def work(store, name: str, answer_for, *, skip=lambda view: False) -> int:
     n = 0
     while (seq := flow.next_seq(who.pk)) is not None:
         view = flow.view(who.pk, seq)
+        if flow.must_listen:
+            heard(store, flow, who, seq, len(view.audio))
         flow.submit(
             who.pk, seq, submission_id=uuid.uuid4().hex, skip=skip(view), fields=answer_for(view), flag=False, note=""
         )

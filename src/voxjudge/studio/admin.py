@@ -78,7 +78,9 @@ class AdminView:
 
     def export_file(self) -> tuple[str | None, str, dict]:
         """(file text, file name, summary) of the export the CLI would write, for the admin's button."""
-        from voxjudge.io.writers import _records_text
+        import tempfile
+
+        from voxjudge.io.writers import write_records
         from voxjudge.studio.export import export_rows
 
         task = self.config["task"]
@@ -86,7 +88,9 @@ class AdminView:
         rows, summary = export_rows(self.store, all_answers(self.store), Path(self.config["items_dir"]) / name)
         if not rows:
             return None, name, summary
-        return _records_text(rows, name.rsplit(".", 1)[1]), name, summary
+        with tempfile.TemporaryDirectory() as tmp:  # the very bytes `studio export` writes
+            write_records(Path(tmp) / name, rows)
+            return (Path(tmp) / name).read_bytes().decode("utf-8"), name, summary
 
     def payloads(self) -> dict[str, dict]:
         with self.store.engine.connect() as c:

@@ -26,7 +26,7 @@ from voxjudge.studio.store import annotators, answers, assignments, audio, item_
 
 GAP = 5  # a gold or a repeat every GAP items
 _CLAIM_TRIES = 200
-LISTEN_SLACK = 0.3  # seconds: clocks and buffering; a rating sooner than clip length minus this is refused
+LISTEN_SLACK = 0.3  # seconds (at most 10% of the clip): buffering; a rating sooner than that before the end is refused
 
 
 class NotYours(LookupError):
@@ -266,13 +266,15 @@ class Flow:
     def _heard(self, c, assignment_pk: int, seconds: list[float | None], now: float) -> None:
         """AnswerError unless every clip was requested at least its duration ago (server-side check)."""
         got = dict(
-            c.execute(sa.select(listens.c.slot, listens.c.first_at).where(listens.c.assignment_pk == assignment_pk))
+            c.execute(
+                sa.select(listens.c.slot, listens.c.first_at).where(listens.c.assignment_pk == assignment_pk)
+            ).all()
         )
         for slot, length in enumerate(seconds):
             name = f"clip {slot + 1}" if len(seconds) > 1 else "the clip"
             if slot not in got:
                 raise tasks.AnswerError(f"play {name} to the end before answering")
-            if length is not None and now - got[slot] < length - LISTEN_SLACK:
+            if length is not None and now - got[slot] < length - min(LISTEN_SLACK, 0.1 * length):
                 raise tasks.AnswerError(f"listen to {name} to the end ({length:.1f} s) before answering")
 
     def submit(
