@@ -34,6 +34,7 @@ _EXPORTS = {
     # I/O
     "read_texts": "voxjudge.io.readers",
     "pair_texts": "voxjudge.io.matching",
+    "join_by_id": "voxjudge.io.join",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -27,10 +27,18 @@ class InputError(VoxjudgeError, ValueError):
     def worded(self, names: Mapping[str, str]) -> str:
         """The message with each setting named by ``names`` (e.g. the CLI's flags), else by its API
         wording."""
-        text = self.template
-        for key, api in self.options.items():
-            text = text.replace("{" + key + "}", names.get(key, api))
-        return text
+        return fill_settings(self.template, self.options, names)
+
+
+def fill_settings(template: str, options: Mapping[str, str], names: Mapping[str, str]) -> str:
+    """``template`` with each ``{setting}`` of ``options`` named by ``names``, else by its API
+    wording (``options``); other braces stay as they are."""
+    text = template
+    for key, api in options.items():
+        text = text.replace("{" + key + "}", names.get(key, api))
+    return text
+
+
 
 _OBJECT_REPR = None
 _EMPTY_REASONS = {

@@ -65,7 +65,8 @@ def test_summary_statistics_and_groups(table):
     assert groups[5]["rate"] == 1.0 and groups[4]["rate"] == 1.0 and groups[4]["single_rate"] == 0.0
     assert groups["all"]["n"] == 6
     assert [row["theta"] for row in s["theta_sweep"]] == [round(0.1 * k, 2) for k in range(10)]
-    with pytest.raises(InputError, match="human scores missing for 1 hypotheses: h5"):
+    missing = "the human file has no entry for 1 of the 6 scored hypotheses in the run: .h5."
+    with pytest.raises(InputError, match=missing):
         summarize(recs, {k: v for k, v in human.items() if k != "h5"}, 0.8, Similarity("f1"))
 
 
@@ -190,7 +191,7 @@ def _echo_annotator(monkeypatch):
         (["--hyps", "{tmp}/bad.txt", "--refs", "{d}/table.jsonl"], "bad.txt:1: unknown boundary label 'QQ'"),
         (
             ["--hyps", "{d}/hypotheses.tsv", "--refs", "{d}/table.jsonl", "--human", "{tmp}/few.tsv"],
-            "human scores missing for 71",
+            "few.tsv has no entry for 71 of the 72 scored hypotheses",
         ),
         (
             ["--hyps", "{d}/hypotheses.tsv", "--refs", "{d}/table.jsonl", "--resamples", "0"],

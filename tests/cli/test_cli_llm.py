@@ -22,9 +22,32 @@ def test_ping_openai_compatible_server(capsys):
     assert code == 0 and "structured output works (enforced by the server)" in out
 
 
-def test_ping_failure_exits_1(capsys):
+def test_ping_failure_exits_3(capsys):
     code = main(["llm", "ping", "fake/schema?fail_first=99", "--max-retries", "0"])
-    assert code == 1 and "failed" in capsys.readouterr().out
+    assert code == 3 and "failed" in capsys.readouterr().out
+
+
+def test_ping_ok_means_the_judge_answered_validly(capsys):
+    # A server that answers {"ok": false}: an answer, but not the one asked for.
+    with FakeLLMServer(responder=lambda provider, body: {"ok": False}) as srv:
+        code = main(["llm", "ping", "--judge", "openai/m", "--base-url", srv.url + "/v1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 3 and out["ok"] is False and out["answer"] == '{"ok": false}' and out["error"]
+
+
+def test_ping_a_refused_port_fails_at_once_naming_the_url(capsys):
+    import socket
+    import time
+
+    with socket.socket() as s:  # bound, not listening: connections are refused
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        start = time.monotonic()
+        code = main(["llm", "ping", "--judge", "openai/qwen2.5", "--base-url", url, "--json"])
+        took = time.monotonic() - start
+    out = json.loads(capsys.readouterr().out)
+    assert code == 3 and out["ok"] is False and took < 5  # was 46 s over 7 attempts
+    assert f"cannot reach {url}: connection refused" in out["error"]
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ def test_agree_table(capsys, score_files):
 @pytest.mark.parametrize(
     "metric, human, extra, message",
     [
-        ("a 1\nb 2\nc 3\n", "a 1\nb 2\n", [], "reference id(s) missing"),
+        ("a 1\nb 2\nc 3\n", "a 1\nb 2\n", [], "has no entry for 1 of the 3 items"),
         ("a 1\nb x\nc 3\n", "a 1\nb 2\nc 3\n", [], "score 'x' for id 'b' is not a number"),
         ("a 1\nb 1\nc 1\n", "a 1\nb 2\nc 3\n", [], "scores are all equal"),
         ("a 1\nb 2\n", "a 1\nb 2\n", [], "needs at least 3"),

@@ -24,6 +24,7 @@ def test_demo_covers_every_evaluator(demo_sections):
         "asr metrics",
         "asr compare",
         "asr score",
+        "asr judge-card",
         "breaks score",
         "pairwise judge",
         "pairwise analyze",
@@ -45,7 +46,7 @@ def test_every_demo_section_is_its_commands_output(demo_sections, capsys, tmp_pa
 def test_demo_prints_each_command_line_before_its_output(capsys, examples):
     assert main(["demo", "--examples", str(examples)]) == 0
     out = capsys.readouterr().out
-    assert out.count("\n$ voxjudge ") == 8
+    assert out.count("\n$ voxjudge ") == 9
     assert "$ voxjudge pairwise judge --pairs" in out and "&&\n  voxjudge pairwise analyze judgments.jsonl" in out
 
 

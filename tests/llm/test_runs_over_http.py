@@ -48,10 +48,21 @@ def test_asr_score_against_a_llama_cpp_server_negotiates_once_and_resumes_for_fr
 def test_unusable_answers_are_unscored_not_major_and_exit_3(asr_files, tmp_path, capsys):
     with FakeLLMServer(responder=lambda provider, body: "I am not sure what you mean.") as srv:
         code = asr_score(srv, asr_files, tmp_path, "--max-retries", "0")
-    out = capsys.readouterr()
+        out = capsys.readouterr()
+        sent = srv.count()
+        # The answers are cached: a rerun sends nothing and gets them again, and the advice says so.
+        assert asr_score(srv, asr_files, tmp_path, "--max-retries", "0") == 3
+        assert srv.count() == sent
+        assert capsys.readouterr().err == out.err
+        assert asr_score(srv, asr_files, tmp_path, "--max-retries", "0", "--no-cache") == 3
+        no_cache = capsys.readouterr().err
+        assert srv.count() > sent
     s = json.loads(out.out)
-    assert code == 3 and s["n"] == 0 and s["n_unscored"] == 2 and s["laser_micro"] is None
-    assert "incomplete: 2 of 2 utterances unscored" in out.err and "Rerun the same command to resume" in out.err
+    assert code == 3 and s["n"] == 0 and s["n_unscored"] == 2
+    assert "incomplete: 2 of 2 utterances unscored" in out.err and "Rerun the same command" not in out.err
+    assert "cached, so rerunning the same command sends no request for them and gets the same answers" in out.err
+    assert "another model (--judge)" in out.err and "--no-cache" in out.err
+    assert "cache" not in no_cache.replace("--no-cache", "") and "mostly answers the same" in no_cache
     assert "Traceback" not in out.err
     rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
     judged = [p for r in rows for p in r["pairs"] if p["op"] != "equal"]

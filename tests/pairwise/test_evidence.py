@@ -41,7 +41,8 @@ def test_analyze_refuses_partial_judgments_unless_allowed(judged, tmp_path, caps
     one = _subset(full, tmp_path / "one.jsonl", {"t0-natural-vs-monotone"})
     assert main(["pairwise", "analyze", str(one), "--pairs", str(pairs)]) == 2
     err = capsys.readouterr().err
-    assert "17 of 18 pairs have no judgment" in err and "'t0-natural-vs-misplaced'" in err and "--allow-partial" in err
+    assert "has no entry for 17 of the 18 pairs in the pairs file" in err
+    assert "'t0-natural-vs-misplaced'" in err and "--allow-partial" in err
     assert main(["pairwise", "analyze", str(one), "--pairs", str(pairs), "--allow-partial", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["pairs_judged"] == 1 and rep["pairs_in_file"] == 18 and rep["coverage"] == pytest.approx(1 / 18)
@@ -57,13 +58,13 @@ def test_unrelated_judgments_are_refused_even_when_partial_is_allowed(judged, tm
     )
     for extra in ([], ["--allow-partial"]):
         assert main(["pairwise", "analyze", str(full), "--pairs", str(other), *extra]) == 2
-        assert "none of its 18 judged pairs is in the pairs file" in capsys.readouterr().err
+        assert "none of its 18 ids is among the pairs in the pairs file" in capsys.readouterr().err
     # judgments of more pairs than the file has: an error, or ignored and reported with --allow-partial
     sub = tmp_path / "sub.jsonl"  # three of the pairs; the audio paths are relative to the pairs file
     sub.write_text("".join(line + "\n" for line in pairs.read_text().splitlines()[:3]))
     shutil.copytree(pairs.parent / "audio", tmp_path / "audio")
     assert main(["pairwise", "analyze", str(full), "--pairs", str(sub)]) == 2
-    assert "judges 15 pairs that are not in the pairs file" in capsys.readouterr().err
+    assert "has 15 ids that are not among the pairs in the pairs file" in capsys.readouterr().err
     assert main(["pairwise", "analyze", str(full), "--pairs", str(sub), "--allow-partial", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["n_pairs"] == 3 and len(rep["unknown_pairs"]) == 15 and rep["n_judgments"] == 3 * 4
@@ -74,7 +75,7 @@ def test_compare_refuses_a_partial_file_and_reports_coverage_when_allowed(judged
     one = _subset(full, tmp_path / "one.jsonl", {"t0-natural-vs-monotone"})
     argv = ["pairwise", "compare", str(full), str(one), "--pairs", str(pairs), "--resamples", "200"]
     assert main(argv) == 2
-    assert "one.jsonl: 17 of 18 pairs have no judgment" in capsys.readouterr().err
+    assert "one.jsonl has no entry for 17 of the 18 pairs" in capsys.readouterr().err
     assert main([*argv, "--allow-partial", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["n_pairs"] == 1 and res["coverage_b"]["pairs_judged"] == 1 and res["coverage_a"]["coverage"] == 1.0

@@ -27,6 +27,7 @@ from voxjudge.breaks.labels import LabelSet
 from voxjudge.breaks.table import ReferenceTable, TableEntry
 from voxjudge.errors import InputError
 from voxjudge.llm import Item, Judge, Request, Task, label_many, load_tasks, planned_requests
+from voxjudge.llm.advice import FAILED, reason_kind
 
 LABEL_MEANINGS = {
     "NB": "no boundary (leave the juncture untagged)",
@@ -242,6 +243,8 @@ async def build_references(
             report.unscored += 1
             if WORDS_CHANGED in reason:
                 report.dropped["words changed"] += 1
+            elif reason_kind(reason) == FAILED:  # no answer at all: a rerun asks again
+                report.dropped["call failed"] += 1
             elif not reason.startswith("not asked"):
                 report.dropped["no valid answer"] += 1
         answers = outcome.answers

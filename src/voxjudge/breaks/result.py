@@ -63,10 +63,21 @@ def scored(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    allow_partial: bool = False,
 ) -> LmreResult:
-    """``breaks score``: one record per hypothesis and the summary computed from them (acceptance,
-    and with human scores, agreement with bootstrap CIs)."""
-    summary = summarize(records, human, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    """``breaks score``: one record per hypothesis and the summary computed from them (coverage
+    first, acceptance, and with human scores, agreement with bootstrap CIs). ``allow_partial``:
+    human scores for only some hypotheses are used for those (``voxjudge.io.join``)."""
+    summary = summarize(
+        records,
+        human,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        allow_partial=allow_partial,
+        human_name=str(settings.get("human") or "the human file"),
+        hyp_name=str(settings.get("hyps") or "the run"),
+    )
     summary["bootstrap"] = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     return LmreResult(
         "score", dict(settings), [r.as_dict() for r in records], summary, scored=list(records), human=human

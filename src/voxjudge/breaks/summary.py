@@ -2,6 +2,11 @@
 group and Pearson/Spearman with bootstrap CIs, multi-reference beside the single-reference
 baseline. Computed from the records alone.
 
+Partial is never a headline: ``coverage`` (the first key) says how many hypotheses were scored
+and, with human scores, how many of those have one (``voxjudge.io.join``; ``allow_partial`` uses
+the ones that do). Acceptance covers the scored hypotheses, correlations and the per-group rates
+the scored ones with a human score; each metric says so in ``covers``.
+
 The baseline covers the hypotheses that have a single reference (see ``scorer``); its acceptance,
 its per-group rates and its correlations are all over those hypotheses (``single_n`` of them,
 ``n`` in each group row), never with the uncovered ones counted as rejected.
@@ -17,7 +22,6 @@ import numpy as np
 from voxjudge.breaks.annotation import TEXT_NORMALIZATION
 from voxjudge.breaks.scorer import Metric, ScoredHypothesis, metrics_for
 from voxjudge.breaks.similarity import Similarity
-from voxjudge.errors import InputError
 
 THETA_SWEEP = np.round(np.linspace(0.0, 0.9, 10), 2)
 _PER_METRIC = (
@@ -42,11 +46,18 @@ def summarize(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    allow_partial: bool = False,
+    human_name: str = "the human file",
+    hyp_name: str = "the run",
 ) -> dict[str, Any]:
     """Summary of a run. The metrics come from the records; ``theta`` and ``similarity`` (as given
     to ``score_hypotheses``) are only needed when there are no records to read them from.
 
-    Keys: ``n``, ``n_errors``, ``single_n``, ``single_covers``, ``normalization``, ``metrics`` (per
+    ``human``: scores by hypothesis id; every scored hypothesis needs one unless ``allow_partial``
+    (ids of other hypotheses are ignored); ``human_name`` and ``hyp_name`` name the two files in
+    messages.
+
+    Keys: ``coverage``, ``n``, ``n_errors``, ``single_n``, ``single_covers``, ``normalization``, ``metrics`` (per
     metric name: ``similarity``, ``theta`` and the statistics), and the first metric's statistics
     repeated at the top level (``acceptance``, ``pearson``, ...)."""
     metrics: Sequence[Metric] = records[0].metrics if records else ()
@@ -54,7 +65,10 @@ def summarize(
         metrics = metrics_for(similarity, theta)
     scored = [r for r in records if r.error is None]
     covered = [r for r in scored if r.single_score is not None]
+    joined = _human_join(scored, human, allow_partial, (hyp_name, human_name))
+    rated = joined.left if joined is not None else []
     summary: dict[str, Any] = {
+        "coverage": _coverage(records, scored, joined),
         "n": len(scored),
         "n_errors": len(records) - len(scored),
         "single_n": len(covered),
@@ -62,12 +76,14 @@ def summarize(
         "normalization": TEXT_NORMALIZATION,
         "metrics": {},
     }
-    groups = _human_groups(scored, human)
+    groups = None if joined is None else [float(v) for v in joined.right]
+    covers = summary["coverage"]["covers"]
     for k, metric in enumerate(metrics):
         summary["metrics"][metric.kind] = {
             "similarity": metric.similarity.name,
             "theta": metric.theta,
-            **_metric_summary(scored, k, metric.theta, groups, (n_resamples, confidence, seed)),
+            "covers": covers,
+            **_metric_summary(scored, rated, k, metric.theta, groups, (n_resamples, confidence, seed)),
         }
     first = next(iter(summary["metrics"].values()), None)
     summary["similarity"] = first["similarity"] if first else None
@@ -76,25 +92,61 @@ def summarize(
     return summary
 
 
-def _human_groups(scored: Sequence[ScoredHypothesis], human: dict[str, float] | None) -> list[float] | None:
+def _human_join(
+    scored: Sequence[ScoredHypothesis], human: dict[str, float] | None, allow_partial: bool, names: tuple[str, str]
+):
     if human is None:
         return None
-    missing = [r.id for r in scored if r.id not in human]
-    if missing:
-        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        raise InputError(f"human scores missing for {len(missing)} hypotheses: {shown}")
-    return [human[r.id] for r in scored]
+    from voxjudge.io.join import join_by_id
+
+    return join_by_id(
+        [(r.id, r) for r in scored],
+        human,
+        left_name=names[0],
+        right_name=names[1],
+        what="scored hypotheses",
+        allow_partial=allow_partial,
+        right_extra="ignore",  # a human file of the whole study beside a run of part of it
+    )
+
+
+def _coverage(records: Sequence[ScoredHypothesis], scored: Sequence[ScoredHypothesis], joined) -> dict[str, Any]:
+    """What the numbers cover, for the summary's first key."""
+    reasons: dict[str, int] = {}
+    for r in records:
+        if r.error is not None:
+            key = "words differ from the table's text" if r.error.startswith("words differ") else r.error
+            reasons[key] = reasons.get(key, 0) + 1
+    out: dict[str, Any] = {
+        "hypotheses": len(records),
+        "scored": len(scored),
+        "unscored": len(records) - len(scored),
+        "unscored_reasons": reasons,
+        "human": None if joined is None else joined.coverage(),
+        "rated": None if joined is None else len(joined),
+    }
+    out["partial"] = bool(out["unscored"]) or bool(joined is not None and joined.left_partial)
+    covers = {"acceptance": f"{len(scored)} of {len(records)} hypotheses (the scored ones)"}
+    if joined is not None:
+        covers["agreement"] = f"{len(joined)} of {len(records)} hypotheses (scored, with a human score)"
+    out["covers"] = covers
+    return out
 
 
 def _metric_summary(
-    scored: Sequence[ScoredHypothesis], k: int, theta: float, groups: list[float] | None, boot: tuple[int, float, int]
+    scored: Sequence[ScoredHypothesis],
+    rated: Sequence[ScoredHypothesis],
+    k: int,
+    theta: float,
+    groups: list[float] | None,
+    boot: tuple[int, float, int],
 ) -> dict[str, Any]:
+    """Acceptance over ``scored``; correlations and per-group rates over ``rated`` (the scored
+    hypotheses with a human score, parallel to ``groups``)."""
     from voxjudge.stats import acceptance_table
 
     multi = np.array([r.scores[k].score for r in scored], dtype=float)
-    single_of = [r.scores[k].single_score for r in scored]
-    covered = np.array([s is not None for s in single_of], dtype=bool)
-    single = np.array([s for s in single_of if s is not None], dtype=float)
+    single = np.array([r.scores[k].single_score for r in scored if r.scores[k].single_score is not None], dtype=float)
     out: dict[str, Any] = {
         "acceptance": _mean(multi > theta),
         "single_acceptance": _mean(single > theta),
@@ -104,14 +156,18 @@ def _metric_summary(
         ],
         "acceptance_by_group": None,
     }
-    out.update(_correlations("", multi, groups, boot))
     if groups is None:
+        out.update(_correlations("", multi, None, boot))
         out.update(_correlations("single_", single, None, boot))
         return out
-    covered_groups = [g for g, c in zip(groups, covered) if c]
-    out.update(_correlations("single_", single, covered_groups, boot))
-    multi_rows = acceptance_table(list(multi > theta), groups)
-    single_rows = {row["group"]: row for row in acceptance_table(list(single > theta), covered_groups)}
+    rated_multi = np.array([r.scores[k].score for r in rated], dtype=float)
+    rated_single_of = [r.scores[k].single_score for r in rated]
+    covered_groups = [g for g, s in zip(groups, rated_single_of) if s is not None]
+    rated_single = np.array([s for s in rated_single_of if s is not None], dtype=float)
+    out.update(_correlations("", rated_multi, groups, boot))
+    out.update(_correlations("single_", rated_single, covered_groups, boot))
+    multi_rows = acceptance_table(list(rated_multi > theta), groups)
+    single_rows = {row["group"]: row for row in acceptance_table(list(rated_single > theta), covered_groups)}
     out["acceptance_by_group"] = []
     for row in multi_rows:
         single_row = single_rows.get(row["group"], {"n": 0, "accepted": 0})

@@ -109,6 +109,12 @@ def register(groups) -> None:
     )
     p.add_argument("--human", metavar="FILE", help="human scores with id and score columns")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="--human covering only some hypotheses (a study in progress): agreement over those, coverage "
+        "reported first (default: a hypothesis without a human score is an error)",
+    )
     p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
     add_bootstrap_options(p)
     p.add_argument("--out", metavar="FILE", help="per-hypothesis records (.jsonl, .csv, .tsv, .json)")
@@ -211,6 +217,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         what="(text, iteration) annotations",
         reasons=s["unscored_reasons"],
         stopped=s["stopped"],
+        cached=not args.no_cache,
+        varies=("draw_seed",),  # another draw of demonstrations: other prompts
     )
 
 
@@ -221,8 +229,7 @@ def render_build(r: dict, out: str) -> str:
         f"{out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
         f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
         f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
-        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; "
-        + usage_line(r["usage"])
+        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; " + usage_line(r["usage"])
     )
 
 
@@ -261,8 +268,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         "hierarchy": args.hierarchy,
         "single": args.single,
         "human": args.human,
+        "allow_partial": args.allow_partial,
     }
-    result = scored(records, settings, human, **boot)
+    result = scored(records, settings, human, **boot, allow_partial=args.allow_partial)
     report = None
     if args.report:
         from voxjudge.breaks.report import lmre_report

@@ -25,8 +25,8 @@ def register(groups) -> None:
     p = groups.add_parser(
         "demo",
         help="run the offline evaluators on the shipped examples/ (no API key, no download)",
-        description="Runs asr metrics, asr compare, asr score, breaks score, pairwise judge/analyze and "
-        "pairwise select on examples/, printing each command line and exactly its output.",
+        description="Runs asr metrics, asr compare, asr score, asr judge-card, breaks score, pairwise "
+        "judge/analyze and pairwise select on examples/, printing each command line and exactly its output.",
     )
     p.add_argument("--examples", default="examples", help="the examples directory (default: ./examples)")
     p.set_defaults(func=cmd_demo)
@@ -41,12 +41,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def sections(root: Path) -> Iterator[tuple[list[list[str]], str]]:
     """(command lines, their output) per demo section; the output is that of the last command."""
-    for folder in (root / "asr", root / "breaks", root / "pairwise"):
+    for folder in (root / "asr", root / "human", root / "breaks", root / "pairwise"):
         if not folder.is_dir():
             raise InputError(f"{folder}: not found; run the demo from the project root or pass --examples DIR")
     for lang, preset in (("en", "basic"), ("hi", "hindi")):
         yield from _asr(root / "asr" / lang, preset)
     yield _laser(root / "asr" / "hi")
+    yield _judge_card(root / "human")
     yield _breaks(root / "breaks")
     yield from _pairwise(root / "pairwise")
 
@@ -96,6 +97,18 @@ def _laser(folder: Path) -> tuple[list[list[str]], str]:
     summary = laser_result(utterances, rubric, settings, {}, human=read_scores(human, "score")).summary
     argv = ["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human]
     return [argv], views.render_laser(summary)
+
+
+def _judge_card(folder: Path) -> tuple[list[list[str]], str]:
+    """WER, CER and the default LASER judge against real human preferences (French) and ratings
+    (English, Malayalam, Arabic): the command's own parse and library call, its defaults included."""
+    from voxjudge.cli.judge_card import card_from_args
+    from voxjudge.cli.main import build_parser
+
+    prefs, ratings = str(folder / "hats_sample.tsv"), str(folder / "ratings_sample.csv")
+    argv = ["asr", "judge-card", "--preferences", prefs, "--ratings", ratings]
+    card = card_from_args(build_parser(argv).parse_args(argv))
+    return [argv], views.render_judge_card(card.summary)
 
 
 def _breaks(folder: Path) -> tuple[list[list[str]], str]:

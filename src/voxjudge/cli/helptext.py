@@ -12,6 +12,7 @@ ASR_EN = "examples/asr/en"
 ASR_HI = "examples/asr/hi"
 BREAKS = "examples/breaks"
 PAIRWISE = "examples/pairwise"
+HUMAN = "examples/human"
 
 # Commands registered without a description of their own.
 DESCRIPTIONS: dict[str, str] = {
@@ -84,6 +85,11 @@ EXAMPLES: dict[str, list[str]] = {
     "asr score": [
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --human {ASR_HI}/human_b.tsv "
         "--report laser.html",
+    ],
+    "asr judge-card": [
+        f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --ratings {HUMAN}/ratings_sample.csv",
+        f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --judge default --judge rules "
+        "--resamples 2000 --json",
     ],
     "asr classify": [
         f"voxjudge asr align --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --out pairs.csv && "

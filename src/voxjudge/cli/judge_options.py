@@ -7,11 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from voxjudge.cli.wording import worded
+
 EXIT_INCOMPLETE = 3
 EXIT_STATUS_HELP = (
     "exit status: 0 when every item was scored; 2 for bad input or a judge that cannot be used "
-    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, or --max-cost reached): "
-    "rerunning the same command resumes, paying only for what is missing"
+    "(spec, key, missing SDK); 3 when the run is incomplete (items unscored, --max-cost reached, or a server "
+    "that cannot be reached, which stops the run at once): rerunning the same command resumes what failed "
+    "or was not asked; answers already received, usable or not, come from the cache (stderr says which)"
 )
 
 
@@ -58,10 +61,10 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     )
 
 
-def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
-    """The judge the options describe. A dry run creates no backend: it needs no key and no SDK."""
-    from voxjudge.llm import Judge, PriceTable, RetryPolicy
+def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = None):
+    """The checked judge flags as one ``JudgeOptions`` (the library builds the judge from it)."""
     from voxjudge.llm.errors import ConfigError
+    from voxjudge.llm.options import JudgeOptions
 
     if args.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
@@ -69,39 +72,32 @@ def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log
         raise ConfigError("--max-retries must be 0 or more")
     if args.timeout <= 0:
         raise ConfigError("--timeout must be positive")
-    dry_run = bool(getattr(args, "dry_run", False))
-    cache = None if args.no_cache else (args.cache or _DEFAULT)
-    kwargs = {} if cache is _DEFAULT else {"cache": cache}
-    judge = Judge(
-        spec or args.judge,
+    engine = getattr(args, "engine", "local")
+    if engine == "ray" and args.ray_workers < 1:
+        raise ConfigError("--ray-workers must be at least 1")
+    return JudgeOptions(
         base_url=args.base_url,
-        records=None if dry_run else (args.log or default_log),
+        use_cache=not args.no_cache,
+        cache=args.cache,
+        records=args.log or default_log,
         concurrency=args.concurrency,
         requests_per_minute=args.rpm,
         tokens_per_minute=args.tpm,
-        retry=RetryPolicy(max_retries=args.max_retries),
+        max_retries=args.max_retries,
         timeout=args.timeout,
         max_cost=args.max_cost,
-        prices=PriceTable.load(args.prices) if args.prices else None,
-        connect=not dry_run,
-        **kwargs,
+        prices=args.prices,
+        engine=engine,
+        ray_address=getattr(args, "ray_address", None),
+        ray_workers=getattr(args, "ray_workers", 2),
+        ray_shards=getattr(args, "ray_shards", None),
     )
-    if getattr(args, "engine", "local") == "ray" and not dry_run:
-        judge.engine = ray_engine(args)
-    return judge
 
 
-def ray_engine(args: argparse.Namespace):
-    """The Ray engine the options describe; Ray is imported only here (an optional extra)."""
-    from voxjudge.llm.errors import ConfigError
-
-    if args.ray_workers < 1:
-        raise ConfigError("--ray-workers must be at least 1")
-    try:
-        from voxjudge.llm.ray_engine import RayEngine
-    except ImportError:
-        raise ConfigError("--engine ray needs Ray: pip install 'voxjudge[ray]'") from None
-    return RayEngine(address=args.ray_address, workers=args.ray_workers, shards=getattr(args, "ray_shards", None))
+def make_judge(args: argparse.Namespace, spec: str | None = None, *, default_log: str | Path | None = None):
+    """The judge the options describe. A dry run creates no backend: it needs no key and no SDK."""
+    options = judge_options(args, default_log=default_log)
+    return options.judge(spec or args.judge, dry_run=bool(getattr(args, "dry_run", False)))
 
 
 def say_notices() -> None:
@@ -119,27 +115,33 @@ def finish(
     what: str = "items",
     reasons: dict[str, int] | None = None,
     stopped: str | None = None,
+    cached: bool = True,
+    varies: tuple[str, ...] = (),
+    sampled: bool = False,
 ) -> int:
-    """Exit status of a judged run, after saying on stderr how many items are unscored and why."""
+    """Exit status of a judged run, after saying on stderr how many items are unscored, why, and
+    whether rerunning can help (``voxjudge.llm.advice``): ``cached`` is false under --no-cache,
+    ``varies`` names this command's settings that change the requests."""
+    from voxjudge.llm.advice import FAILED, NOT_ASKED, kinds_of, rerun_advice
+
     say_notices()
     if not unscored and not stopped:
         return 0
     parts = []
+    kinds = kinds_of(reasons or {})
     if unscored:
         why = ", ".join(f"{n} {reason}" for reason, n in (reasons or {}).items())
         of = f" of {total}" if total is not None else ""
         parts.append(f"{unscored}{of} {what} unscored" + (f" ({why})" if why else ""))
+        if sum(kinds.values()) < unscored:  # reasons not tallied: assume a rerun may help
+            kinds[FAILED] = kinds.get(FAILED, 0) + unscored - sum(kinds.values())
     if stopped:
         parts.append(f"stopped early: {stopped}")
-    print(
-        f"voxjudge: incomplete: {'; '.join(parts)}. Rerun the same command to resume: "
-        "answers already received come from the cache.",
-        file=sys.stderr,
-    )
+        kinds[NOT_ASKED] = kinds.get(NOT_ASKED, 0) or 1
+    unreachable = bool(stopped and "cannot reach" in stopped)
+    advice = rerun_advice(kinds, cached=cached, varies=varies, sampled=sampled, unreachable=unreachable)
+    print(f"voxjudge: incomplete: {'; '.join(parts)}." + (f" {worded(advice)}" if advice else ""), file=sys.stderr)
     return EXIT_INCOMPLETE
-
-
-_DEFAULT = object()
 
 
 def usage_line(usage: dict) -> str:

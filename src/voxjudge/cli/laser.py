@@ -19,7 +19,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
-from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.judge_options import add_judge_options, finish, judge_options, make_judge
 from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
 
@@ -105,6 +105,10 @@ def register(cmds) -> None:
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
+    from voxjudge.cli import judge_card  # its own module (asr judge-card)
+
+    judge_card.register(cmds)
+
 
 def _common(p) -> None:
     p.add_argument(
@@ -177,8 +181,7 @@ def _labeler(args, rubric):
 
 def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.result import laser_result
-    from voxjudge.asr.laser.scoring import score
+    from voxjudge.asr.laser.run import LaserOptions, run_laser
 
     boot = bootstrap_kwargs(args)
     check_outputs(records=[args.out], files=[args.report])
@@ -189,53 +192,29 @@ def cmd_score(args: argparse.Namespace) -> int:
         from voxjudge.io.scores import read_scores
 
         human = read_scores(args.human, args.human_col)
-    labeler, llm = _labeler(args, rubric)
-    extra: dict = {}
-    settings: dict = {"judge": args.judge, "mode": "pairs", "lang": args.lang}
-    # the model-judged run, its dry run and its recorded settings use the same options
-    llm_options = {"mode": args.mode, "batch_size": args.batch_size, "prefilter": not args.no_prefilter}
-    try:
-        if llm is None:
-            with progress_bar(f"labelling word pairs ({args.judge})") as progress:
-                utterances = score(
-                    paired.references,
-                    paired.hypotheses,
-                    paired.ids,
-                    lang=args.lang,
-                    rubric=rubric,
-                    labeler=labeler,
-                    progress=progress,
-                )
-        elif args.dry_run:
-            from voxjudge.asr.laser.llm_judges import planned_laser_requests
-
-            requests = planned_laser_requests(
-                paired.references, paired.hypotheses, paired.ids, rubric, lang=args.lang, **llm_options
-            )
-            print_json(llm.estimate(requests))
-            return 0
-        else:
-            from voxjudge.asr.laser.llm_judges import score_with_llm
-
-            settings.update(judge=llm.spec.full_name, **llm_options)
-            with progress_bar(f"asking {llm.spec.name}") as progress:
-                utterances, extra = llm.run(
-                    score_with_llm(
-                        llm,
-                        paired.references,
-                        paired.hypotheses,
-                        paired.ids,
-                        rubric,
-                        lang=args.lang,
-                        progress=progress,
-                        **llm_options,
-                    )
-                )
-            extra["usage"] = llm.meter.as_dict()
-    finally:
-        if llm is not None:
-            llm.close()
-    result = laser_result(utterances, rubric, settings, extra, human=human, **boot)
+    options = LaserOptions(
+        lang=args.lang,
+        rubric=rubric,
+        allow_rubric_mismatch=args.allow_rubric_mismatch,
+        mode=args.mode,
+        batch_size=args.batch_size,
+        prefilter=not args.no_prefilter,
+        dry_run=args.dry_run,
+        llm=judge_options(args),
+        **boot,
+    )
+    result = run_laser(
+        paired.references,
+        paired.hypotheses,
+        paired.ids,
+        judge=args.judge,
+        options=options,
+        human=human,
+        progress=progress_bar,
+    )
+    if result.estimate is not None:
+        print_json(result.estimate)
+        return 0
     report = None
     if args.report:
         from voxjudge.asr.laser.report import laser_report
@@ -246,7 +225,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print_json(result.summary)
     else:
         print(render_laser(result.summary))
-    if llm is None:
+    if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
     unit = "pairs" if args.mode == "pairs" else "utterances"
@@ -259,6 +238,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         what="utterances",
         reasons=reasons,
         stopped=result.stopped,
+        cached=not args.no_cache,
     )
 
 
@@ -321,7 +301,12 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if llm is None:
         return 0
     return finish(
-        unscored=stats.unscored, total=len(rows), what="pairs", reasons=stats.unscored_reasons, stopped=stats.stopped
+        unscored=stats.unscored,
+        total=len(rows),
+        what="pairs",
+        reasons=stats.unscored_reasons,
+        stopped=stats.stopped,
+        cached=not args.no_cache,
     )
 
 

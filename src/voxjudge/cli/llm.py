@@ -6,11 +6,18 @@ import argparse
 import time
 
 from voxjudge.cli.common import alias, print_json
-from voxjudge.cli.judge_options import EXIT_STATUS_HELP, add_judge_options, finish, make_judge, say_notices
+from voxjudge.cli.judge_options import (
+    EXIT_INCOMPLETE,
+    EXIT_STATUS_HELP,
+    add_judge_options,
+    finish,
+    make_judge,
+    say_notices,
+)
 
 PING_SCHEMA = {
     "type": "object",
-    "properties": {"ok": {"type": "boolean"}},
+    "properties": {"ok": {"type": "boolean", "enum": [True]}},  # {"ok": false} is not a valid answer
     "required": ["ok"],
     "additionalProperties": False,
 }
@@ -21,10 +28,11 @@ def register(groups) -> None:
     cmds = llm.add_subparsers(dest="command", metavar="<command>", required=True)
     p = cmds.add_parser(
         "ping",
-        help="one cheap call: latency and whether structured output works (exit 0 on success)",
+        help='one cheap call: latency and whether structured output works (exit 0 when it answers {"ok": true})',
         description='Sends one tiny request that asks for {"ok": true} as structured output, bypassing '
-        "the cache. Exit status 0 when the judge answered, 1 when the call failed, 2 for a bad "
-        "spec or a missing API key.",
+        'the cache. Exit status: 0 when the judge answered {"ok": true}; 2 for a bad spec, a missing '
+        "API key or SDK; 3 when it did not answer validly (no answer, another answer, or a server "
+        "that cannot be reached: the reason is printed, at once for a refused connection).",
     )
     add_judge_options(p, judge=None)
     p.add_argument("--judge", metavar="SPEC", help="provider/model, e.g. openai/gpt-4o-mini or fake/schema (required)")
@@ -88,29 +96,33 @@ def cmd_ping(args: argparse.Namespace) -> int:
     try:
         response = judge.complete_sync(request, item_id="ping")[0]
     except BudgetExceeded as e:
-        return finish(stopped=str(e))
+        return finish(stopped=str(e), cached=False)
     finally:
         judge.close()
     say_notices()
+    ok = response.ok and response.parsed == {"ok": True}
+    error = response.error
+    if response.ok and not ok:
+        error = f'answered {response.text.strip()[:80]!r}, not the {{"ok": true}} asked for'
     result = {
         "judge": judge.spec.full_name,
         "base_url": judge.spec.base_url,
-        "ok": response.ok,
+        "ok": ok,  # the judge answered validly: exactly what was asked
         "latency_seconds": round(time.perf_counter() - start, 3),
         "structured_output": response.parsed is not None,
         "server_enforced_schema": response.structured,
         "answer": response.text[:200],
-        "error": response.error,
+        "error": error,
         "usage": judge.meter.as_dict(),
     }
     if args.json:
         print_json(result)
-    elif response.ok:
+    elif ok:
         how = "enforced by the server" if response.structured else "parsed from text"
         print(f"{judge.spec.name}: answered in {result['latency_seconds']:.3f}s; structured output works ({how})")
     else:
-        print(f"{judge.spec.name}: failed after {result['latency_seconds']:.3f}s: {response.error}")
-    return 0 if response.ok else 1
+        print(f"{judge.spec.name}: failed after {result['latency_seconds']:.3f}s: {error}")
+    return 0 if ok else EXIT_INCOMPLETE
 
 
 def _read_prompts(path: str, args: argparse.Namespace):
@@ -195,14 +207,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}",
         file=sys.stderr,
     )
+    from voxjudge.llm.advice import NOT_ASKED, reason_key
+
+    reasons: dict[str, int] = {}
+    for rec in records:
+        for smp in rec["samples"]:
+            if smp["error"]:
+                key = reason_key(smp["error"])
+                reasons[key] = reasons.get(key, 0) + 1
     not_asked = sum(r.n for (_, r), res in zip(items, results) if res is None)
-    reasons = {k: v for k, v in (("invalid or failed", unscored), ("not asked", not_asked)) if v}
+    if not_asked:
+        reasons[NOT_ASKED] = not_asked
     return finish(
         unscored=unscored + not_asked,
         total=sum(r.n for _, r in items),
         what="samples",
         reasons=reasons,
         stopped=judge.stop_reason,
+        cached=not args.no_cache,
+        varies=("temperature", "sampling_seed"),
+        sampled=args.temperature > 0,
     )
 
 

@@ -165,7 +165,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     )
     write_out(args.out, result.records)
     print(render_judged(result, args.out), file=sys.stderr)
-    return _incomplete(result)
+    return _incomplete(result, args, llm=llm)
 
 
 def _judge_settings(args: argparse.Namespace, judge) -> dict:
@@ -198,9 +198,15 @@ def _warn_odd_samples(samples: int) -> None:
         )
 
 
-def _incomplete(result) -> int:
+def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> int:
     """Exit status 3 when some judgments have no usable answer (they are recorded, with the reason)
-    or a cost limit stopped the run; what the judge learnt about its server is said first."""
+    or a cost limit stopped the run; what the judge learnt about its server is said first, and
+    whether a rerun can help (``judgments``: the judgment records, when they are not the result's)."""
+    from collections import Counter
+
+    from voxjudge.cli.wording import worded
+    from voxjudge.llm.advice import NOT_ASKED, kinds_of, rerun_advice
+
     say_notices()
     s = result.summary
     if not s["n_failed"] and not s["stopped"]:
@@ -215,10 +221,20 @@ def _incomplete(result) -> int:
         )
     if s["stopped"]:
         parts.append(f"stopped early: {s['stopped']}")
-    print(
-        f"voxjudge: incomplete: {'; '.join(parts)}; rerun to retry (answers already given come from the cache)",
-        file=sys.stderr,
-    )
+    advice = None
+    if llm is not None:  # the acoustic judge measures: running it again gives the same
+        errors = [r["error"] for r in (result.records if judgments is None else judgments) if r.get("error")]
+        kinds = kinds_of(Counter(errors))
+        if s["stopped"]:
+            kinds[NOT_ASKED] = kinds.get(NOT_ASKED, 0) or 1
+        advice = rerun_advice(
+            kinds,
+            cached=not args.no_cache,
+            varies=("temperature", "sampling_seed"),
+            sampled=args.temperature > 0,
+            unreachable=bool(s["stopped"] and "cannot reach" in s["stopped"]),
+        )
+    print(f"voxjudge: incomplete: {'; '.join(parts)}." + (f" {worded(advice)}" if advice else ""), file=sys.stderr)
     return EXIT_INCOMPLETE
 
 
@@ -310,7 +326,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     )
     write_all({args.out: result.records, args.records: records})
     print_json(result.view()) if args.json else print(render_selection(result))
-    return _incomplete(result)
+    return _incomplete(result, args, records, llm)
 
 
 def render_selection(result) -> str:

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from voxjudge.cli.common import (
-    add_bootstrap_options,
-    check_bootstrap_options,
-    console,
-    print_json,
-)
-from voxjudge.errors import InputError
+from voxjudge.cli.common import add_bootstrap_options, check_bootstrap_options, print_json
 
 
 def register(groups) -> None:
@@ -29,47 +23,33 @@ def register(groups) -> None:
     p.add_argument("--human-col", default="score", help="score column/field in the human file (default: score)")
     p.add_argument("--id-col", default="id", help="id column/field (default: id)")
     p.add_argument("--methods", default="pearson,spearman,kendall", help="comma-separated correlation methods")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="files with ids: use the ids both files have and report the coverage (default: an id in one "
+        "file only is an error; files with no id in common are refused either way)",
+    )
     add_bootstrap_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_agree)
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    from voxjudge.io.scores import paired_scores, read_score_file
-    from voxjudge.stats import METHODS, agreement
+    from voxjudge.cli.views import render_agreement
+    from voxjudge.stats.agree_files import agree_files
 
-    methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise InputError(f"--methods: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(METHODS)}")
     check_bootstrap_options(args)
-    metric = read_score_file(args.metric, column=args.metric_col, id_field=args.id_col, column_setting="metric_col")
-    human = read_score_file(args.human, column=args.human_col, id_field=args.id_col)
-    ids, xs, ys = paired_scores(metric, human)
-    results = agreement(
-        xs,
-        ys,
-        methods,
-        metric_name=args.metric,
-        human_name=args.human,
+    result = agree_files(
+        args.metric,
+        args.human,
+        methods=args.methods.split(","),
+        metric_col=args.metric_col,
+        human_col=args.human_col,
+        id_col=args.id_col,
+        allow_partial=args.allow_partial,
         n_resamples=args.resamples,
         confidence=args.confidence,
         seed=args.bootstrap_seed,
     )
-    if args.json:
-        print_json({"n": len(ids), "correlations": [r.as_dict() for r in results]})
-        return 0
-    from voxjudge.cli.tables import Table
-
-    level = f"{100 * args.confidence:g}%"
-    t = Table(title=f"Agreement of {args.metric} with {args.human} on {len(ids)} items")
-    for col in ("method", "estimate", f"{level} CI", "p-value"):
-        t.add_column(col, justify="left" if col == "method" else "right")
-    for r in results:
-        t.add_row(r.method, f"{r.estimate:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"{r.p_value:.3g}")
-    con = console()
-    with con.capture() as cap:
-        con.print(t)
-        con.print(f"percentile bootstrap, {args.resamples} resamples, seed {args.bootstrap_seed}")
-    print(cap.get().rstrip("\n"))
+    print_json(result.view()) if args.json else print(render_agreement(result))
     return 0

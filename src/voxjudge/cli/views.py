@@ -190,8 +190,17 @@ def render_breaks_summary(s: dict) -> str:
 
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"LMRE: {s['n']} hypotheses scored; the single reference covers {s['single_n']}")
+        cover = s.get("coverage") or {}
+        for line in breaks_coverage_lines(cover):
+            con.print(line, markup=False)
+        partial = "PARTIAL, " if cover.get("partial") else ""
+        t = Table(
+            title=f"LMRE ({partial}{s['n']} of {cover.get('hypotheses', s['n'])} hypotheses scored; the single "
+            f"reference covers {s['single_n']})"
+        )
         level = f"{100 * (s.get('bootstrap') or {}).get('confidence', 0.95):g}% CI"
+        if cover.get("human") and cover["human"]["partial"]:
+            level += f", n={cover['rated']}"  # the correlations cover fewer hypotheses than the acceptance
         for col in ("metric", "references", "n", "theta", "acceptance", f"Pearson ({level})", f"Spearman ({level})"):
             t.add_column(col, justify="left" if col in ("metric", "references") else "right")
         for m in s["metrics"].values():
@@ -214,9 +223,25 @@ def render_breaks_summary(s: dict) -> str:
                 cells = [f"{rate(rows[k]['rate'])} / {rate(rows[k]['single_rate'])}" for rows in by_metric]
                 g.add_row(str(row["group"]), str(row["n"]), str(row["single_n"]), *cells)
             con.print(g)
-        if s["n_errors"]:
-            con.print(f"{s['n_errors']} hypotheses not scored (text missing from the table or words differ); see --out")
     return cap.get().rstrip("\n")
+
+
+def breaks_coverage_lines(cover: dict) -> list[str]:
+    """What a partial LMRE run covers, said before any number (nothing when it covers everything)."""
+    lines = []
+    if cover.get("unscored"):
+        why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
+        lines.append(
+            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; see --out); "
+            f"acceptance covers only the {cover['scored']} scored"
+        )
+    if cover.get("human"):
+        note = render_join_coverage(cover["human"], "scored hypotheses", "correlations and per-group rates cover")
+        if note:
+            lines.append(note)
+    return lines
+
+
 def render_pairwise_analysis(report: dict) -> str:
     from voxjudge.cli.tables import Table
 
@@ -257,9 +282,10 @@ def render_pairwise_analysis(report: dict) -> str:
     return cap.get().rstrip("\n")
 
 
-
 def _level(ci: dict) -> str:
     return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
+
+
 def coverage_note(cover: dict) -> str:
     """How much of the pairs file a set of judgments covers, when it is not all of it."""
     if not cover["missing_pairs"] and not cover["unknown_pairs"]:
@@ -279,3 +305,134 @@ def render_winner(row: dict) -> str:
 def render_hit_rates(summary: dict) -> str:
     """Hit@1..3 of ``pairwise select`` against the human top-k, beside random choice."""
     return " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
+
+
+def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
+    """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
+    Printed before any number, so a partial join is never read as the whole."""
+    left, right = cov["left"], cov["right"]
+    parts = []
+    if left["unmatched"]:
+        parts.append(
+            f"partial: {cov['matched']} of {left['n']} {what} of {left['name']} matched in {right['name']} "
+            f"({_pct(left['coverage'])}); {covered} only those {cov['matched']}"
+        )
+    if right["unmatched"]:
+        n = right["unmatched"]
+        parts.append(
+            f"{n} {'id' if n == 1 else 'ids'} of {right['name']} not among the {what} "
+            f"{'was' if n == 1 else 'were'} ignored"
+        )
+    return "; ".join(parts)
+
+
+def render_agreement(result) -> str:
+    """``stats agree``: coverage first when partial, then the correlations."""
+    from voxjudge.cli.tables import Table
+
+    s = result.settings
+    level = f"{100 * s['bootstrap']['confidence']:g}%"
+    t = Table(title=f"Agreement of {s['metric']} with {s['human']} on {result.n} items")
+    for col in ("method", "estimate", f"{level} CI", "p-value"):
+        t.add_column(col, justify="left" if col == "method" else "right")
+    for r in result.correlations:
+        t.add_row(r.method, f"{r.estimate:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"{r.p_value:.3g}")
+    con = console()
+    with con.capture() as cap:
+        note = render_join_coverage(result.coverage)
+        if note:
+            con.print(note, markup=False)
+        con.print(t)
+        boot = s["bootstrap"]
+        con.print(f"percentile bootstrap, {boot['resamples']} resamples, seed {boot['seed']}")
+    return cap.get().rstrip("\n")
+
+
+def render_judge_card(s: dict) -> str:
+    """``asr judge-card``: one row per metric, preference agreement per certitude and correlation with
+    ratings side by side; coverage comes before the figures, partial rows are marked."""
+    from voxjudge.cli.tables import Table
+    from voxjudge.report.html import correlation_text
+
+    prefs, ratings = s.get("preferences"), s.get("ratings")
+    names = [m["name"] for m in s["metrics"]]
+    partial = {n for n in names if s["coverage"][n]["scored"] < s["coverage"][n]["total"]}
+    level = f"{100 * s['bootstrap']['confidence']:g}%"
+    lines = []
+    for n in sorted(partial, key=names.index):
+        c = s["coverage"][n]
+        lines.append(
+            f"partial: {n} scored {c['scored']} of {c['total']} hypotheses ({c['total'] - c['scored']} unscored); "
+            "its figures (*) are over what it scored only"
+        )
+
+    def pct(cell: dict, mark: str) -> str:
+        if cell["agreement"] is None:
+            return "–"
+        ci = "" if cell["ci_low"] is None else f" [{100 * cell['ci_low']:.1f}, {100 * cell['ci_high']:.1f}]"
+        return f"{100 * cell['agreement']:.1f}{mark}{ci}"
+
+    def corr(cell: dict, mark: str) -> str:
+        return correlation_text(cell["pearson"]) + mark if "pearson" in cell else correlation_text(cell)
+
+    subsets = list(ratings["by_subset"]) if ratings else []
+    t = Table(title=f"Judge card: agreement with people ({level} bootstrap CI)")
+    t.add_column("metric")
+    t.add_column("coverage", justify="right")
+    if prefs:
+        for name, n in prefs["levels"].items():
+            t.add_column(f"prefer {name} (n={n})", justify="right")
+    if ratings:
+        t.add_column(f"ratings Pearson r (n={ratings['by_subset']['all']['items']})", justify="right")
+    for n in names:
+        c = s["coverage"][n]
+        mark = "*" if n in partial else ""
+        row = [n, fmt_cover(c["scored"], c["total"])]
+        if prefs:
+            row += [pct(cell, mark) for cell in prefs["by_metric"][n]]
+        if ratings:
+            row.append(corr(ratings["by_subset"]["all"]["by_metric"][n], mark))
+        t.add_row(*row)
+    raters = (ratings or {}).get("by_subset", {}).get("all", {}).get("raters")
+    if raters and "ceiling" in raters:
+        t.add_row("raters' ceiling", "", *([""] * len(prefs["levels"]) if prefs else []), f"{raters['ceiling']:.3f}")
+    con = console()
+    with con.capture() as cap:
+        for line in lines:
+            con.print(line)
+        con.print(t)
+        if len(subsets) > 1:
+            by = Table(title=f"Ratings by language: Pearson r ({level} bootstrap CI)")
+            by.add_column("metric")
+            for sub in subsets[1:]:
+                by.add_column(f"{sub} (n={ratings['by_subset'][sub]['items']})", justify="right")
+            for n in names:
+                mark = "*" if n in partial else ""
+                by.add_row(n, *(corr(ratings["by_subset"][sub]["by_metric"][n], mark) for sub in subsets[1:]))
+            ceilings = [ratings["by_subset"][sub].get("raters") or {} for sub in subsets[1:]]
+            if any("ceiling" in c for c in ceilings):
+                by.add_row("raters' ceiling", *(f"{c['ceiling']:.3f}" if "ceiling" in c else "" for c in ceilings))
+            con.print(by)
+        if prefs:
+            splits = prefs["human_ties"]
+            con.print(
+                f"preferences: {prefs['source'] or 'given'}, {prefs['triplets']} triplets of {prefs['groups']} "
+                f"references, {prefs['votes']} votes. prefer = % of triplets where the metric prefers the "
+                "hypothesis most people chose, among those whose winning side got 100% of the votes "
+                "(unanimous), at least 70%, or any share (all); a tie counts as disagreement (the metric "
+                f"scores both alike, or people split evenly: {splits} triplet{'' if splits == 1 else 's'} here)"
+            )
+        if ratings:
+            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses; r = Pearson"
+            if raters and "ceiling" in raters:
+                note += (
+                    f"; raters' ceiling = sqrt(split-half reliability) ({raters['raters_per_item'][1]} raters, "
+                    f"halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
+                )
+            con.print(note)
+        con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
+    return cap.get().rstrip("\n")
+
+
+def fmt_cover(scored: int, total: int) -> str:
+    return "100%" if scored == total else f"{100 * scored / total:.1f}%"

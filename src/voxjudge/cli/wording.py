@@ -3,30 +3,42 @@
 
 from __future__ import annotations
 
-from voxjudge.errors import InputError
+from typing import Protocol
 
 # setting (as the library names it in a message) -> how the command line spells it
 FLAGS = {
     "allow_partial": "--allow-partial",
     "allow_rubric_mismatch": "--allow-rubric-mismatch",
     "base_url": "--base-url",
+    "group_column": "--group-col",
     "batch_size": "--batch-size",
     "ids": "--ids",
+    "judge": "--judge",
     "label_map": "--label-map FILE",
     "human_col": "--human-col",
     "hyp": "--hyp",
     "metric": "--metric",
     "metric_col": "--metric-col",
+    "methods": "--methods",
     "n_fs": "--n-fs",
     "n_iter": "--n-iter",
+    "no_cache": "--no-cache",
     "per_item": "--per-item",
+    "ratings_col": "--ratings-col",
     "repeats": "--repeats",
     "samples": "--samples ",
+    "sampling_seed": "--sampling-seed",
+    "draw_seed": "--draw-seed",
+    "temperature": "--temperature",
     "text_field": "--text-col",
     "theta": "--theta",
 }
 
 
-def worded(error: InputError) -> str:
-    """The error's message as the command line says it."""
-    return error.worded(FLAGS)
+class Worded(Protocol):
+    def worded(self, names: dict[str, str]) -> str: ...
+
+
+def worded(message: Worded) -> str:
+    """A library message (an ``InputError``, an ``Advice``) as the command line says it."""
+    return message.worded(FLAGS)

@@ -37,7 +37,7 @@ def read_score_file(
     )
 
 
-def _to_float(ts: TextSet, uid: str, text: str) -> float:
+def to_float(ts: TextSet, uid: str, text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -51,8 +51,8 @@ def _to_float(ts: TextSet, uid: str, text: str) -> float:
 def paired_scores(a: TextSet, b: TextSet) -> tuple[list[str], list[float], list[float]]:
     """Match two score sets by id (or line) and parse the numbers."""
     paired = pair_texts(a, b)
-    xs = [_to_float(a, uid, t) for uid, t in zip(paired.ids, paired.references)]
-    ys = [_to_float(b, uid, t) for uid, t in zip(paired.ids, paired.hypotheses)]
+    xs = [to_float(a, uid, t) for uid, t in zip(paired.ids, paired.references)]
+    ys = [to_float(b, uid, t) for uid, t in zip(paired.ids, paired.hypotheses)]
     return paired.ids, xs, ys
 
 

@@ -18,6 +18,7 @@ from voxjudge.llm.errors import (
 )
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.label import Labelled, LabelOutcome, label_many, planned_requests
+from voxjudge.llm.options import JudgeOptions
 from voxjudge.llm.registry import Capabilities, register_provider
 from voxjudge.llm.retry import RetryPolicy
 from voxjudge.llm.spec import JudgeSpec, parse_spec
@@ -33,6 +34,7 @@ __all__ = [
     "ConfigError",
     "Item",
     "Judge",
+    "JudgeOptions",
     "JudgeSpec",
     "LLMError",
     "LabelOutcome",

@@ -26,6 +26,15 @@ class PermanentError(LLMError):
         self.status = status
 
 
+class Unreachable(PermanentError):
+    """The server cannot be reached at all (connection refused, name not resolved, TLS failure):
+    waiting does not fix that, so the wrapper retries it only briefly and then stops the run."""
+
+    def __init__(self, message: str, *, url: str | None = None):
+        super().__init__(message)
+        self.url = url
+
+
 class BudgetExceeded(LLMError):
     """The run reached its cost limit; calls already made are kept."""
 

@@ -15,6 +15,13 @@ and ``n`` is ignored (one choice per request).
 ``quirk="no-structured"`` refuses every response format with the same HTTP 500 body and names
 nothing, so only the repeated-error rule can tell.
 
+``dialect`` makes it publish what a real server publishes about its constrained decoding (GET,
+see ``voxjudge.llm.servers``): ``"llama-cpp-python"`` (an OpenAPI document whose chat request has
+``grammar``), ``"llama-server"`` (``/props``), ``"vllm"`` / ``"vllm-guided"`` (OpenAPI with
+``structured_outputs`` / ``guided_json``), ``"ollama"`` (``/api/version``, and ``POST /api/chat``
+answered in Ollama's native shape). The answer comes from ``responder`` as always; the schema it
+is given is read from whichever field carried it (a GBNF ``grammar`` carries none).
+
     python -m voxjudge.llm.fakeserver --latency 0.2     # prints "port N", serves until killed
 """
 
@@ -46,7 +53,14 @@ def _last_user_text(provider: str, body: dict[str, Any]) -> str:
 
 
 def request_schema(provider: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    if provider == "ollama":
+        return body.get("format") if isinstance(body.get("format"), dict) else None
     if provider == "openai":
+        if isinstance(body.get("structured_outputs"), dict):
+            return body["structured_outputs"].get("json")
+        for field in ("guided_json", "json_schema"):
+            if isinstance(body.get(field), dict):
+                return body[field]
         rf = body.get("response_format") or {}
         if rf.get("type") == "json_object":
             return rf.get("schema")
@@ -74,13 +88,16 @@ class FakeLLMServer:
         responder: Responder | None = None,
         slow_seconds: float = 5.0,
         quirk: str | None = None,
+        dialect: str | None = None,
     ):
         self.latency = latency
         self.quirk = quirk
+        self.dialect = dialect
         self.slow_seconds = slow_seconds
         self.responder = responder or default_responder
         self.faults: list[str] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.probes: list[str] = []  # paths of GET requests (what a client asked the server about itself)
         self.lock = threading.Lock()
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -98,6 +115,7 @@ class FakeLLMServer:
         self._release = asyncio.Event()
         app = web.Application(client_max_size=64 * 2**20)
         app.router.add_post("/{tail:.*}", self._handle)
+        app.router.add_get("/{tail:.*}", self._published)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
@@ -149,12 +167,35 @@ class FakeLLMServer:
 
     # ---- request handling ------------------------------------------------------------------------
 
+    async def _published(self, request: Any) -> Any:
+        """What the server publishes about itself (GET), per ``dialect``; 404 otherwise."""
+        from aiohttp import web
+
+        with self.lock:
+            self.probes.append(request.path)
+        chat = {"messages": {"type": "array"}, "response_format": {}}
+        found: Any = None
+        if request.path == "/openapi.json" and self.dialect == "llama-cpp-python":
+            found = _openapi("🦙 llama.cpp Python API", "CreateChatCompletionRequest", {**chat, "grammar": {}})
+        elif request.path == "/openapi.json" and self.dialect in ("vllm", "vllm-guided"):
+            field = "structured_outputs" if self.dialect == "vllm" else "guided_json"
+            found = _openapi("vLLM", "ChatCompletionRequest", {**chat, field: {}})
+        elif request.path == "/props" and self.dialect == "llama-server":
+            found = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}
+        elif request.path == "/api/version" and self.dialect == "ollama":
+            found = {"version": "0.12.0"}
+        if found is None:
+            return web.json_response({"detail": "Not Found"}, status=404)
+        return web.json_response(found)
+
     async def _handle(self, request: Any) -> Any:
         from aiohttp import web
 
         body = await request.json()
         path = request.path
         provider = "anthropic" if path.endswith("/messages") else "gemini" if ":generateContent" in path else "openai"
+        if path == "/api/chat":
+            provider = "ollama"
         with self.lock:
             self.requests.append((provider, body))
             fault = self.faults.pop(0) if self.faults else "ok"
@@ -227,6 +268,15 @@ class FakeLLMServer:
 
     def _wrap(self, provider: str, body: dict[str, Any], text: str) -> dict[str, Any]:
         tokens_in, tokens_out = len(json.dumps(body)) // 4, max(1, len(text) // 4)
+        if provider == "ollama":
+            return {
+                "model": body.get("model"),
+                "message": {"role": "assistant", "content": text},
+                "done": True,
+                "done_reason": "stop",
+                "prompt_eval_count": tokens_in,
+                "eval_count": tokens_out,
+            }
         if provider == "anthropic":
             if request_schema(provider, body) is not None:
                 try:
@@ -272,6 +322,10 @@ class FakeLLMServer:
                 "total_tokens": tokens_in + tokens_out * n,
             },
         }
+
+
+def _openapi(title: str, name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    return {"openapi": "3.1.0", "info": {"title": title}, "components": {"schemas": {name: {"properties": properties}}}}
 
 
 def main() -> None:

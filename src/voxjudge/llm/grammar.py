@@ -71,6 +71,15 @@ class AnswerGrammar:
         return schema_gbnf(json.dumps(self.schema))  # property order is answer order: keep it
 
 
+def local_gbnf(grammar: AnswerGrammar) -> str | None:
+    """The grammar's GBNF when llama-cpp-python (the converter) is installed here, else None."""
+    try:
+        import llama_cpp.llama_grammar  # noqa: F401
+    except ImportError:
+        return None
+    return grammar.gbnf
+
+
 @lru_cache(maxsize=256)
 def schema_gbnf(schema_json: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf  # the 'local' extra

@@ -23,6 +23,7 @@ from voxjudge.llm.errors import (
     ConfigError,
     PermanentError,
     TransientError,
+    Unreachable,
 )
 from voxjudge.llm.limits import RateLimiter
 from voxjudge.llm.parse import InvalidOutput, parse_structured
@@ -47,6 +48,9 @@ _FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: sto
 # A 500 whose body repeats word for word is the server rejecting this request, not a hiccup
 # (e.g. a request field it cannot handle): retrying it six more times only costs time.
 _DETERMINISTIC_IF_REPEATED = {500, 501}
+# A server that cannot be reached (refused, DNS, TLS) gets these quick retries, in seconds (one
+# that is still starting up), then the run stops: backing off for minutes would not change it.
+_UNREACHABLE_DELAYS = (0.25, 0.75)
 _DEFAULT = object()
 
 
@@ -100,6 +104,7 @@ class Judge:
         self.engine: Any = None
         self._reserved = 0.0
         self._one_sample_per_call = False  # set when the server answers n > 1 with fewer samples
+        self.unreachable: str | None = None  # set when the server could not be reached: the run stops
 
     @property
     def backend(self) -> Backend:
@@ -126,6 +131,11 @@ class Judge:
                     self.meter.cache_hits += 1
                     self._log(request, item_id, event="cache_hit", sample_indices=[i])
         missing = [i for i in range(request.n) if i not in got]
+        if missing and self.unreachable:
+            # Every call would fail the same way: the samples not cached fail at once.
+            for i in missing:
+                got[i] = Response("", sample_index=i, error=f"call failed: {self.unreachable}")
+            missing = []
         if missing:
             together = self.capabilities.n_samples and not self._one_sample_per_call
             groups = [missing] if together else [[i] for i in missing]
@@ -214,6 +224,7 @@ class Judge:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
         attempt = 0
+        quick = 0  # quick retries spent on an unreachable server
         previous: str | None = None
         while True:
             await self.limiter.acquire(tokens + request.max_tokens * n)
@@ -221,10 +232,10 @@ class Judge:
             async with self._slots:
                 try:
                     result = await asyncio.wait_for(self.backend.complete(request, n), self.timeout)
-                    error: TransientError | None = None
+                    error: TransientError | Unreachable | None = None
                 except asyncio.TimeoutError:
                     error = TransientError(f"{self.spec.provider}: no answer within {self.timeout:g}s")
-                except TransientError as e:
+                except (TransientError, Unreachable) as e:
                     error = e
                 except PermanentError as e:
                     self.meter.failures += 1
@@ -243,6 +254,10 @@ class Judge:
                         raise ConfigError(f"{self.spec.name}: {message}") from None
                     raise PermanentError(message, status=e.status) from None
             latency = time.perf_counter() - start
+            if isinstance(error, Unreachable):
+                await self._unreachable(error, quick, request, item_id, indices, attempt, latency)
+                quick += 1
+                continue
             if error is None:
                 break
             message = redact(str(error))
@@ -285,6 +300,36 @@ class Judge:
             structured=result.structured,
         )
         return result, usage, latency
+
+    async def _unreachable(
+        self,
+        error: Unreachable,
+        quick: int,
+        request: Request,
+        item_id: str | None,
+        indices: list[int],
+        attempt: int,
+        latency: float,
+    ) -> None:
+        """A quick retry or two, then the run stops: later calls fail at once with the same reason."""
+        message = redact(str(error))
+        final = quick >= len(_UNREACHABLE_DELAYS) or self.unreachable is not None
+        self._log(
+            request,
+            item_id,
+            event="error" if final else "retry",
+            sample_indices=indices,
+            attempt=attempt + quick,
+            error=message,
+            latency=latency,
+        )
+        if final:
+            self.meter.failures += 1
+            self.unreachable = self.unreachable or message
+            self.stop_reason = self.stop_reason or self.unreachable
+            raise Unreachable(self.unreachable, url=error.url)
+        self.meter.retries += 1
+        await asyncio.sleep(_UNREACHABLE_DELAYS[quick])
 
     async def _validate(self, request: Request, response: Response, item_id: str | None) -> None:
         try:
@@ -410,7 +455,7 @@ class Judge:
         if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
                 f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
-                "rerun with a higher limit to continue from the cache"
+                "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
             )
         self._reserved += worst
         return worst

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from voxjudge.llm.advice import reason_key
 from voxjudge.llm.errors import BudgetExceeded
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.parse import InvalidOutput, extract_json, validate
@@ -100,7 +101,7 @@ class LabelOutcome:
         unscored = self.unscored
         reasons: dict[str, int] = {}
         for reason in unscored.values():
-            key = reason.split(":")[0] if not reason.startswith(NOT_STARTED) else "not asked"
+            key = reason_key(reason)
             reasons[key] = reasons.get(key, 0) + 1
         return {
             "task": self.task,
@@ -297,9 +298,10 @@ class _Run:
             self._stop(batch, str(e))
             return
         self.outcome.batches += 1
-        if not response.ok and response.error and "gave up after" in response.error:
-            # The server stayed unreachable through every retry: asking each item again alone
-            # would only repeat that, one item at a time. They stay unscored; a rerun resumes.
+        if not response.ok and response.error and ("gave up after" in response.error or self.judge.stop_reason):
+            # The server stayed unreachable through every retry, or cannot be reached at all:
+            # asking each item again alone would only repeat that. They stay unscored; a rerun resumes.
+            self.outcome.stopped = self.outcome.stopped or self.judge.stop_reason
             for it in batch:
                 self._finish(it, [None], [response.error])
             return
@@ -360,6 +362,8 @@ class _Run:
         except BudgetExceeded as e:
             self._stop([item], str(e))
             return
+        if self.judge.stop_reason and not all(r.ok for r in responses):
+            self.outcome.stopped = self.outcome.stopped or self.judge.stop_reason  # e.g. the server is unreachable
         self._finish(item, answers, reasons, all(r.cache_hit for r in responses))
 
     def _unwrap(self, parsed: Any) -> tuple[Any, str | None]:

@@ -51,51 +51,37 @@ def position_bias(records: Sequence[dict[str, Any]], weights: dict[str, float]) 
     }
 
 
-def _named(ids: Sequence[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:5])
-    return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-
-
-_PARTIAL = {"allow_partial": "allow_partial=True"}
-
-
 def check_coverage(
-    records: Sequence[dict[str, Any]], pairs: Sequence[Pair], *, source: str = "judgments", allow_partial: bool = False
+    records: Sequence[dict[str, Any]],
+    pairs: Sequence[Pair],
+    *,
+    source: str = "judgments",
+    allow_partial: bool = False,
+    pairs_name: str = "the pairs file",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of the pairs file's pairs and the coverage: pairs judged, missing, and judged
-    pairs the file does not have. Anything but full coverage is an ``InputError`` naming the
+    pairs the file does not have. The join is ``voxjudge.io.join`` (pairs file on the left, the
+    judged pair ids on the right): anything but full coverage is an ``InputError`` naming the
     pairs unless ``allow_partial``; no judged pair in common is an error either way."""
-    known = {p.pair_id for p in pairs}
-    judged = list(dict.fromkeys(r["pair_id"] for r in records))
-    unknown = [pid for pid in judged if pid not in known]
-    judged_set = set(judged)
-    missing = [p.pair_id for p in pairs if p.pair_id not in judged_set]
-    common = len(judged) - len(unknown)
-    if common == 0:
-        raise InputError(
-            f"{source}: none of its {len(judged)} judged pairs is in the pairs file "
-            f"(e.g. {_named(judged[:3])}); are these judgments of these pairs?"
-        )
-    if not allow_partial:
-        if unknown:
-            raise InputError(
-                f"{source}: judges {len(unknown)} pairs that are not in the pairs file: {_named(unknown)}; "
-                "use {allow_partial} to ignore them",
-                options=_PARTIAL,
-            )
-        if missing:
-            raise InputError(
-                f"{source}: {len(missing)} of {len(pairs)} pairs have no judgment: {_named(missing)}; "
-                "judge them, or use {allow_partial} to evaluate the judged ones only",
-                options=_PARTIAL,
-            )
+    from voxjudge.io.join import join_by_id
+
+    judged = dict.fromkeys(r["pair_id"] for r in records)
+    joined = join_by_id(
+        {p.pair_id: p for p in pairs},
+        judged,
+        left_name=pairs_name,
+        right_name=source,
+        what="pairs",
+        allow_partial=allow_partial,
+    )
     cover = {
         "pairs_in_file": len(pairs),
-        "pairs_judged": common,
-        "coverage": common / len(pairs),
-        "missing_pairs": missing,
-        "unknown_pairs": unknown,
+        "pairs_judged": len(joined),
+        "coverage": len(joined) / len(pairs),
+        "missing_pairs": joined.left_side.missing,
+        "unknown_pairs": joined.right_side.missing,
     }
+    known = set(joined.ids)
     return [r for r in records if r["pair_id"] in known], cover
 
 

@@ -2,14 +2,18 @@
 score = 1 - total penalty / reference words), with a rules judge, LLM judges and a trainable one."""
 
 from voxjudge.asr.laser.align import RubricPair, rubric_align
+from voxjudge.asr.laser.result import LaserResult
 from voxjudge.asr.laser.rubric import LABELS, ErrorType, LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, classify_words
+from voxjudge.asr.laser.run import LaserOptions, run_laser
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, score, summarize
 
 __all__ = [
     "LABELS",
     "ErrorType",
     "Label",
+    "LaserOptions",
+    "LaserResult",
     "LaserRubric",
     "RubricPair",
     "ScoredPair",
@@ -17,6 +21,7 @@ __all__ = [
     "classify",
     "classify_words",
     "rubric_align",
+    "run_laser",
     "score",
     "summarize",
 ]

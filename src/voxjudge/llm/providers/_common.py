@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import os
 import time
 from typing import Any
 
-from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 _TRANSIENT_NAMES = ("Timeout", "Connect", "RemoteProtocol", "ReadError", "WriteError", "PoolTimeout", "Overloaded")
@@ -47,8 +48,44 @@ def parse_retry_after(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
-def classify(exc: BaseException, provider: str) -> TransientError | PermanentError:
+def unreachable_reason(exc: BaseException) -> str | None:
+    """Why no connection could be made at all, from anywhere in the exception's chain (SDKs wrap
+    the socket error twice), or None for what may pass: timeouts, resets, dropped connections."""
+    import socket
+    import ssl
+
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, (ssl.SSLError, ssl.CertificateError)) or type(e).__name__ in _TLS_NAMES:
+            return f"TLS failed ({_first_line(e)})"
+        if isinstance(e, socket.gaierror) or type(e).__name__ == "ClientConnectorDNSError":
+            return "the host name does not resolve"
+        if isinstance(e, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(e, OSError) and e.errno in _UNREACHABLE_ERRNO:
+            return _UNREACHABLE_ERRNO[e.errno]
+        os_error = getattr(e, "os_error", None)  # aiohttp's connector errors carry the socket error
+        if isinstance(os_error, BaseException) and os_error is not e:
+            e = os_error
+            continue
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def unreachable(exc: BaseException, provider: str, url: str | None) -> Unreachable | None:
+    why = unreachable_reason(exc)
+    if why is None:
+        return None
+    return Unreachable(f"{provider}: cannot reach {url or 'the API'}: {why}", url=url)
+
+
+def classify(exc: BaseException, provider: str, url: str | None = None) -> TransientError | PermanentError:
     """Map an SDK or HTTP exception to what the wrapper should do about it."""
+    dead = unreachable(exc, provider, url)
+    if dead is not None:
+        return dead
     status = getattr(exc, "status_code", None)
     if status is None and isinstance(getattr(exc, "code", None), int):
         status = exc.code  # google-genai
@@ -61,6 +98,15 @@ def classify(exc: BaseException, provider: str) -> TransientError | PermanentErr
     if status is None and isinstance(exc, (ConnectionError, TimeoutError)):
         return TransientError(message)
     return PermanentError(message, status=status)
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:200]
+
+
+_TLS_NAMES = {"ClientSSLError", "ClientConnectorSSLError", "ClientConnectorCertificateError"}
+_UNREACHABLE_ERRNO = {errno.ENETUNREACH: "the network is unreachable", errno.EHOSTUNREACH: "no route to host"}
 
 
 def json_instruction(schema: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from voxjudge.llm.errors import PermanentError, TransientError
-from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after
+from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after, unreachable
 
 
 def error_for_status(provider: str, status: int, headers: Any, body: bytes) -> TransientError | PermanentError:
@@ -37,6 +37,7 @@ class JSONTransport:
         self._session = None
 
     async def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """POST ``payload`` to ``path`` under the base URL (or to ``path`` itself when it is a URL)."""
         import aiohttp
 
         if self._session is None:
@@ -45,11 +46,13 @@ class JSONTransport:
                 connector=aiohttp.TCPConnector(limit=0), headers=self.headers, timeout=aiohttp.ClientTimeout(total=None)
             )
         try:
-            async with self._session.post(self.base_url + path, data=json.dumps(payload)) as resp:
+            url = path if path.startswith(("http://", "https://")) else self.base_url + path
+            async with self._session.post(url, data=json.dumps(payload)) as resp:
                 body = await resp.read()
                 status, headers = resp.status, resp.headers
         except aiohttp.ClientError as exc:  # connection refused/reset, server disconnected, bad payload
-            raise TransientError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
+            dead = unreachable(exc, self.provider, self.base_url)  # refused, DNS, TLS: waiting will not help
+            raise dead or TransientError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
         if status >= 400:
             raise error_for_status(self.provider, status, headers, body)
         try:

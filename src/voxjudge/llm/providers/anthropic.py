@@ -92,7 +92,7 @@ class AnthropicBackend:
         try:
             raw = await self._create(**split_known(self._params, payload))
         except Exception as exc:
-            raise classify(exc, "anthropic") from exc
+            raise classify(exc, "anthropic", str(self.client.base_url)) from exc
         result = from_anthropic_response(parse_body(raw.http_response, "anthropic"))
         result.latency = time.perf_counter() - start
         return result

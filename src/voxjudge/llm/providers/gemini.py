@@ -84,7 +84,10 @@ class GeminiBackend:
 
         self.spec = spec
         key = api_key("GEMINI_API_KEY", "GOOGLE_API_KEY", required=spec.base_url is None, provider="gemini")
-        http = types.HttpOptions(base_url=spec.base_url) if spec.base_url else None
+        # One attempt per call: retries are the Judge's (left on, the SDK sleeps 1-10 s and tries a
+        # refused connection again by itself before any error reaches us).
+        retry = {"retry_options": types.HttpRetryOptions(attempts=1)} if hasattr(types, "HttpRetryOptions") else {}
+        http = types.HttpOptions(base_url=spec.base_url, **retry) if (spec.base_url or retry) else None
         self.client = genai.Client(api_key=key or "not-needed", http_options=http)
         self.structured = spec.options.get("structured", "on") != "off"
 
@@ -96,7 +99,7 @@ class GeminiBackend:
                 model=self.spec.model, contents=body["contents"], config=body["config"]
             )
         except Exception as exc:
-            raise classify(exc, "gemini") from exc
+            raise classify(exc, "gemini", self.spec.base_url) from exc
         data = response.model_dump(mode="json", exclude_none=True)
         result = from_gemini_response(data, structured=self.structured and request.schema is not None)
         result.latency = time.perf_counter() - start

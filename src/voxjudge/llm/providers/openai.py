@@ -6,7 +6,8 @@ import time
 from typing import Any
 
 from voxjudge.llm import negotiate
-from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.grammar import GrammarError
 from voxjudge.llm.providers._common import (
     api_key,
     classify,
@@ -51,9 +52,14 @@ def to_openai_messages(messages: tuple[Message, ...], json_in_text: dict | None 
     return out
 
 
-def to_openai_payload(request: Request, model: str, n: int, *, structured: bool | str = True) -> dict[str, Any]:
+def to_openai_payload(
+    request: Request, model: str, n: int, *, structured: bool | str = True, field: str = ""
+) -> dict[str, Any]:
     """Chat-completions body. ``structured``: ``json_schema`` (or True), ``json_object`` (the
-    schema beside it, as llama-cpp-python's server takes it) or ``prompt`` (or False: the schema
+    schema beside it, as llama-cpp-python's server takes it), ``grammar`` (llama.cpp: the GBNF
+    of the grammar schema in a ``grammar`` field; without llama-cpp-python here, the grammar
+    schema in the field ``field`` names, else as ``json_object``), ``guided`` (vLLM: the schema
+    in ``field``, ``structured_outputs`` or ``guided_json``) or ``prompt`` (or False: the schema
     goes in the prompt)."""
     mode = {True: "json_schema", False: "prompt"}.get(structured, structured)  # type: ignore[call-overload]
     in_prompt = request.schema if request.schema is not None and mode == "prompt" else None
@@ -84,6 +90,19 @@ def to_openai_payload(request: Request, model: str, n: int, *, structured: bool 
 
         grammar = answer_grammar(request.schema, request.max_tokens)
         payload["response_format"] = {"type": "json_object", "schema": grammar.schema}
+    elif request.schema is not None and mode == "grammar":
+        from voxjudge.llm.grammar import answer_grammar, local_gbnf
+
+        grammar = answer_grammar(request.schema, request.max_tokens)
+        gbnf = local_gbnf(grammar)
+        if gbnf is not None:
+            payload["grammar"] = gbnf  # what an in-process local/ judge decodes with, byte for byte
+        elif field:
+            payload[field] = grammar.schema  # llama-server converts it itself
+        else:
+            payload["response_format"] = {"type": "json_object", "schema": grammar.schema}
+    elif request.schema is not None and mode == "guided":
+        payload[field or "guided_json"] = {"json": request.schema} if field == "structured_outputs" else request.schema
     return payload
 
 
@@ -110,9 +129,28 @@ _FIXED_MODES = {
     "on": "json_schema",
     "json_schema": "json_schema",
     "json_object": "json_object",
+    "grammar": "grammar",
+    "guided": "guided",
+    "format": "format",
     "off": "prompt",
     "prompt": "prompt",
 }
+# Modes in which the server decodes under the schema, patterns included (what the LMRE builder's
+# word-pinning needs); json_object only as llama-cpp-python's server takes it (with the schema).
+CONSTRAINED_MODES = frozenset({"grammar", "guided", "format", "json_object"})
+ENFORCED_MODES = frozenset({"json_schema", "grammar", "guided", "format"})
+
+
+def _dialect(spec: JudgeSpec):
+    """The server's constrained-decoding dialect when the mode is negotiated (``servers``)."""
+    if spec.options.get("structured", "auto") != "auto" or not spec.base_url:
+        return None
+    from voxjudge.llm import servers
+
+    found = servers.dialect(spec.base_url)
+    if found is not None and found.mode == "format" and spec.options.get("transport") == "sdk":
+        return None  # the native API needs the http transport; /v1 maps json_schema to format itself
+    return found
 
 
 class OpenAIBackend:
@@ -120,20 +158,27 @@ class OpenAIBackend:
     transport). Default: the SDK for OpenAI itself, ``http`` for ``--base-url`` servers, where
     client CPU per request is what limits throughput.
 
-    ``structured``: ``auto`` (default: negotiate, see ``voxjudge.llm.negotiate``), or one fixed
-    mode: ``json_schema`` (``on``), ``json_object``, ``prompt`` (``off``)."""
+    ``structured``: ``auto`` (default: ask the server what it offers, see ``voxjudge.llm.servers``,
+    then negotiate, see ``voxjudge.llm.negotiate``), or one fixed mode: ``json_schema`` (``on``),
+    ``json_object``, ``grammar``, ``guided``, ``format``, ``prompt`` (``off``)."""
 
     supports_n = True
     capabilities = Capabilities(n_samples=True, audio=True)
 
     @classmethod
     def capabilities_for(cls, spec: JudgeSpec) -> Capabilities:
-        # json_object mode is llama-cpp-python's server decoding with the grammar schema.
-        return Capabilities(n_samples=True, audio=True, constrained=spec.options.get("structured") == "json_object")
+        option = spec.options.get("structured", "auto")
+        if option != "auto":
+            constrained = _FIXED_MODES.get(option) in CONSTRAINED_MODES
+        else:
+            found = _dialect(spec)
+            chosen = negotiate.chosen(spec.base_url, spec.model)
+            constrained = found is not None and (chosen is None or chosen == found.mode)
+        return Capabilities(n_samples=True, audio=True, constrained=constrained)
 
     def answer_fits(self, request: Request) -> bool:
-        """In json_object mode, whether the answer's worst case fits max_tokens (else split the batch)."""
-        if self.mode != "json_object" or request.schema is None:
+        """Under a grammar, whether the answer's worst case fits max_tokens (else split the batch)."""
+        if self.mode not in ("json_object", "grammar") or request.schema is None:
             return True
         from voxjudge.llm.grammar import AnswerTooLong, answer_grammar
 
@@ -171,13 +216,23 @@ class OpenAIBackend:
         self._last_error: dict[str, str] = {}
 
     @property
+    def dialect(self):
+        return _dialect(self.spec)
+
+    @property
     def mode(self) -> str:
-        return self.fixed_mode or negotiate.chosen(self.spec.base_url, self.spec.model) or negotiate.MODES[0]
+        if self.fixed_mode:
+            return self.fixed_mode
+        chosen = negotiate.chosen(self.spec.base_url, self.spec.model)
+        if chosen:
+            return chosen
+        found = self.dialect
+        return found.mode if found is not None else negotiate.MODES[0]
 
     @property
     def structured(self) -> bool:
         """Whether the server enforces the schema in the mode in use."""
-        return self.mode == "json_schema"
+        return self.mode in ENFORCED_MODES
 
     async def complete(self, request: Request, n: int) -> ProviderResult:
         if request.schema is None:
@@ -186,6 +241,12 @@ class OpenAIBackend:
             mode = self.mode
             try:
                 result = await self._call(request, n, mode)
+            except GrammarError:
+                if self.fixed_mode is not None:
+                    raise  # asked for a grammar: say what cannot be one
+                # This schema has a feature no grammar enforces (the server's grammar mode stays
+                # for the others): the schema goes in the prompt, the answer is validated here.
+                return await self._call(request, n, "prompt")
             except (PermanentError, TransientError) as err:
                 fallback = self._fallback(mode, err)
                 if fallback is None:
@@ -195,7 +256,9 @@ class OpenAIBackend:
                 negotiate.remember(self.spec.base_url, self.spec.model, fallback, why=_short(err))
                 continue
             if self.fixed_mode is None and negotiate.chosen(self.spec.base_url, self.spec.model) is None:
-                negotiate.remember(self.spec.base_url, self.spec.model, mode)
+                found = self.dialect
+                server = found.server if found is not None and found.mode == mode else ""
+                negotiate.remember(self.spec.base_url, self.spec.model, mode, server=server)
             return result
 
     def _fallback(self, mode: str, err: PermanentError | TransientError) -> str | None:
@@ -211,7 +274,13 @@ class OpenAIBackend:
         return None
 
     async def _call(self, request: Request, n: int, mode: str) -> ProviderResult:
-        payload = to_openai_payload(request, self.spec.model, n, structured=mode)
+        if mode == "format" and self.transport == "http" and request.schema is not None:
+            return await self._call_ollama(request)
+        found = self.dialect
+        field = found.field if found is not None and found.mode == mode else ""
+        if mode in ("grammar", "guided") and not field and self.fixed_mode:
+            field = {"grammar": "", "guided": "guided_json"}[mode]
+        payload = to_openai_payload(request, self.spec.model, n, structured=mode, field=field)
         start = time.perf_counter()
         if self.transport == "http":
             data = await self.http.post("/chat/completions", payload)
@@ -219,9 +288,22 @@ class OpenAIBackend:
             try:
                 raw = await self._create(**split_known(self._params, payload))
             except Exception as exc:  # SDK and transport errors are classified, not swallowed
-                raise classify(exc, "openai") from exc
+                raise classify(exc, "openai", str(self.client.base_url)) from exc
             data = parse_body(raw.http_response, "openai")
-        result = from_openai_response(data, structured=mode == "json_schema" and request.schema is not None)
+        result = from_openai_response(data, structured=mode in ENFORCED_MODES and request.schema is not None)
+        result.latency = time.perf_counter() - start
+        return result
+
+    async def _call_ollama(self, request: Request) -> ProviderResult:
+        """Ollama's native chat with ``format``: one sample per call (the Judge asks for the rest)."""
+        from voxjudge.llm.providers.ollama import CHAT_PATH, from_ollama_response, to_ollama_payload
+        from voxjudge.llm.servers import root_of
+
+        start = time.perf_counter()
+        data = await self.http.post(
+            root_of(self.spec.base_url or "") + CHAT_PATH, to_ollama_payload(request, self.spec.model)
+        )
+        result = from_ollama_response(data, structured=True)
         result.latency = time.perf_counter() - start
         return result
 
@@ -233,6 +315,8 @@ class OpenAIBackend:
 
 
 def _with_mode(err: PermanentError | TransientError, mode: str) -> PermanentError | TransientError:
+    if isinstance(err, Unreachable):
+        return err  # no answer in any mode
     message = f"{err} [response_format: {mode}]"
     if isinstance(err, TransientError):
         return TransientError(message, status=err.status, retry_after=err.retry_after)

@@ -1,0 +1,245 @@
+"""The judge card: WER, CER and any LASER judges side by side on a user's own human data.
+
+Human preferences (which of two hypotheses people chose) give agreement at certitude 100%, 70%
+and all (``voxjudge.asr.preference``); human ratings of single hypotheses give Pearson, Spearman
+and Kendall with the same bootstrap as ``asr score --human`` (``voxjudge.stats.agreement``), and,
+when the file has per-rater scores, the raters' own split-half ceiling. Every metric scores each
+unique (reference, hypothesis) once; a hypothesis a judge could not score (an LLM that gave no
+valid answer) is counted as coverage, never dropped from sight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from voxjudge.asr.preference import Preference, preference_agreement
+from voxjudge.asr.ratings import Rating, split_half
+from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
+
+Texts = tuple[str, str]  # (reference, hypothesis)
+# (spec, references, hypotheses) -> (LASER per hypothesis, None when unscored; run details)
+LaserScorer = Callable[[str, Sequence[str], Sequence[str]], tuple[list[float | None], dict[str, Any]]]
+METHODS = ("pearson", "spearman", "kendall")
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    higher_is_better: bool
+    values: dict[Texts, float | None] = field(repr=False)
+    run: dict[str, Any] = field(default_factory=dict, repr=False)  # e.g. an LLM judge's usage
+
+    def scored(self, keys: Sequence[Texts]) -> int:
+        return sum(self.values[k] is not None for k in keys)
+
+    def goodness(self, key: Texts) -> float | None:
+        """The value oriented so that higher is better (1 - WER), for correlations with ratings."""
+        v = self.values[key]
+        return None if v is None else (v if self.higher_is_better else 1 - v)
+
+
+@dataclass
+class JudgeCard:
+    settings: dict[str, Any]
+    summary: dict[str, Any]
+    metrics: list[Metric] = field(repr=False)
+
+    @property
+    def unscored(self) -> int:
+        """Hypotheses some metric could not score (each counted once per metric)."""
+        return sum(c["total"] - c["scored"] for c in self.summary["coverage"].values())
+
+    @property
+    def total(self) -> int:
+        return sum(c["total"] for c in self.summary["coverage"].values())
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """One record per unique hypothesis: its texts and every metric's value (None: unscored)."""
+        if not self.metrics:
+            return []
+        keys = list(self.metrics[0].values)
+        return [{"reference": r, "hypothesis": h, **{m.name: m.values[(r, h)] for m in self.metrics}} for r, h in keys]
+
+
+def classic_metrics(keys: Sequence[Texts], normalize: str = "basic") -> list[Metric]:
+    """WER and CER per hypothesis after ``normalize`` (default 'basic': case and punctuation
+    ignored, as LASER's side-by-side WER is); an empty reference has neither."""
+    from voxjudge.asr.measures import count_words_and_chars
+    from voxjudge.asr.normalize import get_normalizer
+
+    refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
+    word, char = count_words_and_chars(refs, hyps, normalizer=get_normalizer(normalize))
+    wer = {k: (w.error_rate if w.ref_len else None) for k, w in zip(keys, word)}
+    cer = {k: (c.error_rate if c.ref_len else None) for k, c in zip(keys, char)}
+    return [Metric("WER", False, wer), Metric("CER", False, cer)]
+
+
+def unique_texts(preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = ()) -> list[Texts]:
+    keys: dict[Texts, None] = {}
+    for p in preferences:
+        keys[(p.reference, p.hyp_a)] = None
+        keys[(p.reference, p.hyp_b)] = None
+    for r in ratings:
+        keys[(r.reference, r.hypothesis)] = None
+    return list(keys)
+
+
+def judge_card(
+    *,
+    preferences: Sequence[Preference] | None = None,
+    ratings: Sequence[Rating] | None = None,
+    judges: Sequence[str] = ("default",),
+    laser: LaserScorer,
+    names: dict[str, str] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    split_halves: int = 1000,
+    normalize: str = "basic",
+) -> JudgeCard:
+    """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
+    ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
+    judge; ``names`` labels the human sets (e.g. by file) in the summary."""
+    if not preferences and not ratings:
+        raise ValueError("a judge card needs human preferences, ratings, or both")
+    preferences, ratings = list(preferences or ()), list(ratings or ())
+    keys = unique_texts(preferences, ratings)
+    metrics = classic_metrics(keys, normalize)
+    for spec in judges:
+        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys])
+        metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
+    boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
+    summary: dict[str, Any] = {
+        "metrics": [{"name": m.name, "higher_is_better": m.higher_is_better} for m in metrics],
+        "coverage": {m.name: {"scored": m.scored(keys), "total": len(keys)} for m in metrics},
+        "bootstrap": boot,
+        "normalization": normalize,  # of WER and CER; LASER judges words as the rubric says
+    }
+    names = names or {}
+    if preferences:
+        summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
+    if ratings:
+        summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves)
+    runs = {m.name: m.run for m in metrics if m.run}
+    if runs:
+        summary["runs"] = runs
+    settings = {"judges": list(judges), **boot, "split_halves": split_halves, "normalize": normalize}
+    return JudgeCard(settings, summary, metrics)
+
+
+def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, name: str | None) -> dict[str, Any]:
+    by_metric = {}
+    for m in metrics:
+        a = [m.values[(p.reference, p.hyp_a)] for p in prefs]
+        b = [m.values[(p.reference, p.hyp_b)] for p in prefs]
+        levels = preference_agreement(
+            prefs,
+            a,
+            b,
+            higher_is_better=m.higher_is_better,
+            n_resamples=boot["resamples"],
+            confidence=boot["confidence"],
+            seed=boot["seed"],
+        )
+        by_metric[m.name] = [lv.as_dict() for lv in levels]
+    first = next(iter(by_metric.values()))
+    return {
+        "source": name,
+        "triplets": len(prefs),
+        "groups": len({p.group for p in prefs}),
+        "votes": sum(p.votes_a + p.votes_b for p in prefs),
+        "levels": {lv["level"]: lv["n"] for lv in first},
+        "human_ties": first[-1]["human_ties"],
+        "by_metric": by_metric,
+        "bootstrap_unit": "reference group",
+    }
+
+
+def _ratings(ratings: list[Rating], metrics: list[Metric], boot: dict, name: str | None, splits: int) -> dict:
+    langs = sorted({r.lang for r in ratings if r.lang})
+    subsets: list[tuple[str, list[Rating]]] = [("all", ratings)]
+    if len(langs) > 1:
+        subsets += [(lang, [r for r in ratings if r.lang == lang]) for lang in langs]
+    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "by_subset": {}}
+    for subset, rows in subsets:
+        cell: dict[str, Any] = {"items": len(rows), "by_metric": {}}
+        for m in metrics:
+            cell["by_metric"][m.name] = _correlations(rows, m, boot, name)
+        if all(r.raters for r in rows):
+            try:
+                cell["raters"] = split_half([r.raters for r in rows], n_splits=splits, seed=boot["seed"])
+            except ValueError as e:
+                cell["raters"] = {"note": str(e)}
+        out["by_subset"][subset] = cell
+    return out
+
+
+def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -> dict[str, Any]:
+    from voxjudge.stats import AgreementUndefined, agreement
+
+    pairs = [(m.goodness((r.reference, r.hypothesis)), r.score) for r in rows]
+    kept = [(x, h) for x, h in pairs if x is not None]
+    cell: dict[str, Any] = {"n": len(kept), "unscored": len(pairs) - len(kept)}
+    try:
+        found = agreement(
+            [x for x, _ in kept],
+            [h for _, h in kept],
+            METHODS,
+            metric_name=m.name,
+            human_name=name or "human",
+            n_resamples=boot["resamples"],
+            confidence=boot["confidence"],
+            seed=boot["seed"],
+        )
+    except AgreementUndefined as e:
+        return {**cell, "note": str(e)}
+    return {**cell, **{c.method: c.as_dict() for c in found}}
+
+
+def laser_scorer(
+    *,
+    rubric=None,
+    lang: str | None = None,
+    llm: Callable[[str], Any] | None = None,
+    llm_options: dict[str, Any] | None = None,
+    allow_rubric_mismatch: bool = False,
+    progress: Callable[[str], Any] | None = None,
+) -> LaserScorer:
+    """Score hypotheses with a LASER judge by spec: offline judges here; an LLM spec through
+    ``llm(spec)``, which builds the ``Judge`` (closed after its run). ``progress(spec)`` is a
+    context manager yielding a ``(done, total)`` callback or None."""
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.judges import is_offline, offline_labeler
+    from voxjudge.asr.laser.scoring import score
+
+    rubric = rubric or LaserRubric.load()
+
+    def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
+        with progress(spec) if progress else nullcontext() as bar:
+            return _score(spec, refs, hyps, bar)
+
+    def _score(spec, refs, hyps, bar) -> tuple[list[float | None], dict[str, Any]]:
+        ids = [f"h{k + 1}" for k in range(len(refs))]
+        if is_offline(spec):
+            labeler, _ = offline_labeler(spec, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
+            utterances = score(refs, hyps, ids, lang=lang, rubric=rubric, labeler=labeler, progress=bar)
+            return [u.laser for u in utterances], {}
+        if llm is None:
+            raise ValueError(f"judge {spec!r} is an LLM judge; pass llm= to build it")
+        from voxjudge.asr.laser.llm_judges import score_with_llm
+
+        judge = llm(spec)
+        try:
+            utterances, extra = judge.run(
+                score_with_llm(judge, refs, hyps, ids, rubric, lang=lang, progress=bar, **(llm_options or {}))
+            )
+            extra["usage"] = judge.meter.as_dict()
+        finally:
+            judge.close()
+        return [u.laser for u in utterances], extra
+
+    return run

@@ -1,0 +1,129 @@
+"""``voxjudge asr judge-card``: WER, CER and LASER judges side by side on your own human data."""
+
+from __future__ import annotations
+
+import argparse
+
+from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
+from voxjudge.cli.common import check_outputs, print_json, progress_bar, write_all
+from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.views import render_judge_card
+from voxjudge.errors import InputError
+
+DESCRIPTION = (
+    "Measures how well WER, CER and each LASER judge agree with people, on your own human data, so you can "
+    "pick a judge. Preferences (which of two hypotheses of one reference people chose): the share of "
+    "triplets where the metric prefers the hypothesis most people chose, at certitude 100%% (unanimous), "
+    "70%% and all; a tie on either side counts as disagreement; CIs resample references. Ratings (a score "
+    "per hypothesis): Pearson, Spearman and Kendall with the metric, as 'asr score --human' computes them, "
+    "per language when the file has a lang column, and the raters' split-half ceiling when it has their "
+    "own scores. A hypothesis a judge could not score is reported as coverage and makes the exit status 3."
+)
+
+
+def register(cmds) -> None:
+    p = cmds.add_parser(
+        "judge-card",
+        help="pick a judge: WER, CER and LASER judges against your human preferences and ratings",
+        description=DESCRIPTION,
+    )
+    p.add_argument(
+        "--preferences",
+        metavar="FILE",
+        help="A/B preferences (.tsv/.csv/.jsonl): reference (or ref), hyp_a, hyp_b and votes_a + votes_b "
+        "(the HATS layout; a header-less 5-column TSV is read as HATS) or choice (a/b, one vote per row)",
+    )
+    p.add_argument("--group-col", metavar="COL", help="--preferences column to resample by (default: the reference)")
+    p.add_argument(
+        "--ratings",
+        metavar="FILE",
+        help="rated hypotheses (.csv/.tsv/.jsonl): ref, hyp, a score; optional id, lang, and ratings "
+        "(the per-rater scores as a JSON list)",
+    )
+    p.add_argument(
+        "--ratings-col", metavar="COL", help="score column of --ratings (default: score, human_mean or rating)"
+    )
+    p.add_argument(
+        "--judge",
+        dest="judges",
+        action="append",
+        metavar="SPEC",
+        help="a LASER judge to put on the card; repeat for several (default: default). default, rules, "
+        "model:PATH, or an LLM spec (openai/<model>, local/<file.gguf>, ...)",
+    )
+    p.add_argument("--lang", help="language of every text for LASER (default: detected from the script)")
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.add_argument(
+        "--normalize", default="basic", metavar="PRESET", help="normalization for WER and CER (default: basic)"
+    )
+    p.add_argument(
+        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
+    )
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
+    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument("--split-halves", type=int, default=1000, metavar="N", help="raters' random splits (default: 1000)")
+    add_bootstrap_options(p)
+    add_judge_options(p, judge=None)
+    p.add_argument(
+        "--allow-rubric-mismatch", action="store_true", help="use a learned model trained under another rubric"
+    )
+    p.add_argument("--out", metavar="FILE", help="every metric's value per hypothesis (.jsonl, .csv)")
+    p.add_argument("--json", action="store_true", help="print the card as JSON")
+    p.set_defaults(func=cmd_judge_card)
+
+
+def cmd_judge_card(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser.judges import is_offline
+
+    check_outputs(records=[args.out])
+    card = card_from_args(args)
+    write_all({args.out: card.records})
+    print_json(card.summary) if args.json else print(render_judge_card(card.summary))
+    llm = [f"LASER {spec}" for spec in card.settings["judges"] if not is_offline(spec)]
+    if not llm:
+        return 0
+    coverage, runs = card.summary["coverage"], card.summary.get("runs", {})
+    stopped = "; ".join(f"{n}: {runs[n]['stopped']}" for n in llm if (runs.get(n) or {}).get("stopped"))
+    return finish(
+        unscored=sum(coverage[n]["total"] - coverage[n]["scored"] for n in llm),
+        total=sum(coverage[n]["total"] for n in llm),
+        what="hypotheses (counted once per LLM judge)",
+        stopped=stopped or None,
+    )
+
+
+def card_from_args(args: argparse.Namespace):
+    """The judge card the options describe (the demo calls this too, so it shows what the command does)."""
+    from voxjudge.asr.judge_card import judge_card, laser_scorer
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.normalize import get_normalizer
+    from voxjudge.asr.preference import read_preferences
+    from voxjudge.asr.ratings import read_ratings
+
+    if not args.preferences and not args.ratings:
+        raise InputError("give human data: --preferences FILE, --ratings FILE, or both")
+    if args.split_halves < 1:
+        raise InputError("--split-halves must be at least 1")
+    boot = bootstrap_kwargs(args)
+    get_normalizer(args.normalize)  # an unknown preset fails before any work
+    rubric = LaserRubric.load(args.rubric)
+    prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
+    ratings = read_ratings(args.ratings, column=args.ratings_col) if args.ratings else None
+    scorer = laser_scorer(
+        rubric=rubric,
+        lang=args.lang,
+        llm=lambda spec: make_judge(args, spec),
+        llm_options={"mode": args.mode, "batch_size": args.batch_size, "prefilter": not args.no_prefilter},
+        allow_rubric_mismatch=args.allow_rubric_mismatch,
+        progress=lambda spec: progress_bar(f"LASER {spec}: labelling word pairs"),
+    )
+    return judge_card(
+        preferences=prefs,
+        ratings=ratings,
+        judges=list(dict.fromkeys(args.judges or ["default"])),
+        laser=scorer,
+        names={"preferences": args.preferences, "ratings": args.ratings},
+        split_halves=args.split_halves,
+        normalize=args.normalize,
+        **boot,
+    )

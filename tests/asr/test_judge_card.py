@@ -1,0 +1,106 @@
+"""The judge card library: WER/CER against jiwer, every metric on the same triplets, coverage of
+hypotheses a judge could not score, correlations as ``asr score --human`` computes them."""
+
+from __future__ import annotations
+
+import jiwer
+import pytest
+
+from voxjudge.asr.judge_card import judge_card, laser_scorer, unique_texts
+from voxjudge.asr.preference import Preference, preference_agreement
+from voxjudge.asr.ratings import Rating
+from voxjudge.stats import agreement
+
+PREFS = [
+    Preference("the cat sat on the mat", "the cat sat on a mat", "the bat sat on the hat", 6, 1),
+    Preference("the cat sat on the mat", "a cat sat on the mat", "the cat sat on the mat mat", 0, 7),
+    Preference("i like green tea", "i like green tee", "i liked green tea", 3, 3),
+    Preference("we meet at noon", "we met at noon", "we meet at new", 5, 0),
+]
+RATINGS = [
+    Rating("1", "good morning everyone", "good morning everyone", 5.0, "en", (5.0, 5.0, 5.0, 5.0)),
+    Rating("2", "good morning everyone", "good mourning everyone", 3.5, "en", (3.0, 4.0, 3.0, 4.0)),
+    Rating("3", "see you tomorrow", "see you", 2.0, "en", (2.0, 2.0, 1.0, 3.0)),
+    Rating("4", "see you tomorrow", "sea ewe tomorrow", 1.5, "en", (1.0, 2.0, 2.0, 1.0)),
+    Rating("5", "thank you very much", "thank you very much", 4.5, "en", (4.0, 5.0, 5.0, 4.0)),
+]
+
+
+def _fake_laser(unscored=frozenset()):
+    """A LASER stand-in: 1 - jiwer WER, and None for hypotheses listed as unscored."""
+
+    def run(spec, refs, hyps):
+        return [None if h in unscored else 1 - jiwer.wer(r, h) for r, h in zip(refs, hyps)], {"spec": spec}
+
+    return run
+
+
+def test_wer_and_cer_beside_each_judge_match_jiwer():
+    card = judge_card(preferences=PREFS, judges=["x"], laser=_fake_laser(), n_resamples=200)
+    got = card.summary["preferences"]["by_metric"]
+    assert list(got) == ["WER", "CER", "LASER x"]
+    for name, measure in (("WER", jiwer.wer), ("CER", jiwer.cer)):
+        a = [measure(p.reference, p.hyp_a) for p in PREFS]
+        b = [measure(p.reference, p.hyp_b) for p in PREFS]
+        want = preference_agreement(PREFS, a, b, higher_is_better=False, n_resamples=200)
+        assert got[name] == [lv.as_dict() for lv in want]
+    # 1 - WER with higher-is-better agrees exactly as WER does
+    assert [lv["agree"] for lv in got["LASER x"]] == [lv["agree"] for lv in got["WER"]]
+    assert card.summary["preferences"]["levels"] == {"100%": 2, "70%": 3, "all": 4}
+    assert card.summary["preferences"]["human_ties"] == 1
+    assert card.summary["coverage"]["LASER x"] == {"scored": 8, "total": 8}
+
+
+def test_an_unscored_hypothesis_is_coverage_not_a_disagreement():
+    card = judge_card(preferences=PREFS, judges=["llm"], laser=_fake_laser({"we met at noon"}), n_resamples=100)
+    assert card.summary["coverage"]["LASER llm"] == {"scored": 7, "total": 8}
+    assert card.unscored == 1 and card.total == 3 * 8
+    unanimous = card.summary["preferences"]["by_metric"]["LASER llm"][0]
+    assert (unanimous["n"], unanimous["judged"], unanimous["unscored"]) == (2, 1, 1)
+
+
+def test_ratings_correlate_as_asr_score_human_does_with_the_raters_ceiling():
+    card = judge_card(ratings=RATINGS, judges=["x"], laser=_fake_laser(), n_resamples=300, split_halves=50)
+    cell = card.summary["ratings"]["by_subset"]["all"]
+    human = [r.score for r in RATINGS]
+    wer = [jiwer.wer(r.reference, r.hypothesis) for r in RATINGS]
+    want = agreement([1 - w for w in wer], human, n_resamples=300)
+    assert [cell["by_metric"]["WER"][m] for m in ("pearson", "spearman", "kendall")] == [c.as_dict() for c in want]
+    assert cell["raters"]["splits"] == 50 and 0 < cell["raters"]["ceiling"] <= 1
+    assert card.summary["ratings"]["langs"] == ["en"] and list(card.summary["ratings"]["by_subset"]) == ["all"]
+
+
+def test_constant_scores_give_a_note_not_nan():
+    flat = [Rating(str(k), "a b", "a b", float(k), None) for k in range(4)]
+    card = judge_card(ratings=flat, judges=[], laser=_fake_laser(), n_resamples=50)
+    note = card.summary["ratings"]["by_subset"]["all"]["by_metric"]["WER"]["note"]
+    assert "all equal" in note
+
+
+def test_each_unique_hypothesis_is_scored_once():
+    assert len(unique_texts(PREFS, RATINGS)) == 8 + 5
+    calls = []
+
+    def counting(spec, refs, hyps):
+        calls.append(len(refs))
+        return [0.5] * len(refs), {}
+
+    judge_card(preferences=PREFS + PREFS, judges=["a", "b"], laser=counting, n_resamples=10)
+    assert calls == [8, 8]
+
+
+def test_offline_judges_score_through_laser():
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.judges import rules_labeler_for
+    from voxjudge.asr.laser.scoring import score
+
+    card = judge_card(preferences=PREFS, judges=["rules"], laser=laser_scorer(), n_resamples=50)
+    keys = unique_texts(PREFS)
+    rubric = LaserRubric.load()
+    direct = score([k[0] for k in keys], [k[1] for k in keys], rubric=rubric, labeler=rules_labeler_for(rubric))
+    assert [card.metrics[2].values[k] for k in keys] == [u.laser for u in direct]
+
+
+def test_needs_some_human_data():
+    with pytest.raises(ValueError, match="preferences, ratings, or both"):
+        judge_card(judges=["x"], laser=_fake_laser())

@@ -1,0 +1,159 @@
+"""``asr judge-card`` end to end: figures against jiwer and scipy-backed oracles on the shipped
+human examples, bad input, and LLM judges (scripted fake provider, OpenAI-compatible fake server)
+whose unscored hypotheses show as coverage and exit 3."""
+
+from __future__ import annotations
+
+import json
+
+import jiwer
+import pytest
+
+from voxjudge.asr.normalize import get_normalizer
+from voxjudge.asr.preference import preference_agreement, read_preferences
+from voxjudge.asr.ratings import read_ratings
+from voxjudge.cli.main import main
+from voxjudge.llm.fakeserver import FakeLLMServer
+from voxjudge.stats import agreement
+
+
+@pytest.fixture
+def human(examples):
+    return examples / "human" / "hats_sample.tsv", examples / "human" / "ratings_sample.csv"
+
+
+def _run(capsys, *argv):
+    code = main(["asr", "judge-card", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys, tmp_path):
+    prefs_path, ratings_path = human
+    out = tmp_path / "card.jsonl"
+    code, stdout, _ = _run(
+        capsys, "--preferences", prefs_path, "--ratings", ratings_path, "--resamples", 300, "--json", "--out", out
+    )
+    assert code == 0
+    s = json.loads(stdout)
+    assert [m["name"] for m in s["metrics"]] == ["WER", "CER", "LASER default"]
+    # counted with awk over the file: 15 unanimous triplets, 35 with >= 70%, 41 in all
+    assert s["preferences"]["levels"] == {"100%": 15, "70%": 35, "all": 41}
+    norm = get_normalizer("basic")
+    prefs = read_preferences(prefs_path)
+    for name, measure in (("WER", jiwer.wer), ("CER", jiwer.cer)):
+        a = [measure(norm(p.reference), norm(p.hyp_a)) for p in prefs]
+        b = [measure(norm(p.reference), norm(p.hyp_b)) for p in prefs]
+        want = preference_agreement(prefs, a, b, higher_is_better=False, n_resamples=300)
+        assert s["preferences"]["by_metric"][name] == [lv.as_dict() for lv in want]
+    ratings = read_ratings(ratings_path)
+    en = [r for r in ratings if r.lang == "en"]
+    wer_en = [1 - jiwer.wer(norm(r.reference), norm(r.hypothesis)) for r in en]
+    (pearson, *_) = agreement(wer_en, [r.score for r in en], n_resamples=300)
+    assert s["ratings"]["by_subset"]["en"]["by_metric"]["WER"]["pearson"] == pearson.as_dict()
+    assert set(s["ratings"]["by_subset"]) == {"all", "ar", "en", "ml"}
+    assert 0.8 < s["ratings"]["by_subset"]["all"]["raters"]["ceiling"] <= 1
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    unique = {(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)} | {
+        (r.reference, r.hypothesis) for r in ratings
+    }
+    assert len(records) == s["coverage"]["WER"]["total"] == len(unique)  # each scored once
+    assert set(records[0]) == {"reference", "hypothesis", "WER", "CER", "LASER default"}
+
+
+def test_the_table_puts_every_metric_side_by_side(human, capsys):
+    code, stdout, _ = _run(
+        capsys, "--preferences", human[0], "--judge", "default", "--judge", "rules", "--resamples", 50
+    )
+    assert code == 0
+    rows = [line for line in stdout.splitlines() if line.startswith("│")]
+    assert [r.split("│")[1].strip() for r in rows] == ["WER", "CER", "LASER default", "LASER rules"]
+    assert "prefer 100% (n=15)" in stdout and "a tie counts as disagreement" in stdout
+    assert "ratings" not in stdout.split("\n", 3)[2]  # no ratings column without --ratings
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "give human data: --preferences FILE, --ratings FILE, or both"),
+        (["--preferences", "missing.tsv"], "missing.tsv: no such file"),
+        (["--preferences", "{prefs}", "--normalize", "shouty"], "unknown normalization 'shouty'"),
+        (["--preferences", "{prefs}", "--resamples", "0"], "--resamples must be at least 1"),
+        (
+            ["--ratings", "{prefs}"],
+            "ratings need columns hyp, a score (score, human_mean or rating; another column with --ratings-col)",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(human, capsys, argv, message):
+    argv = [a.replace("{prefs}", str(human[0])) for a in argv]
+    code, stdout, stderr = _run(capsys, *argv)
+    assert code == 2 and stdout == ""
+    assert stderr.startswith("voxjudge: error: ") and message in stderr and stderr.count("\n") == 1
+
+
+def _items(request) -> list[dict]:
+    prompt = next(m.text_content for m in request.messages if "Pairs:\n" in m.text_content)
+    return json.loads(prompt.split("Pairs:\n", 1)[1])
+
+
+def test_an_llm_judge_that_fails_on_some_hypotheses_shows_coverage_and_exits_3(tmp_path, capsys, monkeypatch):
+    from voxjudge.llm.providers import fake
+
+    def answer(request, index):
+        items = _items(request)
+        if any("zzz" in json.dumps(it, ensure_ascii=False) for it in items):
+            return {"items": []}  # never a valid answer for this hypothesis
+        return {"items": [{"id": it["id"], "error_type": "wrong_word", "tier": "major", "reason": "r"} for it in items]}
+
+    monkeypatch.setitem(fake._SCRIPTS, "card-partial", answer)
+    prefs = tmp_path / "p.tsv"
+    prefs.write_text(
+        "reference\thyp_a\tvotes_a\thyp_b\tvotes_b\n"
+        "the cat sat on the mat\tthe cat sat on a mat\t5\tthe bat sat on the hat\t0\n"
+        "we meet at noon today\twe met at noon today\t4\twe meet at zzz today\t1\n"
+        "please call me later\tplease call me layter\t6\tplease fall me later\t1\n",
+        encoding="utf-8",
+    )
+    code, stdout, stderr = _run(
+        capsys, "--preferences", prefs, "--judge", "rules", "--judge", "fake/card-partial",
+        "--cache", tmp_path / "c.sqlite", "--resamples", 50, "--max-retries", 0,
+    )  # fmt: skip
+    assert code == 3
+    first = stdout.splitlines()[0]
+    assert first.startswith("partial: LASER fake/card-partial scored 5 of 6 hypotheses (1 unscored)")
+    assert "LASER fake/card-partial" in stdout and "*" in stdout
+    assert "voxjudge: incomplete: 1 of 6 hypotheses" in stderr
+    code, stdout, _ = _run(
+        capsys, "--preferences", prefs, "--judge", "fake/card-partial", "--cache", tmp_path / "c.sqlite",
+        "--resamples", 50, "--max-retries", 0, "--json",
+    )  # fmt: skip
+    s = json.loads(stdout)
+    assert code == 3 and s["coverage"]["LASER fake/card-partial"] == {"scored": 5, "total": 6}
+    cell = s["preferences"]["by_metric"]["LASER fake/card-partial"][-1]
+    assert (cell["n"], cell["judged"], cell["unscored"]) == (3, 2, 1)  # the unscored triplet is not a disagreement
+    usage = s["runs"]["LASER fake/card-partial"]["usage"]
+    assert usage["requests"] + usage["cache_hits"] >= 1  # the rerun answered from the cache
+
+
+def test_an_llm_judge_over_an_openai_compatible_server(tmp_path, capsys):
+    prefs = tmp_path / "p.csv"
+    prefs.write_text(
+        "ref,hyp_a,hyp_b,choice\n"
+        "the cat sat on the mat,the cat sat on a mat,the bat sat on the hat,a\n"
+        "the cat sat on the mat,the cat sat on a mat,the bat sat on the hat,A\n"
+        "we meet at noon,we met at noon,we meet at new,b\n"
+        "please call me later,please call me layter,please fall me later,a\n",
+        encoding="utf-8",
+    )
+    with FakeLLMServer() as srv:
+        code, stdout, stderr = _run(
+            capsys, "--preferences", prefs, "--judge", "openai/judge-model", "--base-url", srv.url + "/v1",
+            "--no-cache", "--resamples", 50, "--json",
+        )  # fmt: skip
+        sent = srv.count()
+    s = json.loads(stdout)
+    assert code == 0, stderr
+    assert s["coverage"]["LASER openai/judge-model"] == {"scored": 6, "total": 6} and sent >= 1
+    assert s["preferences"]["triplets"] == 3 and s["preferences"]["votes"] == 4
+    assert s["runs"]["LASER openai/judge-model"]["usage"]["requests"] == sent
