@@ -97,7 +97,10 @@ def start_postgres(folder: Path) -> tuple[str, callable] | None:
 
 async def annotate(url: str, token: str, rounds: int, page_times: list, submit_times: list) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
-        await c.get(f"/a/{token}")
+        # as a browser opening a pasted link, then "start" on the instructions page
+        r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
+        await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
         for k in range(rounds):
             t0 = time.perf_counter()
             r = await c.get("/next", follow_redirects=True)
@@ -109,9 +112,8 @@ async def annotate(url: str, token: str, rounds: int, page_times: list, submit_t
             csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
             sid = re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1)
             t0 = time.perf_counter()
-            r = await c.post(
-                f"/item/{seq}", data={"csrf": csrf, "submission_id": sid, "action": "save", "score": str(1 + k % 5)}
-            )
+            form = {"csrf": csrf, "submission_id": sid, "version": "0", "action": "save", "score": str(1 + k % 5)}
+            r = await c.post(f"/item/{seq}", data=form, headers={"Origin": url})
             submit_times.append(time.perf_counter() - t0)
             assert r.status_code == 303, r.status_code
 
@@ -139,7 +141,7 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
     )
     study = folder / name
     init_study(study, "breaks", items, per_item=3, db=db)
-    tokens = [invite(study, f"a{i}", db=db) for i in range(args.annotators)]
+    tokens = [invite(study, f"a{i}", db=db)[0] for i in range(args.annotators)]
     port = free_port()
     cmd = [sys.executable, "-m", "voxjudge.cli.main", "studio", "serve", str(study), "--port", str(port)]
     log = open(folder / f"{name}.log", "wb")

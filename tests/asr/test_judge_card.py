@@ -60,7 +60,14 @@ def test_an_unscored_hypothesis_is_coverage_not_a_disagreement():
 
 
 def test_ratings_correlate_as_asr_score_human_does_with_the_raters_ceiling():
-    card = judge_card(ratings=RATINGS, judges=["x"], laser=_fake_laser(), n_resamples=300, split_halves=50)
+    card = judge_card(
+        ratings=RATINGS,
+        judges=["x"],
+        laser=_fake_laser(),
+        n_resamples=300,
+        split_halves=50,
+        methods=("pearson", "spearman", "kendall"),
+    )
     cell = card.summary["ratings"]["by_subset"]["all"]
     human = [r.score for r in RATINGS]
     wer = [jiwer.wer(r.reference, r.hypothesis) for r in RATINGS]
@@ -104,3 +111,8 @@ def test_offline_judges_score_through_laser():
 def test_needs_some_human_data():
     with pytest.raises(ValueError, match="preferences, ratings, or both"):
         judge_card(judges=["x"], laser=_fake_laser())
+
+
+def test_only_known_correlations():
+    with pytest.raises(ValueError, match="methods must be some of"):
+        judge_card(ratings=RATINGS, judges=[], laser=_fake_laser(), methods=("pearson", "tau"))

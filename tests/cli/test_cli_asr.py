@@ -188,3 +188,34 @@ def test_console_script_help_and_version():
         [sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--help"], capture_output=True, text=True
     )
     assert res.returncode == 0 and "--per-utterance" in res.stdout and "devanagari" in res.stdout
+
+
+def test_metrics_counts_only_the_units_asked(capsys, en):
+    ref, hyp, _ = en
+    base = ["asr", "metrics", "--ref", ref, "--hyp", hyp, "--ids", "--json"]
+    both = json.loads(run(capsys, *base)[1])
+    words = json.loads(run(capsys, *base, "--unit", "word")[1])
+    chars = json.loads(run(capsys, *base, "--unit", "char")[1])
+    assert {"cer", "ref_chars", "char_counts", "cer_unit"}.isdisjoint(words)
+    assert {k: words[k] for k in KEYS if k != "cer"} == {k: both[k] for k in KEYS if k != "cer"}
+    assert {"wer", "mer", "hits", "ref_words"}.isdisjoint(chars)
+    assert (chars["cer"], chars["char_counts"], chars["ref_chars"]) == (
+        both["cer"],
+        both["char_counts"],
+        both["ref_chars"],
+    )
+    assert chars["cer"] == jiwer.cer(_kaldi_texts(ref), _kaldi_texts(hyp))
+    both_again = json.loads(run(capsys, *base, "--unit", "word", "--unit", "char")[1])
+    assert both_again == both
+    table = run(capsys, "asr", "metrics", "--ref", ref, "--hyp", hyp, "--ids", "--unit", "word")[1]
+    assert "WER" in table and "CER" not in table
+    table = run(capsys, "asr", "metrics", "--ref", ref, "--hyp", hyp, "--ids", "--unit", "char", "--per-utterance")[1]
+    assert "CER" in table and "WER" not in table and "ref chars" in table
+
+
+def test_metrics_refuses_two_character_units(capsys, en):
+    ref, hyp, _ = en
+    code, out, err = run(
+        capsys, "asr", "metrics", "--ref", ref, "--hyp", hyp, "--ids", "--unit", "char", "--unit", "grapheme"
+    )
+    assert code == 2 and out == "" and "choose one" in err

@@ -51,7 +51,10 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     wer_en = [1 - jiwer.wer(norm(r.reference), norm(r.hypothesis)) for r in en]
     (pearson, *_) = agreement(wer_en, [r.score for r in en], n_resamples=300)
     assert s["ratings"]["by_subset"]["en"]["by_metric"]["WER"]["pearson"] == pearson.as_dict()
-    assert set(s["ratings"]["by_subset"]) == {"all", "ar", "en", "ml"}
+    assert set(s["ratings"]["by_subset"]) == {"all", "ar", "en", "ml"} and s["ratings"]["methods"] == [
+        "pearson",
+        "spearman",
+    ]
     assert 0.8 < s["ratings"]["by_subset"]["all"]["raters"]["ceiling"] <= 1
     records = [json.loads(line) for line in out.read_text().splitlines()]
     unique = {(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)} | {
@@ -79,6 +82,7 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
         (["--preferences", "missing.tsv"], "missing.tsv: no such file"),
         (["--preferences", "{prefs}", "--normalize", "shouty"], "unknown normalization 'shouty'"),
         (["--preferences", "{prefs}", "--resamples", "0"], "--resamples must be at least 1"),
+        (["--ratings", "{ratings}", "--methods", "pearson,tau"], "--methods takes pearson, spearman and/or kendall"),
         (
             ["--ratings", "{prefs}"],
             "ratings need columns hyp, a score (score, human_mean or rating; another column with --ratings-col)",
@@ -86,7 +90,7 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(human, capsys, argv, message):
-    argv = [a.replace("{prefs}", str(human[0])) for a in argv]
+    argv = [a.replace("{prefs}", str(human[0])).replace("{ratings}", str(human[1])) for a in argv]
     code, stdout, stderr = _run(capsys, *argv)
     assert code == 2 and stdout == ""
     assert stderr.startswith("voxjudge: error: ") and message in stderr and stderr.count("\n") == 1
@@ -157,3 +161,14 @@ def test_an_llm_judge_over_an_openai_compatible_server(tmp_path, capsys):
     assert s["coverage"]["LASER openai/judge-model"] == {"scored": 6, "total": 6} and sent >= 1
     assert s["preferences"]["triplets"] == 3 and s["preferences"]["votes"] == 4
     assert s["runs"]["LASER openai/judge-model"]["usage"]["requests"] == sent
+
+
+def test_dry_run_estimates_each_llm_judge_and_sends_nothing(human, capsys):
+    code, stdout, _ = _run(
+        capsys, "--preferences", human[0], "--judge", "default", "--judge", "openai/gpt-4o-mini", "--dry-run"
+    )
+    s = json.loads(stdout)
+    assert code == 0 and list(s["judges"]) == ["openai/gpt-4o-mini"]
+    prefs = read_preferences(human[0])
+    assert s["hypotheses"] == len({(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)})  # 75 of 82
+    assert s["judges"]["openai/gpt-4o-mini"]["requests"] >= 1

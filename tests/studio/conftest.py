@@ -39,7 +39,10 @@ class LiveServer:
     def start(self) -> LiveServer:
         import uvicorn
 
-        config = uvicorn.Config(self.make_app(), host="127.0.0.1", port=self.port, log_level="error", lifespan="off")
+        # as `studio serve` runs it: uvicorn itself trusts no X-Forwarded-* headers
+        config = uvicorn.Config(
+            self.make_app(), host="127.0.0.1", port=self.port, log_level="error", lifespan="off", proxy_headers=False
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

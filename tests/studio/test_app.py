@@ -6,29 +6,22 @@ from __future__ import annotations
 import random
 import re
 import threading
-import uuid
 
 import httpx
 import pytest
 
 from tests.studio.conftest import EXAMPLES
+from tests.studio.helpers import client_for, form_fields, sign_in
 from voxjudge.studio.app import create_app
 from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
 
 
 def _client(server, token: str, admin: bool = False) -> httpx.Client:
-    c = httpx.Client(base_url=server.url, follow_redirects=True, timeout=30)
-    r = c.get(f"/{'admin' if admin else 'a'}/{token}")
-    assert r.status_code == 200
-    return c
+    return client_for(server, token, admin=admin)
 
 
-def _form(html: str) -> dict[str, str]:
-    return {
-        "csrf": re.search(r'name="csrf" value="([^"]+)"', html).group(1),
-        "submission_id": re.search(r'name="submission_id" value="([^"]+)"', html).group(1),
-    }
+_form = form_fields
 
 
 @pytest.fixture
@@ -56,16 +49,16 @@ def test_isolation_audio_and_admin(pairwise_study):
     server, tokens, store = pairwise_study
     ann, bob = _client(server, tokens["ann"]), _client(server, tokens["bob"])
     page = ann.get("/next").text
-    ann_audio = sorted(set(re.findall(r'src="/audio/(\d+)"', page)))
+    ann_audio = sorted(set(re.findall(r'src="(/clip/1/\d+)"', page)))
     assert len(ann_audio) == 2
-    assert ann.get(f"/audio/{ann_audio[0]}").content[:4] == b"RIFF"
+    r = ann.get(ann_audio[0])
+    assert r.content[:4] == b"RIFF" and r.headers["content-type"] == "audio/wav"
     bob.get("/next")
-    # bob has one item; he can't read ann's seq 2 (not handed out) nor fetch audio of items he doesn't have
+    # bob has one item; he can't read ann's seq 2 (not handed out) nor fetch clips of items he doesn't have
     assert bob.get("/item/2").status_code == 404
-    bob_audio = set(re.findall(r'src="/audio/(\d+)"', bob.get("/item/1").text))
-    other = next(str(i) for i in range(1, 40) if str(i) not in bob_audio and str(i) not in ann_audio)
-    assert bob.get(f"/audio/{other}").status_code == 404
-    assert bob.get("/audio/..%2f..%2fetc%2fpasswd").status_code == 404
+    assert bob.get("/clip/2/0").status_code == 404 and bob.get("/clip/1/2").status_code == 404
+    assert bob.get("/audio/1").status_code == 404 and bob.get("/admin-audio/1").status_code == 403
+    assert bob.get("/clip/..%2f..%2fetc%2fpasswd/0").status_code == 404
     assert bob.get("/admin").status_code == 403  # an annotator cookie is not an admin
     assert _client(server, tokens["boss"], admin=True).get("/admin").status_code == 200
     assert httpx.get(server.url + f"/admin/{tokens['ann']}").status_code == 403
@@ -94,8 +87,9 @@ def test_csrf_validation_and_idempotent_resubmit(pairwise_study):
     assert ann.post("/item/1", data=good, headers={"origin": "http://evil.example"}).status_code == 403
     for _ in range(3):  # the same submission three times: stored once, version 1
         assert ann.post("/item/1", data=good).status_code == 200
-    edit = {**good, "submission_id": uuid.uuid4().hex, "C1": "tie"}
-    assert ann.post("/item/1", data=edit).status_code == 200
+    edit = {**_form(ann.get("/item/1").text), "action": "save", **{d: "first" for d in good if d[0] in "Co"}}
+    assert edit["version"] == "1"  # the page says which version it was made from
+    assert ann.post("/item/1", data={**edit, "C1": "tie"}).status_code == 200
     from voxjudge.studio.flow import all_answers
 
     rows = [a for a in all_answers(store) if a["annotator"] == "ann"]
@@ -116,13 +110,13 @@ def _run_annotators(url_holder, tokens, answers_each, retry_rate, seed, results,
                 try:
                     if client[0] is None:
                         client[0] = httpx.Client(base_url=url_holder[0], follow_redirects=True, timeout=30)
-                        client[0].get(f"/a/{token}")
+                        sign_in(client[0], token)
                     r = client[0].request(method, path, **kw)
                     if r.status_code == 200:
                         return r
                     statuses.append(r.status_code)
-                except httpx.TransportError:  # the server is restarting
-                    client[0] = None
+                except httpx.TransportError:  # the server is restarting; the session survives it
+                    pass
                 threading.Event().wait(0.05)
 
         try:
@@ -148,7 +142,8 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
     items = tmp_path / "items.tsv"
     lines = ["id\tannotation"] + [f"u{i}\tword{i} one <AP> two <SB>" for i in range(1000)]
     items.write_text("\n".join(lines) + "\n")
-    init_study(tmp_path / "s", "breaks", items, per_item=3, db=db_url)  # slack: nobody runs out of items
+    # slack: nobody runs out of items; no overlap share, so the spread is even
+    init_study(tmp_path / "s", "breaks", items, per_item=3, db=db_url, overlap=0)
     store = Store(db_url)
     tokens = {f"ann{i:02d}": store.invite(f"ann{i:02d}") for i in range(n_annotators)}
     server = live(lambda: create_app(Store(db_url)))

@@ -47,6 +47,9 @@ def test_annotator_and_admin_in_chromium(tmp_path, live, browser):
 
     page = browser.new_page()
     page.goto(f"{server.url}/a/{ann}")
+    page.wait_for_url("**/intro")  # the instructions for people come first
+    assert "phrasing and pausing" in page.inner_text("#guide")
+    page.click("#start")
     page.wait_for_url("**/item/1")
     assert ann not in page.url
     page.screenshot(path=shots / "1-item.png", full_page=True)

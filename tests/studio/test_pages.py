@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from tests.studio.conftest import EXAMPLES
+from tests.studio.helpers import sign_in
 from voxjudge.studio.app import create_app
 from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
@@ -60,7 +61,7 @@ def test_task_page_and_answers(task, tmp_path, live):
     token = store.invite("ann")
     server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
     c = httpx.Client(base_url=server.url, follow_redirects=True)
-    r = c.get(f"/a/{token}")
+    r = sign_in(c, token)
     assert r.status_code == 200 and model_text in r.text
     csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
     sid = re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1)

@@ -11,7 +11,6 @@ valid answer) is counted as coverage, never dropped from sight.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,8 @@ from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 Texts = tuple[str, str]  # (reference, hypothesis)
 # (spec, references, hypotheses) -> (LASER per hypothesis, None when unscored; run details)
 LaserScorer = Callable[[str, Sequence[str], Sequence[str]], tuple[list[float | None], dict[str, Any]]]
-METHODS = ("pearson", "spearman", "kendall")
+# Kendall's bootstrap costs ~10x Pearson's on a few hundred items; it is there when asked for
+METHODS = ("pearson", "spearman")
 
 
 @dataclass(frozen=True)
@@ -93,20 +93,28 @@ def judge_card(
     preferences: Sequence[Preference] | None = None,
     ratings: Sequence[Rating] | None = None,
     judges: Sequence[str] = ("default",),
-    laser: LaserScorer,
+    laser: LaserScorer | None = None,
     names: dict[str, str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = 0.95,
     seed: int = 0,
     split_halves: int = 1000,
     normalize: str = "basic",
+    methods: Sequence[str] = METHODS,
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
-    judge; ``names`` labels the human sets (e.g. by file) in the summary."""
+    judge (default: ``laser_scorer()``, the shipped rubric through ``run_laser``); ``names`` labels
+    the human sets (e.g. by file) in the summary; ``methods``: the correlations with ratings
+    (pearson, spearman, kendall; the first is the card's headline)."""
+    from voxjudge.stats.correlation import METHODS as KNOWN
+
+    if not methods or any(m not in KNOWN for m in methods):
+        raise ValueError(f"methods must be some of {', '.join(KNOWN)}, got {', '.join(methods) or 'none'}")
     if not preferences and not ratings:
         raise ValueError("a judge card needs human preferences, ratings, or both")
     preferences, ratings = list(preferences or ()), list(ratings or ())
+    laser = laser or laser_scorer()
     keys = unique_texts(preferences, ratings)
     metrics = classic_metrics(keys, normalize)
     for spec in judges:
@@ -123,11 +131,17 @@ def judge_card(
     if preferences:
         summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
     if ratings:
-        summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves)
+        summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
     runs = {m.name: m.run for m in metrics if m.run}
     if runs:
         summary["runs"] = runs
-    settings = {"judges": list(judges), **boot, "split_halves": split_halves, "normalize": normalize}
+    settings = {
+        "judges": list(judges),
+        **boot,
+        "split_halves": split_halves,
+        "normalize": normalize,
+        "methods": list(methods),
+    }
     return JudgeCard(settings, summary, metrics)
 
 
@@ -159,16 +173,18 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
     }
 
 
-def _ratings(ratings: list[Rating], metrics: list[Metric], boot: dict, name: str | None, splits: int) -> dict:
+def _ratings(
+    ratings: list[Rating], metrics: list[Metric], boot: dict, name: str | None, splits: int, methods: list[str]
+) -> dict:
     langs = sorted({r.lang for r in ratings if r.lang})
     subsets: list[tuple[str, list[Rating]]] = [("all", ratings)]
     if len(langs) > 1:
         subsets += [(lang, [r for r in ratings if r.lang == lang]) for lang in langs]
-    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "by_subset": {}}
+    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "methods": methods, "by_subset": {}}
     for subset, rows in subsets:
         cell: dict[str, Any] = {"items": len(rows), "by_metric": {}}
         for m in metrics:
-            cell["by_metric"][m.name] = _correlations(rows, m, boot, name)
+            cell["by_metric"][m.name] = _correlations(rows, m, boot, name, methods)
         if all(r.raters for r in rows):
             try:
                 cell["raters"] = split_half([r.raters for r in rows], n_splits=splits, seed=boot["seed"])
@@ -178,7 +194,7 @@ def _ratings(ratings: list[Rating], metrics: list[Metric], boot: dict, name: str
     return out
 
 
-def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -> dict[str, Any]:
+def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None, methods: list[str]) -> dict[str, Any]:
     from voxjudge.stats import AgreementUndefined, agreement
 
     pairs = [(m.goodness((r.reference, r.hypothesis)), r.score) for r in rows]
@@ -188,7 +204,7 @@ def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -
         found = agreement(
             [x for x, _ in kept],
             [h for _, h in kept],
-            METHODS,
+            methods,
             metric_name=m.name,
             human_name=name or "human",
             n_resamples=boot["resamples"],
@@ -200,46 +216,39 @@ def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None) -
     return {**cell, **{c.method: c.as_dict() for c in found}}
 
 
-def laser_scorer(
-    *,
-    rubric=None,
-    lang: str | None = None,
-    llm: Callable[[str], Any] | None = None,
-    llm_options: dict[str, Any] | None = None,
-    allow_rubric_mismatch: bool = False,
-    progress: Callable[[str], Any] | None = None,
-) -> LaserScorer:
-    """Score hypotheses with a LASER judge by spec: offline judges here; an LLM spec through
-    ``llm(spec)``, which builds the ``Judge`` (closed after its run). ``progress(spec)`` is a
-    context manager yielding a ``(done, total)`` callback or None."""
-    from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler
-    from voxjudge.asr.laser.scoring import score
-
-    rubric = rubric or LaserRubric.load()
+def laser_scorer(options=None, progress=None) -> LaserScorer:
+    """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
+    offline judges in this process, LLM specs built from ``options.llm`` and closed after their
+    run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
+    from voxjudge.asr.laser.run import run_laser
 
     def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
-        with progress(spec) if progress else nullcontext() as bar:
-            return _score(spec, refs, hyps, bar)
-
-    def _score(spec, refs, hyps, bar) -> tuple[list[float | None], dict[str, Any]]:
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        if is_offline(spec):
-            labeler, _ = offline_labeler(spec, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-            utterances = score(refs, hyps, ids, lang=lang, rubric=rubric, labeler=labeler, progress=bar)
-            return [u.laser for u in utterances], {}
-        if llm is None:
-            raise ValueError(f"judge {spec!r} is an LLM judge; pass llm= to build it")
-        from voxjudge.asr.laser.llm_judges import score_with_llm
-
-        judge = llm(spec)
-        try:
-            utterances, extra = judge.run(
-                score_with_llm(judge, refs, hyps, ids, rubric, lang=lang, progress=bar, **(llm_options or {}))
-            )
-            extra["usage"] = judge.meter.as_dict()
-        finally:
-            judge.close()
-        return [u.laser for u in utterances], extra
+        result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
+        details = {k: result.summary[k] for k in ("llm", "usage", "stopped") if result.summary.get(k) is not None}
+        return [u.laser for u in result.utterances], details
 
     return run
+
+
+def dry_run(
+    preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = (), judges: Sequence[str] = (), options=None
+) -> dict[str, Any]:
+    """What each LLM judge of a card would send and cost (``Judge.estimate``); nothing is sent."""
+    from dataclasses import replace
+
+    from voxjudge.asr.laser.judges import is_offline
+    from voxjudge.asr.laser.run import LaserOptions, run_laser
+
+    options = replace(options or LaserOptions(), dry_run=True)
+    keys = unique_texts(preferences, ratings)
+    refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
+    ids = [f"h{k + 1}" for k in range(len(keys))]
+    return {
+        "hypotheses": len(keys),
+        "judges": {
+            spec: run_laser(refs, hyps, ids, judge=spec, options=options).estimate
+            for spec in judges
+            if not is_offline(spec)
+        },
+    }

@@ -35,10 +35,11 @@ def register(groups) -> None:
     _add_ref_hyp(p, speakers=True)
     p.add_argument(
         "--unit",
-        default="word",
+        action="append",
         choices=["word", "char", "grapheme"],
-        help="unit of the count columns shown in the table; CER counts code points (char, jiwer-compatible) "
-        "unless 'grapheme' (extended grapheme clusters) is chosen",
+        help="unit to count, repeatable: word (WER, MER, WIL, WIP), char (CER by code point, jiwer-compatible), "
+        "grapheme (CER by extended grapheme cluster); only these are computed, and the table shows the first "
+        "one's counts (default: word and char)",
     )
     p.add_argument("--per-utterance", action="store_true", help="also report every utterance, in input order")
     p.add_argument("--by-speaker", action="store_true", help="add a per-speaker summary (speaker column or id prefix)")
@@ -96,12 +97,26 @@ def _add_ref_hyp(p, *, speakers: bool = False) -> None:
     add_text_options(p)
 
 
+def _metric_units(asked: list[str] | None) -> tuple[str, ...]:
+    """``--unit`` of ``asr metrics``: words and at most one character unit, in the order given."""
+    from voxjudge.errors import InputError
+
+    units = tuple(dict.fromkeys(asked or ("word", "char")))
+    if "char" in units and "grapheme" in units:
+        raise InputError("--unit char and --unit grapheme are two CERs: choose one")
+    return units
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     from voxjudge.asr.measures import compute_metrics
 
-    check_outputs(records=[args.out])
+    if args.out:  # (the writers' imports cost start-up time)
+        check_outputs(records=[args.out])
+    units = _metric_units(args.unit)
     paired = read_pair(args, args.ref, args.hyp)
-    char_unit = "grapheme" if args.unit == "grapheme" else "char"
+    # Per-utterance rows, and the hit/substitution/deletion/insertion split of the CER, cost as
+    # much as the counting: computed only when an output shows them.
+    per_utterance = bool(args.out or args.per_utterance or args.by_speaker)
     with progress_bar("scoring") as progress:
         result = compute_metrics(
             paired.references,
@@ -109,13 +124,14 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             paired.ids,
             normalizer=normalizer(args),
             split=args.split,
-            char_unit=char_unit,
+            char_unit="grapheme" if "grapheme" in units else "char",
+            units=tuple("word" if u == "word" else "char" for u in units),
+            per_utterance=per_utterance,
+            char_counts=per_utterance or args.json or units[0] != "word",
             progress=progress,
         )
     summary = result.summary()
-    # Per-utterance records cost as much as the counting; build them only when asked for.
-    wanted = args.out or args.per_utterance
-    utterances = result.per_utterance() if wanted else []
+    utterances = result.per_utterance() if per_utterance else []
     speakers = None
     if args.by_speaker:
         speakers = result.by_group(speaker_labels(paired.ids, paired.speakers, args.speaker_sep))
@@ -130,7 +146,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         return 0
     print(
         render_metrics(
-            summary, result, args.unit, args.ref, args.hyp, utterances if args.per_utterance else None, speakers
+            summary, result, units[0], args.ref, args.hyp, utterances if args.per_utterance else None, speakers
         )
     )
     return 0

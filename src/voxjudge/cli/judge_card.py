@@ -6,7 +6,7 @@ import argparse
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import check_outputs, print_json, progress_bar, write_all
-from voxjudge.cli.judge_options import add_judge_options, finish, make_judge
+from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
 
@@ -61,6 +61,16 @@ def register(cmds) -> None:
     )
     p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
     p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
+    p.add_argument(
+        "--methods",
+        default="pearson,spearman",
+        metavar="LIST",
+        help="correlations with --ratings, comma-separated from pearson, spearman, kendall; the first is shown "
+        "in the table (default: pearson,spearman)",
+    )
     p.add_argument("--split-halves", type=int, default=1000, metavar="N", help="raters' random splits (default: 1000)")
     add_bootstrap_options(p)
     add_judge_options(p, judge=None)
@@ -75,6 +85,12 @@ def register(cmds) -> None:
 def cmd_judge_card(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser.judges import is_offline
 
+    if args.dry_run:
+        from voxjudge.asr.judge_card import dry_run
+
+        prefs, ratings, judges, options, _ = card_options(args)
+        print_json(dry_run(prefs or (), ratings or (), judges, options))
+        return 0
     check_outputs(records=[args.out])
     card = card_from_args(args)
     write_all({args.out: card.records})
@@ -92,10 +108,10 @@ def cmd_judge_card(args: argparse.Namespace) -> int:
     )
 
 
-def card_from_args(args: argparse.Namespace):
-    """The judge card the options describe (the demo calls this too, so it shows what the command does)."""
-    from voxjudge.asr.judge_card import judge_card, laser_scorer
+def card_options(args: argparse.Namespace):
+    """The checked options: (preferences, ratings, judges, LASER options, card keyword arguments)."""
     from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.run import LaserOptions
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.asr.preference import read_preferences
     from voxjudge.asr.ratings import read_ratings
@@ -105,25 +121,36 @@ def card_from_args(args: argparse.Namespace):
     if args.split_halves < 1:
         raise InputError("--split-halves must be at least 1")
     boot = bootstrap_kwargs(args)
+    methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
+    if not methods or any(m not in ("pearson", "spearman", "kendall") for m in methods):
+        raise InputError(f"--methods takes pearson, spearman and/or kendall, comma-separated (got {args.methods!r})")
     get_normalizer(args.normalize)  # an unknown preset fails before any work
-    rubric = LaserRubric.load(args.rubric)
+    options = LaserOptions(
+        lang=args.lang,
+        rubric=LaserRubric.load(args.rubric),
+        allow_rubric_mismatch=args.allow_rubric_mismatch,
+        mode=args.mode,
+        batch_size=args.batch_size,
+        prefilter=not args.no_prefilter,
+        llm=judge_options(args),
+    )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
     ratings = read_ratings(args.ratings, column=args.ratings_col) if args.ratings else None
-    scorer = laser_scorer(
-        rubric=rubric,
-        lang=args.lang,
-        llm=lambda spec: make_judge(args, spec),
-        llm_options={"mode": args.mode, "batch_size": args.batch_size, "prefilter": not args.no_prefilter},
-        allow_rubric_mismatch=args.allow_rubric_mismatch,
-        progress=lambda spec: progress_bar(f"LASER {spec}: labelling word pairs"),
-    )
-    return judge_card(
-        preferences=prefs,
-        ratings=ratings,
-        judges=list(dict.fromkeys(args.judges or ["default"])),
-        laser=scorer,
-        names={"preferences": args.preferences, "ratings": args.ratings},
-        split_halves=args.split_halves,
-        normalize=args.normalize,
+    judges = list(dict.fromkeys(args.judges or ["default"]))
+    card = {
+        "names": {"preferences": args.preferences, "ratings": args.ratings},
+        "split_halves": args.split_halves,
+        "normalize": args.normalize,
+        "methods": methods,
         **boot,
-    )
+    }
+    return prefs, ratings, judges, options, card
+
+
+def card_from_args(args: argparse.Namespace):
+    """The judge card the options describe (the demo calls this too, so it shows what the command does)."""
+    from voxjudge.asr.judge_card import judge_card, laser_scorer
+
+    prefs, ratings, judges, options, card = card_options(args)
+    scorer = laser_scorer(options, progress=progress_bar)
+    return judge_card(preferences=prefs, ratings=ratings, judges=judges, laser=scorer, **card)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from voxjudge.errors import InputError
 
 TASK_HELP = (
     "asr-sentence (count major/minor/no-penalty errors per sentence pair, LASER rubric), asr-pairs (label "
     "aligned word pairs), breaks (rate a phrase-break annotation 1-5), pairwise (A/B per C1-C4 and overall), "
-    "rank (top three of N candidates)"
+    "rank (top three of N candidates), mos (ITU-T P.800 ACR 1-5 listening test with training, must-listen, gold "
+    "screening)"
 )
+TASK_NAMES = ["asr-sentence", "asr-pairs", "breaks", "pairwise", "rank", "mos"]
 
 
 def register(groups) -> None:
@@ -19,9 +22,7 @@ def register(groups) -> None:
 
     p = cmds.add_parser("init", help="create a study in DIR from items in the evaluators' formats")
     p.add_argument("dir", help="study folder (holds studio.db unless --db is given)")
-    p.add_argument(
-        "--task", required=True, choices=["asr-sentence", "asr-pairs", "breaks", "pairwise", "rank"], help=TASK_HELP
-    )
+    p.add_argument("--task", required=True, choices=TASK_NAMES, help=TASK_HELP)
     p.add_argument(
         "--items",
         required=True,
@@ -30,7 +31,29 @@ def register(groups) -> None:
     p.add_argument("--hyp", help="asr-sentence: hypothesis file matched to --items (the references)")
     p.add_argument("--ids", action="store_true", help="asr-sentence text files are Kaldi 'id text'")
     p.add_argument("--per-item", type=int, default=3, help="annotators per item (default: 3)")
-    p.add_argument("--gold", help="JSONL of {id, answer}: items with a known answer, shown to everyone")
+    p.add_argument(
+        "--gold",
+        help='JSONL of {id, answer}: items with a known answer, shown to everyone (mos: {"id": ..., "answer": '
+        '{"score": [1, 2]}} lists the acceptable scores)',
+    )
+    p.add_argument(
+        "--training",
+        help="mos: clips rated first by everyone and never counted (same format as --items; optional 'expected' "
+        "score and 'explain' text are shown as feedback)",
+    )
+    p.add_argument(
+        "--min-gold",
+        type=float,
+        help="share of gold items a rater must get right to be kept in the results (default: 1.0 for mos, "
+        "0 = no screening otherwise)",
+    )
+    p.add_argument(
+        "--overlap",
+        type=float,
+        default=0.1,
+        help="share of items rated twice before any other item is rated once, so agreement shows early (default: 0.1)",
+    )
+    p.add_argument("--audio-root", help="folder all audio must lie under (default: the --items file's folder)")
     p.add_argument("--repeats", type=int, default=0, help="items each annotator sees twice (self-consistency)")
     p.add_argument(
         "--order-seed", dest="seed", type=int, default=0, help="seed for item order and A/B order (default: 0)"
@@ -46,9 +69,32 @@ def register(groups) -> None:
     p.add_argument("--db", help="database URL (default: DIR/studio.db)")
     p.set_defaults(func=cmd_invite)
 
-    p = cmds.add_parser("serve", help="run the web app")
+    p = cmds.add_parser(
+        "serve",
+        help="run the web app",
+        description="Serves 127.0.0.1 only unless --host and --public say otherwise. For people on other machines "
+        "put a TLS proxy in front and pass --behind-proxy --allowed-host NAME, e.g.\n"
+        "  voxjudge studio serve study --behind-proxy --allowed-host studio.example.org",
+    )
     p.add_argument("dir")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    p.add_argument(
+        "--public", action="store_true", help="allow --host beyond loopback (plain HTTP: prefer a TLS proxy)"
+    )
+    p.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="a TLS proxy in front sends X-Forwarded-Proto (and X-Forwarded-Host): trust them for the Secure "
+        "cookie and the same-origin check",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="host name people use to reach the app (repeatable; loopback names are always allowed)",
+    )
+    p.add_argument("--session-hours", type=float, default=12.0, help="sign-in lifetime (default: 12)")
     p.add_argument("--port", type=int, default=8750)
     p.add_argument("--db", help="database URL (default: DIR/studio.db)")
     p.add_argument("--results", help="a voxjudge results file: the admin page shows its agreement with the humans")
@@ -59,6 +105,7 @@ def register(groups) -> None:
     p.add_argument("dir")
     p.add_argument("--out", required=True, help="output file (.tsv/.csv/.jsonl; pairwise and rank: .jsonl)")
     p.add_argument("--format", choices=["tsv", "csv", "jsonl"], help="default: by the --out suffix")
+    p.add_argument("--systems", help="mos: also write MOS per system with 95%% CIs (id = system) to this file")
     p.add_argument("--db", help="database URL (default: DIR/studio.db)")
     p.set_defaults(func=cmd_export)
 
@@ -85,13 +132,17 @@ def cmd_init(args: argparse.Namespace) -> int:
         hyp=args.hyp,
         ids=args.ids,
         gold=args.gold,
+        training=args.training,
         repeats=args.repeats,
         seed=args.seed,
+        overlap=args.overlap,
+        min_gold=args.min_gold,
+        audio_root=args.audio_root,
         db=args.db,
     )
     print(
         f"study {args.dir}: task {info['task']}, {info['items']} items, {info['per_item']} annotators per item, "
-        f"{info['gold']} gold, {info['repeats']} repeats per annotator"
+        f"{info['gold']} gold, {info['training']} training, {info['repeats']} repeats per annotator"
     )
     print(f"next: voxjudge studio invite {args.dir} --annotator NAME")
     return 0
@@ -101,8 +152,10 @@ def cmd_invite(args: argparse.Namespace) -> int:
     _need_extra()
     from voxjudge.studio.study import invite
 
-    token = invite(args.dir, args.annotator, admin=args.admin, db=args.db)
+    token, warning = invite(args.dir, args.annotator, admin=args.admin, db=args.db)
     print(f"{args.base_url.rstrip('/')}/{'admin' if args.admin else 'a'}/{token}")
+    if warning:
+        print(f"note: {warning}", file=sys.stderr)
     return 0
 
 
@@ -113,10 +166,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from voxjudge.studio.app import create_app
     from voxjudge.studio.study import open_store
 
+    loopback = args.host in ("127.0.0.1", "localhost", "::1") or args.host.startswith("127.")
+    if not loopback and not args.public:
+        raise InputError(
+            f"--host {args.host} makes the studio reachable from other machines; add --public to confirm "
+            "(better: keep 127.0.0.1 and put a TLS proxy in front, with --behind-proxy)"
+        )
+    wildcard = args.host in ("0.0.0.0", "::", "")
+    allowed = list(args.allowed_host) + ([] if loopback or wildcard else [args.host])
+    if not loopback and not allowed:
+        raise InputError(f"--host {args.host}: name the host people will use with --allowed-host NAME")
     store = open_store(args.dir, args.db)
-    app = create_app(store, results=args.results, metric_col=args.metric_col)
+    app = create_app(
+        store,
+        results=args.results,
+        metric_col=args.metric_col,
+        behind_proxy=args.behind_proxy,
+        allowed_hosts=allowed,
+        session_hours=args.session_hours,
+    )
+    if not loopback:
+        print(
+            f"warning: serving on {args.host}, reachable from other machines over plain HTTP: answers and sign-in "
+            "links cross the network unencrypted unless a TLS proxy is in front (--behind-proxy)",
+            file=sys.stderr,
+        )
     print(f"voxjudge studio on http://{args.host}:{args.port} (Ctrl-C stops)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", proxy_headers=False)
     return 0
 
 
@@ -124,9 +200,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     _need_extra()
     from voxjudge.studio.study import export_study
 
-    s = export_study(args.dir, args.out, fmt=args.format, db=args.db)
-    print(
-        f"wrote {s['written']} of {s['items']} items to {args.out}"
-        + (f"; {len(s['unresolved'])} without agreement: {', '.join(s['unresolved'][:5])}" if s["unresolved"] else "")
-    )
+    s = export_study(args.dir, args.out, fmt=args.format, db=args.db, systems=args.systems)
+    from voxjudge.cli.views import render_studio_export
+
+    print(render_studio_export(s, args.out, args.systems))
     return 0

@@ -11,6 +11,8 @@ from typing import Any
 
 def display_width(text: str) -> int:
     """Terminal cells for ``text`` (code points for control characters, which wcwidth rejects)."""
+    if text.isascii() and text.isprintable():
+        return len(text)  # one cell each; skips importing wcwidth (most of a small table's time)
     from wcwidth import wcswidth
 
     width = wcswidth(text)

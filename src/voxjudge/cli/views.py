@@ -21,56 +21,61 @@ def _num(v) -> str:
 
 
 def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
+    """The ``asr metrics`` tables: the rates of the units counted, and ``unit``'s counts."""
     from voxjudge.cli.tables import Table
 
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
+    rates = [k for k in ("wer", "cer", "mer", "wil", "wip") if k in summary]
     table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
-    for col in ("WER", "CER", "MER", "WIL", "WIP"):
-        table.add_column(col, justify="right")
+    for col in rates:
+        table.add_column(col.upper(), justify="right")
     for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
         table.add_column(col, justify="right")
     table.add_row(
-        *(fmt_rate(summary[k]) for k in ("wer", "cer", "mer", "wil", "wip")),
+        *(fmt_rate(summary[k]) for k in rates),
         *(str(v) for v in (counts.ref_len, counts.hits, counts.substitutions, counts.deletions, counts.insertions)),
     )
-    con = console()
-    with con.capture() as cap:
-        con.print(table)
-        if speakers:
-            st = Table(title="Per speaker (corpus level within each speaker)")
-            for col in ("speaker", "utts", "ref words", "WER", "CER", "sub", "del", "ins"):
-                st.add_column(col, justify="left" if col == "speaker" else "right")
-            for name, s in speakers.items():
-                st.add_row(
-                    name,
-                    str(s["utterances_count"]),
-                    str(s["ref_words"]),
-                    fmt_rate(s["wer"]),
-                    fmt_rate(s["cer"]),
-                    str(s["substitutions"]),
-                    str(s["deletions"]),
-                    str(s["insertions"]),
-                )
-            con.print(st)
-        if utterances:
-            ut = Table(title="Per utterance (input order)")
-            for col in ("id", "ref words", "WER", "CER", "hits", "sub", "del", "ins"):
-                ut.add_column(col, justify="left" if col == "id" else "right")
-            for u in utterances:
-                ut.add_row(
-                    u["id"],
-                    str(u["ref_words"]),
-                    fmt_rate(u["wer"]),
-                    fmt_rate(u["cer"]),
-                    *(str(u[k]) for k in _COUNT_KEYS),
-                )
-            con.print(ut)
-        con.print(
-            f"normalize={summary['normalize']}  split={summary['split']}  CER unit={summary['cer_unit']}  "
-            "(corpus level = errors summed over utterances / reference units)"
-        )
-    return cap.get().rstrip("\n")
+    # Plain text, no rich: the tables are laid out already, and importing rich cost more than
+    # rendering (asr metrics is timed as a whole process).
+    out = [table.render()]
+    words = "wer" in summary
+    shown = [k for k in ("wer", "cer") if k in summary]
+    if speakers:
+        st = Table(title="Per speaker (corpus level within each speaker)")
+        cols = ["speaker", "utts", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "sub", "del", "ins"):
+            st.add_column(col, justify="left" if col == "speaker" else "right")
+        for name, s in speakers.items():
+            prefix = "" if words else "char_"
+            st.add_row(
+                name,
+                str(s["utterances_count"]),
+                str(s["ref_words"] if words else s["ref_chars"]),
+                *(fmt_rate(s[k]) for k in shown),
+                *(str(s[prefix + k]) for k in ("substitutions", "deletions", "insertions")),
+            )
+        out.append(st.render())
+    if utterances:
+        ut = Table(title="Per utterance (input order)")
+        cols = ["id", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "hits", "sub", "del", "ins"):
+            ut.add_column(col, justify="left" if col == "id" else "right")
+        prefix = "" if words else "char_"
+        for u in utterances:
+            ut.add_row(
+                u["id"],
+                str(u["ref_words"] if words else u["ref_chars"]),
+                *(fmt_rate(u[k]) for k in shown),
+                *(str(u[prefix + k]) for k in _COUNT_KEYS),
+            )
+        out.append(ut.render())
+    cer_unit = f"  CER unit={summary['cer_unit']}" if "cer_unit" in summary else ""
+    out.append(
+        f"normalize={summary['normalize']}  split={summary['split']}{cer_unit}  "
+        "(corpus level = errors summed over utterances / reference units)"
+    )
+    return "\n".join(out)
 
 
 def _bootstrap_p(p: float, resamples: int) -> str:
@@ -372,8 +377,10 @@ def render_judge_card(s: dict) -> str:
         ci = "" if cell["ci_low"] is None else f" [{100 * cell['ci_low']:.1f}, {100 * cell['ci_high']:.1f}]"
         return f"{100 * cell['agreement']:.1f}{mark}{ci}"
 
+    method = ratings["methods"][0] if ratings else "pearson"
+
     def corr(cell: dict, mark: str) -> str:
-        return correlation_text(cell["pearson"]) + mark if "pearson" in cell else correlation_text(cell)
+        return correlation_text(cell[method]) + mark if method in cell else correlation_text(cell)
 
     subsets = list(ratings["by_subset"]) if ratings else []
     t = Table(title=f"Judge card: agreement with people ({level} bootstrap CI)")
@@ -383,7 +390,7 @@ def render_judge_card(s: dict) -> str:
         for name, n in prefs["levels"].items():
             t.add_column(f"prefer {name} (n={n})", justify="right")
     if ratings:
-        t.add_column(f"ratings Pearson r (n={ratings['by_subset']['all']['items']})", justify="right")
+        t.add_column(f"ratings {method.title()} (n={ratings['by_subset']['all']['items']})", justify="right")
     for n in names:
         c = s["coverage"][n]
         mark = "*" if n in partial else ""
@@ -402,7 +409,7 @@ def render_judge_card(s: dict) -> str:
             con.print(line)
         con.print(t)
         if len(subsets) > 1:
-            by = Table(title=f"Ratings by language: Pearson r ({level} bootstrap CI)")
+            by = Table(title=f"Ratings by language: {method.title()} ({level} bootstrap CI)")
             by.add_column("metric")
             for sub in subsets[1:]:
                 by.add_column(f"{sub} (n={ratings['by_subset'][sub]['items']})", justify="right")
@@ -423,11 +430,13 @@ def render_judge_card(s: dict) -> str:
                 f"scores both alike, or people split evenly: {splits} triplet{'' if splits == 1 else 's'} here)"
             )
         if ratings:
-            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses; r = Pearson"
+            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
+            if method != "pearson" or len(ratings["methods"]) > 1:
+                note += f" ({', '.join(ratings['methods'])} in --json)"
             if raters and "ceiling" in raters:
                 note += (
-                    f"; raters' ceiling = sqrt(split-half reliability) ({raters['raters_per_item'][1]} raters, "
-                    f"halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
+                    f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
+                    f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
                 )
             con.print(note)
         con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
@@ -436,3 +445,27 @@ def render_judge_card(s: dict) -> str:
 
 def fmt_cover(scored: int, total: int) -> str:
     return "100%" if scored == total else f"{100 * scored / total:.1f}%"
+
+
+def render_studio_export(s: dict, out: str, systems: str | None = None) -> str:
+    """``studio export``: how much of the study the file covers (partial mid-study), who was dropped, MOS."""
+    lines = [
+        f"wrote {s['written']} of {s['items']} items to {out} ({s['answered']} of {s['items']} items had answers"
+        + (
+            "; the study is not complete: evaluators read it as partial human data)"
+            if s["answered"] < s["items"]
+            else ")"
+        )
+    ]
+    if s["unresolved"]:
+        lines.append(f"{len(s['unresolved'])} without agreement: {', '.join(s['unresolved'][:5])}")
+    for name, reason in (s.get("dropped") or {}).items():
+        lines.append(f"dropped rater {name}: {reason}")
+    if s.get("systems"):
+        lines.append("MOS per system (95% CI, ratings):")
+        for name, m in s["systems"].items():
+            ci = "" if m["ci_low"] is None else f" [{m['ci_low']:.2f}, {m['ci_high']:.2f}]"
+            lines.append(f"  {name or '(none)'}: {m['mos']:.2f}{ci} n={m['n']}")
+        if systems:
+            lines.append(f"per-system table written to {systems}")
+    return "\n".join(lines)

@@ -1,19 +1,22 @@
-"""Reading and writing utterance texts and result records."""
+"""Reading and writing utterance texts and result records.
 
-from voxjudge.io.join import Joined, JoinSide, join_by_id
-from voxjudge.io.matching import Paired, pair_texts
-from voxjudge.io.readers import FORMATS, TextRecord, TextSet, read_texts
-from voxjudge.io.writers import write_records
+Names load on first use: reading a text file (every ``asr metrics`` run) never imports the
+writers' tempfile/hashlib machinery."""
 
-__all__ = [
-    "FORMATS",
-    "JoinSide",
-    "Joined",
-    "Paired",
-    "join_by_id",
-    "TextRecord",
-    "TextSet",
-    "pair_texts",
-    "read_texts",
-    "write_records",
-]
+from voxjudge._lazy import lazy_exports
+
+_EXPORTS = {
+    "JoinSide": "voxjudge.io.join",
+    "Joined": "voxjudge.io.join",
+    "join_by_id": "voxjudge.io.join",
+    "Paired": "voxjudge.io.matching",
+    "pair_texts": "voxjudge.io.matching",
+    "FORMATS": "voxjudge.io.readers",
+    "TextRecord": "voxjudge.io.readers",
+    "TextSet": "voxjudge.io.readers",
+    "read_texts": "voxjudge.io.readers",
+    "write_records": "voxjudge.io.writers",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -22,6 +22,7 @@ LEVELS = {
     "asr-sentence": {"laser": "interval"},
     "asr-pairs": {"error_type": "nominal", "tier": "ordinal"},
     "breaks": {"score": "ordinal"},
+    "mos": {"score": "ordinal"},
     "pairwise": {"C1": "ordinal", "C2": "ordinal", "C3": "ordinal", "C4": "ordinal", "overall": "ordinal"},
     "rank": {"top1": "nominal", "top3": "nominal"},
 }
@@ -173,6 +174,6 @@ def human_consensus(task: str, answers: list[dict], payloads: dict[str, dict], c
             xs = [v[dim] for v in vals if v.get(dim) is not None]
             if not xs:
                 continue
-            merged[dim] = float(np.mean(xs)) if level in ("interval",) or task == "breaks" else plurality(xs)
+            merged[dim] = float(np.mean(xs)) if level in ("interval",) or task in ("breaks", "mos") else plurality(xs)
         out[uid] = merged
     return out

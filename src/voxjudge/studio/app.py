@@ -1,15 +1,24 @@
 """The studio web app (Starlette + Jinja2). Pages work without JavaScript; the small script
 served from /static adds keyboard shortcuts and audio controls.
 
-A personal link ``/a/TOKEN`` (or ``/admin/TOKEN``) is exchanged for an HttpOnly, SameSite=Strict
-cookie and the token leaves the address bar. Every form carries a CSRF token bound to the
-person; audio is served by id, and only for items of the person asking.
+Signing in: a personal link ``/a/TOKEN`` (or ``/admin/TOKEN``) starts a server-side session whose
+random id (never the token) goes into an HttpOnly, SameSite=Strict cookie, ``Secure`` over HTTPS.
+The link signs in directly only when the browser says the navigation is the person's own (typed,
+pasted, bookmarked: ``Sec-Fetch-Site: none``) or comes from this app; any other arrival (a link on
+another site, an old browser) gets a confirm page first, so a page elsewhere cannot swap a
+signed-in annotator into another account. Every sign-in starts a new session and ends the
+browser's previous one; sessions expire, and sign-out ends them.
+
+Every response (pages, audio, static files, errors) passes one guard: the Host must be one the
+app was started for (DNS rebinding), and it carries the CSP, ``nosniff`` and no-store headers.
+Every form carries a CSRF token bound to the session; cross-origin posts are refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import uuid
 from importlib import resources
 from typing import Any
@@ -17,28 +26,114 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from voxjudge.studio import prompts, tasks
+from voxjudge.studio import media, prompts, tasks
 from voxjudge.studio.flow import Flow, NotYours
+
+log = logging.getLogger("voxjudge.studio")
 
 ANNOTATOR_COOKIE = "vj_a"
 ADMIN_COOKIE = "vj_admin"
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-    "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "media-src 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",  # "no-referrer" would make browsers send Origin: null on our own forms
     "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
 }
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+MAX_ID = 2**31 - 1  # PostgreSQL INTEGER; SQLite would take more, but no study has that many rows
 
 
-def create_app(store, *, results: str | None = None, metric_col: str | None = None) -> Starlette:
+class IdConvertor(Convertor):
+    """Path integers that fit the database's integer columns; longer ones match no route (404)."""
+
+    regex = "[0-9]{1,9}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(int(value))
+
+
+register_url_convertor("id", IdConvertor())
+
+
+def host_name(host: str) -> str:
+    """The host part of a Host header (no port, no IPv6 brackets), lower-cased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class Guard:
+    """ASGI middleware: refuse unknown Host headers; add the security headers to every response."""
+
+    def __init__(self, app, allowed_hosts: set[str], behind_proxy: bool):
+        self.app = app
+        self.allowed = {h.lower() for h in allowed_hosts}
+        self.behind_proxy = behind_proxy
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = Headers(scope=scope)
+        secure = scheme_of(scope, headers, self.behind_proxy) == "https"
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                h = MutableHeaders(scope=message)
+                for k, v in SECURITY_HEADERS.items():
+                    h[k] = v
+                if "cache-control" not in h:
+                    h["Cache-Control"] = "no-store"
+                if secure:
+                    h["Strict-Transport-Security"] = "max-age=31536000"
+            await send(message)
+
+        host = host_name(public_host(headers, self.behind_proxy))
+        if host not in self.allowed:
+            resp = PlainTextResponse(f"unknown host {host!r}: add it to the app's allowed hosts", status_code=400)
+            return await resp(scope, receive, with_headers)
+        return await self.app(scope, receive, with_headers)
+
+
+def scheme_of(scope, headers: Headers, behind_proxy: bool) -> str:
+    """http or https as the browser sees it: the proxy's X-Forwarded-Proto only when told to trust it."""
+    if behind_proxy and headers.get("x-forwarded-proto"):
+        return headers["x-forwarded-proto"].split(",")[0].strip().lower()
+    return scope.get("scheme", "http")
+
+
+def public_host(headers: Headers, behind_proxy: bool) -> str:
+    if behind_proxy and headers.get("x-forwarded-host"):
+        return headers["x-forwarded-host"].split(",")[0].strip()
+    return headers.get("host", "")
+
+
+def create_app(
+    store,
+    *,
+    results: str | None = None,
+    metric_col: str | None = None,
+    behind_proxy: bool = False,
+    allowed_hosts: list[str] | None = None,
+    session_hours: float = 12.0,
+):
+    """The ASGI app. ``allowed_hosts``: host names people use to reach it (loopback names are always
+    allowed); ``behind_proxy``: trust X-Forwarded-Proto/-Host from a TLS proxy in front."""
     from voxjudge.studio.admin import AdminView
+    from voxjudge.studio.instructions import for_people
 
     flow = Flow(store)
     secret = store.setting("secret").encode()
@@ -48,56 +143,157 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
 
         metric = read_metric(flow.task, results, metric_col)
     admin_view = AdminView(store, metric)
+    guide = for_people(flow.task, flow.config)
     env = Environment(loader=PackageLoader("voxjudge.studio", "templates"), autoescape=select_autoescape(["html"]))
     static_dir = str(resources.files("voxjudge.studio").joinpath("static"))
 
     def page(template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        html = env.get_template(template).render(**ctx)
-        return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+        return HTMLResponse(env.get_template(template).render(**ctx), status_code=status)
+
+    def mac(purpose: str, value: str) -> str:
+        return hmac.new(secret, f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()
 
     def csrf_for(who) -> str:
-        return hmac.new(secret, f"csrf:{who.token_hash}".encode(), hashlib.sha256).hexdigest()
+        return mac("csrf", who.session_hash)
+
+    def https(request: Request) -> bool:
+        return scheme_of(request.scope, request.headers, behind_proxy) == "https"
+
+    def origin_of(request: Request) -> str:
+        return (
+            f"{scheme_of(request.scope, request.headers, behind_proxy)}://{public_host(request.headers, behind_proxy)}"
+        )
 
     async def person(request: Request, admin: bool = False):
-        token = request.cookies.get(ADMIN_COOKIE if admin else ANNOTATOR_COOKIE)
-        who = await run_in_threadpool(store.who, token)
+        sid = request.cookies.get(ADMIN_COOKIE if admin else ANNOTATOR_COOKIE)
+        who = await run_in_threadpool(store.session, sid)
         if who is None or bool(who.is_admin) != admin:
             return None
         return who
 
     def denied() -> HTMLResponse:
         return page(
-            "message.html", 403, title="Not signed in", message="Open the personal link you were given to start."
+            "message.html",
+            403,
+            title="Not signed in",
+            message="Open the personal link you were given to start (a session ends after "
+            f"{session_hours:g} hours or when you sign out).",
         )
 
-    def same_origin(request: Request) -> bool:
+    def cross_site(request: Request, strict: bool = False) -> str | None:
+        """Why a POST is refused: sent from another origin (None: from our own page). Without an
+        Origin header a form is accepted only when not ``strict`` (its CSRF token then decides)."""
+        site = request.headers.get("sec-fetch-site")
+        if site is not None and site != "same-origin":
+            return f"sent from another site ({site})"
         origin = request.headers.get("origin")
-        return origin is None or origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin is None:
+            return "no Origin header" if strict and site is None else None
+        if origin == origin_of(request):
+            return None
+        if host_name(origin.split("://", 1)[-1]) == host_name(public_host(request.headers, behind_proxy)):
+            log.warning(
+                "studio: a form from %s reached the app as %s: behind a TLS proxy, start the app with "
+                "behind_proxy and have the proxy send X-Forwarded-Proto",
+                origin,
+                origin_of(request),
+            )
+            return "served over another scheme than the app sees (a TLS proxy the app was not told about?)"
+        return "sent from another site"
 
-    def login(cookie: str, target: str):
+    def expired(reason: str) -> HTMLResponse:
+        log.info("studio: refused a form: %s", reason)
+        return page("message.html", 403, title="Form expired", message="Reload the page and answer again.")
+
+    def begin(request: Request, who, cookie: str) -> Response:
+        async def go() -> Response:
+            sid = await run_in_threadpool(store.start_session, who.pk, session_hours, request.cookies.get(cookie))
+            if cookie == ADMIN_COOKIE:
+                target = "/admin"
+            else:
+                target = "/next" if who.intro_at is not None else "/intro"
+            resp = RedirectResponse(target, status_code=303)
+            resp.set_cookie(
+                cookie,
+                sid,
+                max_age=int(session_hours * 3600),
+                httponly=True,
+                samesite="strict",
+                secure=https(request),
+                path="/",
+            )
+            return resp
+
+        return go
+
+    def login(cookie: str):
         async def handler(request: Request) -> Response:
             token = request.path_params["token"]
             who = await run_in_threadpool(store.who, token)
             if who is None or bool(who.is_admin) != (cookie == ADMIN_COOKIE):
                 return page("message.html", 403, title="Unknown link", message="This link is not valid (any more).")
-            resp = RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
-            resp.set_cookie(cookie, token, httponly=True, samesite="strict", path="/")
-            return resp
+            confirm = mac("login", who.token_hash)
+            if request.method == "POST":
+                form = await request.form()
+                why = cross_site(request, strict=True) or (
+                    None if hmac.compare_digest(str(form.get("confirm", "")), confirm) else "bad confirm token"
+                )
+                if why:
+                    return expired(why)
+                return await begin(request, who, cookie)()
+            if request.headers.get("sec-fetch-site") in ("none", "same-origin"):
+                return await begin(request, who, cookie)()
+            current = await person(request, admin=cookie == ADMIN_COOKIE)
+            return page(
+                "confirm.html",
+                who=who,
+                current=current if current is not None and current.pk != who.pk else None,
+                confirm=confirm,
+                action=request.url.path,
+            )
 
         return handler
 
+    async def signout(request: Request) -> Response:
+        form = await request.form()
+        resp = page("message.html", title="Signed out", message="Open your personal link to sign in again.")
+        for cookie, admin in ((ANNOTATOR_COOKIE, False), (ADMIN_COOKIE, True)):
+            who = await person(request, admin=admin)
+            if (
+                who is not None
+                and not cross_site(request)
+                and hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who))
+            ):
+                await run_in_threadpool(store.end_session, request.cookies.get(cookie))
+                resp.delete_cookie(cookie, path="/", httponly=True, samesite="strict", secure=https(request))
+        return resp
+
     async def home(request: Request) -> Response:
         return page("message.html", title="voxjudge studio", message="Open the personal link you were given.")
+
+    async def intro(request: Request) -> Response:
+        who = await person(request)
+        if who is None:
+            return denied()
+        if request.method == "POST":
+            form = await request.form()
+            if cross_site(request) or not hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who)):
+                return expired(cross_site(request) or "bad csrf")
+            await run_in_threadpool(store.mark_intro, who.pk)
+            return RedirectResponse("/next", status_code=303)
+        return page("intro.html", g=guide, name=who.name, csrf=csrf_for(who), started=who.intro_at is not None)
 
     async def next_item(request: Request) -> Response:
         who = await person(request)
         if who is None:
             return denied()
+        if who.intro_at is None:
+            return RedirectResponse("/intro", status_code=303)
         seq = await run_in_threadpool(flow.next_seq, who.pk)
         if seq is None:
             prog = await run_in_threadpool(flow.progress, who.pk)
-            return page("done.html", name=who.name, progress=prog)
-        return RedirectResponse(f"/item/{seq}", status_code=303, headers=SECURITY_HEADERS)
+            return page("done.html", name=who.name, progress=prog, csrf=csrf_for(who))
+        return RedirectResponse(f"/item/{seq}", status_code=303)
 
     async def show(request: Request, error: str | None = None, status: int = 200, draft=None) -> Response:
         who = await person(request)
@@ -119,11 +315,15 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
             has_next=seq < prog["assigned_max"],
             csrf=csrf_for(who),
             submission_id=uuid.uuid4().hex,
+            g=guide,
             messages=prompts.model_prompt(view.task, view.payload),
-            note_text=prompts.HUMAN_NOTES[view.task],
+            diff=prompts.aligned(view.payload) if view.task == "asr-sentence" else None,
             error_types=prompts.error_types() if view.task == "asr-pairs" else [],
             dims=flow.config.get("dimensions", []),
             dim_names=prompts.dimension_names() if view.task in ("pairwise", "rank") else {},
+            acr=tasks.ACR,
+            must_listen=flow.must_listen,
+            feedback=bool(request.query_params.get("feedback")) and view.status == "answered",
             error=error,
         )
 
@@ -132,12 +332,20 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
         if who is None:
             return denied()
         form = await request.form()
-        if not same_origin(request) or not hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who)):
-            return page("message.html", 403, title="Form expired", message="Reload the page and answer again.")
+        why = cross_site(request) or (
+            None if hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who)) else "bad csrf token"
+        )
+        if why:
+            return expired(why)
         seq = request.path_params["seq"]
-        fields = {k: v for k, v in form.items() if k not in ("csrf", "submission_id", "action", "flag", "note")}
+        skip_fields = ("csrf", "submission_id", "action", "flag", "note", "version", "go")
+        fields = {k: v for k, v in form.items() if k not in skip_fields}
         try:
-            await run_in_threadpool(
+            base = int(str(form.get("version", "0")))
+        except ValueError:
+            base = -1
+        try:
+            outcome = await run_in_threadpool(
                 flow.submit,
                 who.pk,
                 seq,
@@ -146,42 +354,94 @@ def create_app(store, *, results: str | None = None, metric_col: str | None = No
                 fields=fields,
                 flag=form.get("flag") == "on",
                 note=str(form.get("note", "")),
+                base_version=base,
             )
         except NotYours:
             return page("message.html", 404, title="No such item", message="This item is not in your list.")
         except tasks.AnswerError as e:
             return await show(request, error=str(e), status=422, draft=fields)
-        return RedirectResponse(
-            "/next" if form.get("go") != "stay" else f"/item/{seq}", status_code=303, headers=SECURITY_HEADERS
-        )
+        if outcome == "stale":
+            return page(
+                "message.html",
+                409,
+                title="Changed meanwhile",
+                message="This answer was saved from a newer page (another window, or a later edit); the newer "
+                "answer is kept. Open the item again to change it.",
+                link=f"/item/{seq}",
+            )
+        view = await run_in_threadpool(flow.view, who.pk, seq)
+        if view.role == "training" and view.expected and form.get("action") != "skip":
+            return RedirectResponse(f"/item/{seq}?feedback=1", status_code=303)
+        return RedirectResponse("/next" if form.get("go") != "stay" else f"/item/{seq}", status_code=303)
 
     async def item(request: Request) -> Response:
         return await (submit(request) if request.method == "POST" else show(request))
 
-    async def audio_file(request: Request) -> Response:
-        who = await person(request) or await person(request, admin=True)
+    def send_audio(found) -> Response:
+        if found is None or isinstance(found, str):
+            if isinstance(found, str):
+                log.warning("studio: audio not served: %s", found)
+            return PlainTextResponse("not found", status_code=404)
+        path, kind = found
+        # the type is the sniffed kind's, never the file name's
+        return FileResponse(path, media_type=media.CONTENT_TYPES[kind], headers={"Cache-Control": "no-store"})
+
+    async def clip(request: Request) -> Response:
+        who = await person(request)
         if who is None:
-            return Response("not signed in", status_code=403)
-        path = await run_in_threadpool(flow.audio_path, who, request.path_params["pk"])
-        if path is None:
-            return Response("not found", status_code=404)
-        return FileResponse(path, headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "private"})
+            return PlainTextResponse("not signed in", status_code=403)
+        found = await run_in_threadpool(flow.clip, who.pk, request.path_params["seq"], request.path_params["slot"])
+        return send_audio(found)
+
+    async def admin_audio(request: Request) -> Response:
+        who = await person(request, admin=True)
+        if who is None:
+            return PlainTextResponse("not signed in", status_code=403)
+        return send_audio(await run_in_threadpool(flow.audio_file, request.path_params["pk"]))
 
     async def admin(request: Request) -> Response:
         who = await person(request, admin=True)
         if who is None:
             return denied()
         summary = await run_in_threadpool(admin_view.summary)
-        return page("admin.html", s=summary, name=who.name)
+        return page("admin.html", s=summary, name=who.name, csrf=csrf_for(who))
+
+    async def admin_export(request: Request) -> Response:
+        who = await person(request, admin=True)
+        if who is None:
+            return denied()
+        body, name, summary = await run_in_threadpool(admin_view.export_file)
+        if body is None:
+            return page("message.html", 409, title="Nothing to export", message="No answers yet.", link="/admin")
+        return Response(
+            body,
+            media_type="text/plain; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "X-Voxjudge-Items": f"{summary['written']} of {summary['items']} items had answers",
+            },
+        )
+
+    async def instructions(request: Request) -> Response:
+        who = await person(request)
+        if who is None:
+            return denied()
+        return page("intro.html", g=guide, name=who.name, csrf=csrf_for(who), started=True)
 
     routes = [
         Route("/", home),
-        Route("/a/{token}", login(ANNOTATOR_COOKIE, "/next")),
-        Route("/admin/{token}", login(ADMIN_COOKIE, "/admin")),
+        Route("/a/{token}", login(ANNOTATOR_COOKIE), methods=["GET", "POST"]),
+        Route("/admin/{token}", login(ADMIN_COOKIE), methods=["GET", "POST"]),
+        Route("/signout", signout, methods=["POST"]),
+        Route("/intro", intro, methods=["GET", "POST"]),
+        Route("/instructions", instructions),
         Route("/next", next_item),
-        Route("/item/{seq:int}", item, methods=["GET", "POST"]),
-        Route("/audio/{pk:int}", audio_file),
+        Route("/item/{seq:id}", item, methods=["GET", "POST"]),
+        Route("/clip/{seq:id}/{slot:id}", clip),
         Route("/admin", admin),
+        Route("/admin-audio/{pk:id}", admin_audio),
+        Route("/admin-export", admin_export),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),
     ]
-    return Starlette(routes=routes)
+    allowed = LOOPBACK | {h for h in (allowed_hosts or []) if h}
+    return Guard(Starlette(routes=routes), allowed, behind_proxy)

@@ -7,9 +7,12 @@
 | asr-pairs | id, lang, ref, hyp, label, error_type (majority) | ``asr train`` / ``asr export-pairs`` |
 | pairwise | the pairs JSONL with ``human`` (majority per dimension) and ``human_confident`` | ``pairwise analyze`` |
 | rank | the candidate sets JSONL with the agreed ordered ``human_topk`` | ``pairwise select`` |
+| mos | id, score (MOS), n_annotators, ci_low, ci_high, sd, system | ``stats agree --human``, ``--human`` score inputs |
 
-Skipped answers and repeats (self-consistency checks) are left out; items nobody answered are
-not written. Audio paths are rewritten relative to the output file.
+Skipped answers, repeats (self-consistency checks), training items and the answers of raters
+dropped by gold screening are left out; items nobody answered are not written, and the summary
+says how many items had answers (an export made mid-study is partial). Audio paths are rewritten
+relative to the output file.
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ def laser_score(answer: dict[str, int], ref_words: int, tiers: dict[str, float])
 
 
 def votes_by_item(answers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """Counted answers (answered, not repeats) per item id, in stored order."""
+    """Counted answers (answered, not repeats, not training) per item id, in stored order."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for a in answers:
-        if a["status"] == "answered" and not a["repeat"]:
+        if a["status"] == "answered" and not a["repeat"] and a.get("role") != "training":
             out[a["item_id"]].append(a)
     return out
 
@@ -57,7 +60,7 @@ def per_annotator_values(task: str, answer: dict[str, Any], payload: dict[str, A
         return {"laser": laser_score(answer, payload["ref_words"], config["tiers"])}
     if task == "asr-pairs":
         return {"error_type": answer["error_type"], "tier": config["type_tiers"].get(answer["error_type"], "match")}
-    if task == "breaks":
+    if task in ("breaks", "mos"):
         return {"score": answer["score"]}
     if task == "pairwise":
         return dict(answer)
@@ -80,13 +83,27 @@ def export_rows(store, answers: list[dict[str, Any]], out: str | Path) -> tuple[
 
     import sqlalchemy as sa
 
+    from voxjudge.studio.screening import screen
     from voxjudge.studio.store import items
 
     config = store.config
     task = config["task"]
     with store.engine.connect() as c:
-        rows = c.execute(sa.select(items.c.item_id, items.c.payload, items.c.source).order_by(items.c.pk)).all()
+        rows = c.execute(
+            sa.select(items.c.item_id, items.c.payload, items.c.source)
+            .where(items.c.role != "training", *([items.c.role == "item"] if task == "mos" else []))
+            .order_by(items.c.pk)
+        ).all()
+    screened = screen(answers, float(config.get("min_gold", 0.0)))
+    drop = {name for name, r in screened.items() if not r["kept"]}
+    answers = [a for a in answers if a["annotator"] not in drop]
     votes = votes_by_item(answers)
+    mos = None
+    if task == "mos":
+        from voxjudge.studio.mos import mos_table
+
+        systems = {r.item_id: str(json.loads(r.source).get("system") or "") for r in rows}
+        mos = mos_table(answers, systems, set())
     items_dir = Path(config["items_dir"])
     out_dir = Path(out).parent
     written, unresolved = [], []
@@ -95,7 +112,22 @@ def export_rows(store, answers: list[dict[str, Any]], out: str | Path) -> tuple[
         if not got:
             continue
         payload, source = json.loads(r.payload), json.loads(r.source)
-        if task in ("asr-sentence", "breaks"):
+        if task == "mos":
+            m = mos["clips"].get(r.item_id)
+            if m is None:
+                continue
+            written.append(
+                {
+                    "id": r.item_id,
+                    "score": round(m["mos"], 6),
+                    "n_annotators": m["n"],
+                    "ci_low": None if m["ci_low"] is None else round(m["ci_low"], 6),
+                    "ci_high": None if m["ci_high"] is None else round(m["ci_high"], 6),
+                    "sd": None if m["sd"] is None else round(m["sd"], 6),
+                    "system": m["system"],
+                }
+            )
+        elif task in ("asr-sentence", "breaks"):
             values = [per_annotator_values(task, a["answer"], payload, config) for a in got]
             key = "laser" if task == "asr-sentence" else "score"
             scores = [v[key] for v in values if v[key] is not None]
@@ -143,14 +175,27 @@ def export_rows(store, answers: list[dict[str, Any]], out: str | Path) -> tuple[
             else:
                 unresolved.append(r.item_id)
             written.append({**rec, "n_annotators": len(got)})
-    summary = {"task": task, "written": len(written), "unresolved": unresolved, "items": len(rows)}
+    summary = {
+        "task": task,
+        "written": len(written),
+        "unresolved": unresolved,
+        "items": len(rows),
+        "answered": sum(1 for r in rows if votes.get(r.item_id)),
+        "dropped": {name: r["reason"] for name, r in screened.items() if not r["kept"]},
+        "systems": None if mos is None else mos["systems"],
+    }
     return written, summary
 
 
-def export(store, answers: list[dict[str, Any]], out: str | Path, fmt: str | None = None) -> dict:
+def export(
+    store, answers: list[dict[str, Any]], out: str | Path, fmt: str | None = None, systems: str | Path | None = None
+) -> dict:
+    """Write the export; ``systems`` (mos): also the per-system MOS table (id = system name)."""
     from voxjudge.io.writers import format_for, write_records
 
     task = store.config["task"]
+    if systems is not None and task != "mos":
+        raise InputError("{systems} is for the mos task", options={"systems": "systems="})
     fmt = fmt or format_for(out)
     if task in ("pairwise", "rank") and fmt != "jsonl":
         raise InputError(f"{out}: the {task} task exports JSONL (the format 'pairwise' reads); use a .jsonl name")
@@ -160,4 +205,17 @@ def export(store, answers: list[dict[str, Any]], out: str | Path, fmt: str | Non
     if not rows:
         raise InputError("no answers to export yet")
     write_records(out, rows, fmt)
+    if systems is not None:
+        table = [
+            {
+                "id": name or "(none)",
+                "score": round(m["mos"], 6),
+                "ci_low": None if m["ci_low"] is None else round(m["ci_low"], 6),
+                "ci_high": None if m["ci_high"] is None else round(m["ci_high"], 6),
+                "n_ratings": m["n"],
+                "n_clips": m["clips"],
+            }
+            for name, m in summary["systems"].items()
+        ]
+        write_records(systems, table, format_for(systems))
     return summary

@@ -1,9 +1,12 @@
 """The annotator's path through a study: hand out the next item, show it, store the answer.
 
 Items are handed out on demand so that each item goes to K annotators, least-covered first
-(balanced however many annotators join). A claim takes one of the item's K slots under a
-unique constraint, so two annotators racing for the last slot cannot both get it. Gold items go
-to everyone; a few answered items come back once more (a repeat) to measure self-consistency.
+(balanced however many annotators join), except that a configurable share of items (``overlap``)
+gets two answers before any other item gets its first, so agreement shows early. A claim is a
+conditional increment of the item's live claims (``taken < K``), so two annotators racing for the
+last claim cannot both get it; a skip gives the claim back, so the item goes to someone else.
+Training items come first for everyone; gold items go to everyone; a few answered items come
+back once more (a repeat) to measure self-consistency.
 """
 
 from __future__ import annotations
@@ -11,17 +14,19 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from voxjudge.studio import tasks
-from voxjudge.studio.store import annotators, answers, assignments, audio, item_audio, items
+from voxjudge.studio import media, tasks
+from voxjudge.studio.store import annotators, answers, assignments, audio, item_audio, items, listens
 
 GAP = 5  # a gold or a repeat every GAP items
 _CLAIM_TRIES = 200
+LISTEN_SLACK = 0.3  # seconds (at most 10% of the clip): buffering; a rating sooner than that before the end is refused
 
 
 class NotYours(LookupError):
@@ -41,6 +46,10 @@ class View:
     flag: bool
     note: str
     is_repeat: bool
+    version: int = 0  # of the stored answer (0: none yet); the form sends it back
+    role: str = "item"
+    expected: dict[str, Any] | None = None  # training items: the answer the study expects
+    seconds: list[float | None] | None = None  # clip durations, in presented order
 
 
 def _upsert(dialect: str):
@@ -59,10 +68,19 @@ class Flow:
         self.k = int(self.config["per_item"])
         self.repeats = int(self.config.get("repeats", 0))
         self.insert = _upsert(store.engine.dialect.name)
-        with store.engine.connect() as c:  # gold items are fixed when the study is created
+        self.overlap = float(self.config.get("overlap", 0.0))
+        self.must_listen = bool(self.config.get("must_listen", False))
+        self.audio_root = Path(self.config["audio_root"])
+        with store.engine.connect() as c:  # gold and training items are fixed when the study is created
             self.gold = list(
-                c.execute(sa.select(items.c.pk).where(items.c.gold.isnot(None)).order_by(items.c.shuffle)).scalars()
+                c.execute(sa.select(items.c.pk).where(items.c.role == "gold").order_by(items.c.shuffle)).scalars()
             )
+            self.training = list(
+                c.execute(sa.select(items.c.pk).where(items.c.role == "training").order_by(items.c.pk)).scalars()
+            )
+            n_items = c.execute(sa.select(sa.func.count()).where(items.c.role == "item")).scalar()
+        # the first shuffled items (by rank) form the overlap set
+        self.n_overlap = int(np.ceil(self.overlap * n_items)) if self.k >= 2 else 0
 
     # --- handing out items ---------------------------------------------------------------
 
@@ -89,30 +107,43 @@ class Flow:
         n_mine = len(mine)
         have = {r.item_pk for r in mine if r.copy == 0}
         repeated = {r.item_pk for r in mine if r.copy == 1}
+        training_left = [pk for pk in self.training if pk not in have]
+        if training_left:
+            return self._assign(c, annotator_pk, training_left[0], 0, False, n_mine + 1)
         gold_left = [pk for pk in self.gold if pk not in have]
         fresh = self._fresh(c, have)
         repeat_pool = self._repeat_pool(c, annotator_pk, repeated) if len(repeated) < self.repeats else []
         seq = n_mine + 1
         if gold_left and (n_mine % GAP == 2 or fresh is None):
-            return self._assign(c, annotator_pk, gold_left[0], 0, None, seq)
+            return self._assign(c, annotator_pk, gold_left[0], 0, False, seq)
         if repeat_pool and (n_mine % GAP == 4 or fresh is None):
             rng = np.random.default_rng([self.config["seed"], annotator_pk, len(repeated), 7])
-            return self._assign(c, annotator_pk, int(rng.choice(repeat_pool)), 1, None, seq)
+            return self._assign(c, annotator_pk, int(rng.choice(repeat_pool)), 1, False, seq)
         if fresh is None:
             return None
-        item_pk, taken = fresh
-        return self._assign(c, annotator_pk, item_pk, 0, taken, seq)
+        return self._assign(c, annotator_pk, fresh, 0, True, seq)
 
     def _fresh_query(self, have: set[int]):
-        q = sa.select(items.c.pk, items.c.taken).where(items.c.gold.is_(None), items.c.taken < self.k)
+        q = sa.select(items.c.pk, items.c.taken).where(items.c.role == "item", items.c.taken < self.k)
         return q.where(items.c.pk.notin_(have)) if have else q
 
-    def _fresh(self, c, have: set[int]) -> tuple[int, int] | None:
+    def _fresh(self, c, have: set[int]) -> int | None:
+        # overlap items below two claims first, then least-covered, in the seeded shuffle order.
         # PostgreSQL: rows another claim holds are skipped, so concurrent annotators take different
         # items instead of queueing on one (SQLite serialises writers and ignores the clause).
-        q = self._fresh_query(have).order_by(items.c.taken, items.c.shuffle).limit(1)
+        early = sa.case((sa.and_(items.c.shuffle < self.n_overlap, items.c.taken < 2), 0), else_=1)
+        q = self._fresh_query(have).order_by(early, items.c.taken, items.c.shuffle).limit(1)
         row = c.execute(q.with_for_update(skip_locked=True, of=items)).first()
-        return None if row is None else (row.pk, int(row.taken))
+        return None if row is None else row.pk
+
+    def _claim(self, c, item_pk: int) -> bool:
+        """Take one of the item's K claims; False when they are all taken (a racing claim won)."""
+        return (
+            c.execute(
+                sa.update(items).where(items.c.pk == item_pk, items.c.taken < self.k).values(taken=items.c.taken + 1)
+            ).rowcount
+            == 1
+        )
 
     def _repeat_pool(self, c, annotator_pk: int, repeated: set[int]) -> list[int]:
         a = assignments
@@ -129,13 +160,9 @@ class Flow:
         ).scalars()
         return [pk for pk in rows if pk not in repeated]
 
-    def _assign(self, c, annotator_pk: int, item_pk: int, copy: int, slot: int | None, seq: int) -> int:
-        if slot is not None:  # take the slot; a racing claim of the same slot updates nothing
-            done = c.execute(
-                sa.update(items).where(items.c.pk == item_pk, items.c.taken == slot).values(taken=slot + 1)
-            ).rowcount
-            if done != 1:
-                raise IntegrityError("slot taken", None, Exception("slot taken"))
+    def _assign(self, c, annotator_pk: int, item_pk: int, copy: int, counted: bool, seq: int) -> int:
+        if counted and not self._claim(c, item_pk):
+            raise IntegrityError("claims taken", None, Exception("claims taken"))
         n_audio = c.execute(sa.select(sa.func.count()).where(item_audio.c.item_pk == item_pk)).scalar()
         rng = np.random.default_rng([self.config["seed"], annotator_pk, item_pk, copy])
         present = tasks.presentation_order(self.task, n_audio, rng)
@@ -144,7 +171,7 @@ class Flow:
                 annotator_pk=annotator_pk,
                 item_pk=item_pk,
                 copy=copy,
-                slot=slot,
+                counted=counted,
                 seq=seq,
                 present=None if present is None else json.dumps(present),
                 created_at=time.time(),
@@ -162,7 +189,10 @@ class Flow:
                     a,
                     items.c.item_id,
                     items.c.payload,
+                    items.c.role,
+                    items.c.gold,
                     answers.c.answer,
+                    answers.c.version,
                     answers.c.status,
                     answers.c.flag,
                     answers.c.note,
@@ -174,11 +204,13 @@ class Flow:
             ).first()
             if row is None:
                 raise NotYours(seq)
-            clips = dict(
-                c.execute(
-                    sa.select(item_audio.c.slot, item_audio.c.audio_pk).where(item_audio.c.item_pk == row.item_pk)
-                ).all()
-            )
+            clip_rows = c.execute(
+                sa.select(item_audio.c.slot, item_audio.c.audio_pk, audio.c.seconds)
+                .select_from(item_audio.join(audio, audio.c.pk == item_audio.c.audio_pk))
+                .where(item_audio.c.item_pk == row.item_pk)
+            ).all()
+            clips = {r.slot: r.audio_pk for r in clip_rows}
+            secs = {r.slot: r.seconds for r in clip_rows}
         if row.shown_at is None:
             with self.store.writer.begin() as w:
                 w.execute(sa.update(a).where(a.c.pk == row.pk, a.c.shown_at.is_(None)).values(shown_at=time.time()))
@@ -196,7 +228,54 @@ class Flow:
             bool(row.flag),
             row.note or "",
             row.copy == 1,
+            int(row.version or 0),
+            row.role,
+            json.loads(row.gold) if row.role == "training" and row.gold else None,
+            [secs[i] for i in order],
         )
+
+    def clip(self, annotator_pk: int, seq: int, slot: int) -> tuple[Path, str] | str | None:
+        """The file of presented clip ``slot`` of the annotator's item ``seq`` (and its first request
+        noted: the must-listen clock); None when there is no such clip, a reason when unservable."""
+        with self.store.engine.connect() as c:
+            row = c.execute(
+                sa.select(assignments.c.pk, assignments.c.item_pk, assignments.c.present).where(
+                    assignments.c.annotator_pk == annotator_pk, assignments.c.seq == seq
+                )
+            ).first()
+            if row is None:
+                return None
+            present = json.loads(row.present) if row.present else None
+            n = c.execute(sa.select(sa.func.count()).where(item_audio.c.item_pk == row.item_pk)).scalar()
+            if not 0 <= slot < n:
+                return None
+            source_slot = present[slot] if present else slot
+            path = c.execute(
+                sa.select(audio.c.path)
+                .select_from(item_audio.join(audio, audio.c.pk == item_audio.c.audio_pk))
+                .where(item_audio.c.item_pk == row.item_pk, item_audio.c.slot == source_slot)
+            ).scalar()
+        with self.store.writer.begin() as w:
+            w.execute(
+                self.insert(listens)
+                .values(assignment_pk=row.pk, slot=slot, first_at=time.time())
+                .on_conflict_do_nothing(index_elements=[listens.c.assignment_pk, listens.c.slot])
+            )
+        return media.locate(self.audio_root, path)
+
+    def _heard(self, c, assignment_pk: int, seconds: list[float | None], now: float) -> None:
+        """AnswerError unless every clip was requested at least its duration ago (server-side check)."""
+        got = dict(
+            c.execute(
+                sa.select(listens.c.slot, listens.c.first_at).where(listens.c.assignment_pk == assignment_pk)
+            ).all()
+        )
+        for slot, length in enumerate(seconds):
+            name = f"clip {slot + 1}" if len(seconds) > 1 else "the clip"
+            if slot not in got:
+                raise tasks.AnswerError(f"play {name} to the end before answering")
+            if length is not None and now - got[slot] < length - min(LISTEN_SLACK, 0.1 * length):
+                raise tasks.AnswerError(f"listen to {name} to the end ({length:.1f} s) before answering")
 
     def submit(
         self,
@@ -208,47 +287,78 @@ class Flow:
         fields: dict[str, Any],
         flag: bool,
         note: str,
-    ) -> None:
-        """Validate and store one answer. The same submission id twice stores it once."""
+        base_version: int = 0,
+    ) -> str:
+        """Validate and store one answer: "saved", "same" (this submission was stored already) or
+        "stale" (the form was made from an older version than the stored one: nothing changes).
+
+        A skip gives the assignment's claim back, so the item goes to someone else; answering a
+        skipped item later takes a claim again when one is free."""
         v = self.view(annotator_pk, seq)
         answer = None if skip else tasks.validate(self.task, v.payload, v.present, fields, self.config)
         if not submission_id or len(submission_id) > 64:
             raise tasks.AnswerError("the form is missing its submission id; reload the page")
         now = time.time()
+        status = "skipped" if skip else "answered"
         with self.store.writer.begin() as c:
             a = c.execute(
-                sa.select(assignments.c.pk, assignments.c.shown_at).where(
-                    assignments.c.annotator_pk == annotator_pk, assignments.c.seq == seq
-                )
+                sa.select(
+                    assignments.c.pk,
+                    assignments.c.item_pk,
+                    assignments.c.shown_at,
+                    assignments.c.counted,
+                    assignments.c.copy,
+                ).where(assignments.c.annotator_pk == annotator_pk, assignments.c.seq == seq)
             ).one()
-            stmt = self.insert(answers).values(
-                assignment_pk=a.pk,
-                status="skipped" if skip else "answered",
-                answer=None if answer is None else json.dumps(answer),
-                flag=flag,
-                note=note[:2000],
-                submission_id=submission_id,
-                version=1,
-                seconds=None if a.shown_at is None else max(0.0, now - a.shown_at),
-                first_at=now,
-                updated_at=now,
-            )
-            ex = stmt.excluded
-            c.execute(
-                stmt.on_conflict_do_update(
-                    index_elements=[answers.c.assignment_pk],
-                    set_={
-                        "status": ex.status,
-                        "answer": ex.answer,
-                        "flag": ex.flag,
-                        "note": ex.note,
-                        "submission_id": ex.submission_id,
-                        "version": answers.c.version + 1,
-                        "updated_at": ex.updated_at,
-                    },
-                    where=answers.c.submission_id != ex.submission_id,
-                )
-            )
+            if not skip and self.must_listen and v.seconds:
+                self._heard(c, a.pk, v.seconds, now)
+            values = {
+                "status": status,
+                "answer": None if answer is None else json.dumps(answer),
+                "flag": flag,
+                "note": note[:2000],
+                "submission_id": submission_id,
+                "updated_at": now,
+            }
+            stored = c.execute(
+                sa.select(answers.c.version, answers.c.submission_id).where(answers.c.assignment_pk == a.pk)
+            ).first()
+            if stored is None:
+                done = c.execute(
+                    self.insert(answers)
+                    .values(
+                        assignment_pk=a.pk,
+                        version=1,
+                        seconds=None if a.shown_at is None else max(0.0, now - a.shown_at),
+                        first_at=now,
+                        **values,
+                    )
+                    .on_conflict_do_nothing(index_elements=[answers.c.assignment_pk])
+                ).rowcount
+            elif stored.submission_id == submission_id:
+                return "same"
+            else:  # only an edit of the version the form was made from; a late retry changes nothing
+                done = c.execute(
+                    sa.update(answers)
+                    .where(
+                        answers.c.assignment_pk == a.pk,
+                        answers.c.version == base_version,
+                        answers.c.submission_id != submission_id,
+                    )
+                    .values(version=answers.c.version + 1, **values)
+                ).rowcount
+            if done != 1:  # a concurrent write got there first
+                now_stored = c.execute(
+                    sa.select(answers.c.submission_id).where(answers.c.assignment_pk == a.pk)
+                ).scalar()
+                return "same" if now_stored == submission_id else "stale"
+            if skip and a.counted:
+                c.execute(sa.update(items).where(items.c.pk == a.item_pk).values(taken=items.c.taken - 1))
+                c.execute(sa.update(assignments).where(assignments.c.pk == a.pk).values(counted=False))
+            elif not skip and not a.counted and a.copy == 0 and v.role == "item":
+                if self._claim(c, a.item_pk):
+                    c.execute(sa.update(assignments).where(assignments.c.pk == a.pk).values(counted=True))
+        return "saved"
 
     def progress(self, annotator_pk: int) -> dict[str, int]:
         a = assignments
@@ -261,17 +371,17 @@ class Flow:
             have = {r.item_pk for r in rows if r.copy == 0}
             # items with open slots, less those this annotator already has (they cannot take them again)
             n_open = c.execute(
-                sa.select(sa.func.count()).where(items.c.taken < self.k, items.c.gold.is_(None))
+                sa.select(sa.func.count()).where(items.c.taken < self.k, items.c.role == "item")
             ).scalar()
             mine_open = c.execute(
                 sa.select(sa.func.count())
                 .select_from(a.join(items, items.c.pk == a.c.item_pk))
-                .where(a.c.annotator_pk == annotator_pk, a.c.copy == 0, items.c.taken < self.k, items.c.gold.is_(None))
+                .where(a.c.annotator_pk == annotator_pk, a.c.copy == 0, items.c.taken < self.k, items.c.role == "item")
             ).scalar()
         open_items = n_open - mine_open
         done = sum(1 for r in rows if r.status is not None)
         repeats_left = max(0, self.repeats - sum(1 for r in rows if r.copy == 1))
-        gold_left = len(set(self.gold) - have)
+        gold_left = len(set(self.gold) - have) + len(set(self.training) - have)
         return {
             "done": done,
             "skipped": sum(1 for r in rows if r.status == "skipped"),
@@ -279,19 +389,11 @@ class Flow:
             "assigned_max": len(rows),
         }
 
-    def audio_path(self, who, audio_pk: int) -> str | None:
-        """The file behind an audio id, only if it belongs to one of this annotator's items (admins: any)."""
+    def audio_file(self, audio_pk: int) -> tuple[Path, str] | str | None:
+        """The file behind an audio id (for the admin), checked as on every request."""
         with self.store.engine.connect() as c:
-            q = sa.select(audio.c.path).where(audio.c.pk == audio_pk)
-            if not who.is_admin:
-                q = q.where(
-                    sa.exists().where(
-                        item_audio.c.audio_pk == audio.c.pk,
-                        item_audio.c.item_pk == assignments.c.item_pk,
-                        assignments.c.annotator_pk == who.pk,
-                    )
-                )
-            return c.execute(q).scalar()
+            path = c.execute(sa.select(audio.c.path).where(audio.c.pk == audio_pk)).scalar()
+        return None if path is None else media.locate(self.audio_root, path)
 
 
 def all_answers(store) -> list[dict[str, Any]]:
@@ -305,6 +407,7 @@ def all_answers(store) -> list[dict[str, Any]]:
                 annotators.c.pk.label("annotator_pk"),
                 items.c.item_id,
                 items.c.gold,
+                items.c.role,
                 a.c.copy,
                 a.c.seq,
                 a.c.present,
@@ -331,7 +434,8 @@ def all_answers(store) -> list[dict[str, Any]]:
                 "annotator": r.name,
                 "annotator_pk": r.annotator_pk,
                 "item_id": r.item_id,
-                "gold": json.loads(r.gold) if r.gold else None,
+                "gold": json.loads(r.gold) if r.gold and r.role == "gold" else None,
+                "role": r.role,
                 "repeat": r.copy == 1,
                 "seq": r.seq,
                 "status": r.status,

@@ -1,20 +1,10 @@
-"""The instructions an annotator reads: the same rubric text the model judge is sent for the item."""
+"""What the model judge is told for an item (shown to annotators only behind a disclosure), and the
+shared rubric lookups the people's instructions are built from."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
-
-HUMAN_NOTES = {
-    "asr-sentence": "Count the errors the way the model is asked to list them: each mismatch once, by its tier. "
-    "The LASER score is computed from your counts (minor 0.5, major 1.0 per reference word).",
-    "asr-pairs": "Choose the error type of this one aligned word pair; the penalty follows from its tier.",
-    "breaks": "Rate how acceptable this phrasing is, as a native listener: 1 = clearly wrong, 3 = possible but "
-    "odd, 5 = natural. The model that builds reference phrasings gets the instructions below.",
-    "pairwise": "For every dimension choose the clip with the better prosody, or tie. Clip order is shuffled for "
-    "you; listen to both before answering.",
-    "rank": "Pick the three best clips in order (best first) for overall prosody, using the dimensions below.",
-}
 
 
 @lru_cache(maxsize=4)
@@ -36,6 +26,8 @@ def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
     rendered by the evaluator's own task templates."""
     from voxjudge.llm import Item
 
+    if task == "mos":  # no model judge rates MOS clips
+        return []
     if task == "asr-sentence":
         from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
         from voxjudge.asr.laser.scoring import align_utterances
@@ -70,3 +62,12 @@ def error_types() -> list[dict[str, Any]]:
 def dimension_names() -> dict[str, str]:
     r = _prosody()
     return {**{d.id: d.name for d in r.dimensions}, "overall": "overall"}
+
+
+def aligned(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reference and hypothesis aligned word by word (the scorer's own alignment), one column
+    per aligned pair; ``op`` is equal, substitute, delete or insert."""
+    from voxjudge.asr.laser.scoring import align_utterances
+
+    [(_, _lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
+    return [{"ref": " ".join(p.ref), "hyp": " ".join(p.hyp), "op": p.op} for p in pairs]

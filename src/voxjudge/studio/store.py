@@ -1,14 +1,17 @@
 """Study storage through SQLAlchemy: SQLite (one file in the study folder, WAL) or PostgreSQL.
 
 Every answer is one row keyed by its assignment, written in one transaction on submit; a
-resubmission with the same submission id changes nothing, an edit bumps the version. Tokens
-are stored as SHA-256 hashes only.
+resubmission with the same submission id changes nothing, an edit bumps the version and a form
+older than the stored version changes nothing either. Tokens and session ids are stored as
+SHA-256 hashes only. A new SQLite file is created 0600 (SQLite gives its -wal/-shm files the same
+mode): it holds answers, token hashes and the CSRF secret.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import time
 from pathlib import Path
@@ -18,7 +21,7 @@ import sqlalchemy as sa
 
 from voxjudge.errors import InputError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 DB_FILE = "studio.db"
 
 meta = sa.MetaData()
@@ -31,8 +34,9 @@ items = sa.Table(
     sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("item_id", sa.String(512), nullable=False, unique=True),
     sa.Column("shuffle", sa.Integer, nullable=False),  # seeded order in which fresh items are handed out
-    sa.Column("taken", sa.Integer, nullable=False, default=0),  # counted slots claimed so far (0..K)
-    sa.Column("gold", sa.Text),  # the expected answer (JSON, source terms) for gold items
+    sa.Column("taken", sa.Integer, nullable=False, default=0),  # live counted claims (0..K); a skip gives one back
+    sa.Column("role", sa.String(16), nullable=False, default="item"),  # item | gold | training
+    sa.Column("gold", sa.Text),  # the expected answer (JSON, source terms) for gold and training items
     sa.Column("payload", sa.Text, nullable=False),
     sa.Column("source", sa.Text, nullable=False),
     sa.Index("vj_items_fresh", "taken", "shuffle"),
@@ -41,7 +45,9 @@ audio = sa.Table(
     "vj_audio",
     meta,
     sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("path", sa.Text, nullable=False, unique=True),
+    sa.Column("path", sa.Text, nullable=False, unique=True),  # relative to the study's audio root
+    sa.Column("kind", sa.String(8), nullable=False),  # wav | flac | ogg | mp3 | mp4 | webm, sniffed from content
+    sa.Column("seconds", sa.Float),  # duration, when it could be read
 )
 item_audio = sa.Table(
     "vj_item_audio",
@@ -58,7 +64,17 @@ annotators = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("is_admin", sa.Boolean, nullable=False, default=False),
     sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("intro_at", sa.Float),  # when the person read the instructions and started
     sa.UniqueConstraint("name", "is_admin"),
+)
+sessions = sa.Table(
+    "vj_sessions",
+    meta,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("annotator_pk", sa.Integer, sa.ForeignKey("vj_annotators.pk"), nullable=False, index=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("ended_at", sa.Float),
 )
 assignments = sa.Table(
     "vj_assignments",
@@ -67,14 +83,20 @@ assignments = sa.Table(
     sa.Column("annotator_pk", sa.Integer, sa.ForeignKey("vj_annotators.pk"), nullable=False),
     sa.Column("item_pk", sa.Integer, sa.ForeignKey("vj_items.pk"), nullable=False),
     sa.Column("copy", sa.Integer, nullable=False, default=0),  # 1: a repeat that measures self-consistency
-    sa.Column("slot", sa.Integer),  # 0..K-1 for the K counted judgments of an item; NULL for gold and repeats
+    sa.Column("counted", sa.Boolean, nullable=False, default=False),  # holds one of the item's K claims
     sa.Column("seq", sa.Integer, nullable=False),  # position in the annotator's own sequence, from 1
     sa.Column("present", sa.Text),  # JSON presentation order (A/B swap, candidate permutation)
     sa.Column("shown_at", sa.Float),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.UniqueConstraint("annotator_pk", "item_pk", "copy"),
     sa.UniqueConstraint("annotator_pk", "seq"),
-    sa.UniqueConstraint("item_pk", "slot"),
+)
+listens = sa.Table(  # first request of each clip of an assignment: the server's must-listen clock
+    "vj_listens",
+    meta,
+    sa.Column("assignment_pk", sa.Integer, sa.ForeignKey("vj_assignments.pk"), primary_key=True),
+    sa.Column("slot", sa.Integer, primary_key=True),
+    sa.Column("first_at", sa.Float, nullable=False),
 )
 answers = sa.Table(
     "vj_answers",
@@ -99,6 +121,17 @@ def default_url(folder: str | Path) -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The database file of a SQLite URL (None for other databases and in-memory SQLite)."""
+    u = sa.engine.make_url(url)
+    return Path(u.database) if u.get_backend_name() == "sqlite" and u.database not in (None, "", ":memory:") else None
+
+
+def create_private(path: Path) -> None:
+    """Create an empty file readable by its owner only (SQLite then gives its -wal/-shm files that mode)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def engine_for(url: str) -> sa.Engine:
@@ -139,7 +172,12 @@ class Store:
 
     # --- setup ---------------------------------------------------------------------------
 
-    def create(self, config: dict[str, Any], task_items, gold: dict[str, dict]) -> None:
+    def create(self, config: dict[str, Any], task_items, gold: dict[str, dict], audio_info: dict[str, tuple]) -> None:
+        """``task_items`` with their roles (``item.role``), ``gold`` answers by id, and per audio path
+        (relative to the audio root) its (kind, seconds)."""
+        path = sqlite_file(self.url)
+        if path is not None and not path.exists():
+            create_private(path)
         with self.writer.begin() as c:
             meta.create_all(c)
             if c.execute(sa.select(sa.func.count()).select_from(settings)).scalar():
@@ -158,6 +196,7 @@ class Store:
                         item_id=it.item_id,
                         shuffle=int(sh),
                         taken=0,
+                        role=it.role,
                         gold=None if g is None else json.dumps(g),
                         payload=json.dumps(it.payload, ensure_ascii=False),
                         source=json.dumps(it.source, ensure_ascii=False),
@@ -165,7 +204,10 @@ class Store:
                 ).inserted_primary_key[0]
                 for slot, path in enumerate(it.audio):
                     if path not in audio_pk:
-                        audio_pk[path] = c.execute(sa.insert(audio).values(path=path)).inserted_primary_key[0]
+                        kind, seconds = audio_info[path]
+                        audio_pk[path] = c.execute(
+                            sa.insert(audio).values(path=path, kind=kind, seconds=seconds)
+                        ).inserted_primary_key[0]
                     c.execute(sa.insert(item_audio).values(item_pk=pk, slot=slot, audio_pk=audio_pk[path]))
 
     def exists(self) -> bool:
@@ -177,6 +219,13 @@ class Store:
                 raise InputError(f"{self.url}: no study here; create one with 'voxjudge studio init'")
             with self.engine.connect() as c:
                 self._settings = {r.key: r.value for r in c.execute(sa.select(settings))}
+            version = json.loads(self._settings["config"]).get("schema_version")
+            if version != SCHEMA_VERSION:
+                self._settings = None
+                raise InputError(
+                    f"{self.url}: this study was created by another voxjudge version (schema {version}, this one "
+                    f"reads {SCHEMA_VERSION}); export it with that version, or create a new study"
+                )
         value = self._settings[key]
         return json.loads(value) if key == "config" else value
 
@@ -209,6 +258,63 @@ class Store:
             return None
         with self.engine.connect() as c:
             return c.execute(sa.select(annotators).where(annotators.c.token_hash == hash_token(token))).first()
+
+    # --- sessions: a random id per sign-in, stored hashed; the personal token never becomes a cookie
+
+    def start_session(self, annotator_pk: int, hours: float, replaces: str | None = None) -> str:
+        """A new session id for ``annotator_pk``; the browser's previous session (``replaces``) ends."""
+        sid = secrets.token_urlsafe(32)
+        now = time.time()
+        with self.writer.begin() as c:
+            if replaces:
+                c.execute(
+                    sa.update(sessions)
+                    .where(sessions.c.id_hash == hash_token(replaces), sessions.c.ended_at.is_(None))
+                    .values(ended_at=now)
+                )
+            c.execute(
+                sa.insert(sessions).values(
+                    id_hash=hash_token(sid), annotator_pk=annotator_pk, created_at=now, expires_at=now + hours * 3600
+                )
+            )
+        return sid
+
+    def session(self, sid: str | None) -> sa.Row | None:
+        """The person behind a live (not ended, not expired) session id, with ``session_hash``."""
+        if not sid or len(sid) > 200:
+            return None
+        with self.engine.connect() as c:
+            return c.execute(
+                sa.select(annotators, sessions.c.id_hash.label("session_hash"))
+                .select_from(sessions.join(annotators, annotators.c.pk == sessions.c.annotator_pk))
+                .where(
+                    sessions.c.id_hash == hash_token(sid),
+                    sessions.c.ended_at.is_(None),
+                    sessions.c.expires_at > time.time(),
+                )
+            ).first()
+
+    def end_session(self, sid: str | None) -> None:
+        if not sid or len(sid) > 200:
+            return
+        with self.writer.begin() as c:
+            c.execute(
+                sa.update(sessions)
+                .where(sessions.c.id_hash == hash_token(sid), sessions.c.ended_at.is_(None))
+                .values(ended_at=time.time())
+            )
+
+    def n_annotators(self) -> int:
+        with self.engine.connect() as c:
+            return c.execute(sa.select(sa.func.count()).where(annotators.c.is_admin.is_(False))).scalar()
+
+    def mark_intro(self, annotator_pk: int) -> None:
+        with self.writer.begin() as c:
+            c.execute(
+                sa.update(annotators)
+                .where(annotators.c.pk == annotator_pk, annotators.c.intro_at.is_(None))
+                .values(intro_at=time.time())
+            )
 
     def close(self) -> None:
         self.engine.dispose()

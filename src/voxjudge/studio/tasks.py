@@ -15,10 +15,12 @@ from typing import Any
 
 from voxjudge.errors import InputError
 
-TASKS = ("asr-sentence", "asr-pairs", "breaks", "pairwise", "rank")
+TASKS = ("asr-sentence", "asr-pairs", "breaks", "pairwise", "rank", "mos")
 PAIRWISE_DIMS = ("C1", "C2", "C3", "C4", "overall")
 SLOTS = ("first", "second", "tie")
 BREAK_SCALE = (1, 2, 3, 4, 5)
+# ITU-T P.800 absolute category rating, listening-quality scale
+ACR = {5: "Excellent", 4: "Good", 3: "Fair", 2: "Poor", 1: "Bad"}
 TOP_K = 3
 
 
@@ -32,6 +34,7 @@ class Item:
     payload: dict[str, Any]  # what the page shows (never the human labels of the source)
     source: dict[str, Any]  # the record as read, for export
     audio: list[str] = field(default_factory=list)  # absolute paths, in presentation-slot order
+    role: str = "item"  # item | gold | training
 
 
 def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
@@ -93,6 +96,8 @@ def read_items(task: str, path: str | Path, *, hyp: str | Path | None = None, id
         return _unique(_breaks(path), path)
     if task == "pairwise":
         return _unique(_pairs(path), path)
+    if task == "mos":
+        return _unique(_clips(path), path)
     return _unique(_candidate_sets(path), path)
 
 
@@ -150,6 +155,24 @@ def _breaks(path: str | Path) -> list[Item]:
             audio.append(_audio_path(Path(path).parent, row["audio"], f"{path}:{n}"))
         payload = {"words": list(ann.words), "labels": list(ann.labels), "annotation": str(row["annotation"])}
         items.append(Item(uid, payload, {"id": uid, **{k: v for k, v in row.items() if k != "id"}}, audio))
+    return items
+
+
+def _clips(path: str | Path) -> list[Item]:
+    """MOS clips: ``id``, ``audio`` and optional ``system`` and ``text`` (CSV, TSV or JSONL). Training
+    rows may add ``expected`` (a score, or a list of acceptable scores) and ``explain``."""
+    items = []
+    for n, row in _rows(path):
+        if not row.get("audio"):
+            raise InputError(f"{path}:{n}: a MOS clip needs an 'audio' column")
+        uid = str(row.get("id") or n)
+        clip = _audio_path(Path(path).parent, row["audio"], f"{path}:{n}")
+        payload = {"text": str(row.get("text") or "")}  # the system stays hidden from the listener
+        for key in ("expected", "explain"):
+            if row.get(key) not in (None, ""):
+                payload[key] = row[key]
+        source = {"id": uid, **{k: v for k, v in row.items() if k not in ("id", "expected", "explain")}}
+        items.append(Item(uid, payload, source, [clip]))
     return items
 
 
@@ -233,7 +256,9 @@ def validate(task: str, payload: dict[str, Any], order: list[int] | None, answer
         if value not in allowed:
             raise AnswerError("choose one error type from the rubric")
         return {"error_type": value}
-    if task == "breaks":
+    if task in ("breaks", "mos"):
+        if answer.get("score") in (None, ""):
+            raise AnswerError("choose a score from 1 to 5")
         v = _int(answer.get("score"), "score")
         if v not in BREAK_SCALE:
             raise AnswerError("score must be 1, 2, 3, 4 or 5")

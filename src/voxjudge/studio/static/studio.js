@@ -11,6 +11,16 @@
   });
 
   const audios = Array.from(document.querySelectorAll("audio"));
+  // must-listen (MOS): the rating opens once the clip has played to its end; the server checks too
+  audios.filter((a) => a.dataset.mustListen === "1").forEach((a) => {
+    const radios = Array.from(form.querySelectorAll('input[name="score"]'));
+    radios.forEach((r) => { r.disabled = true; });
+    a.addEventListener("ended", () => {
+      radios.forEach((r) => { r.disabled = false; });
+      const note = document.getElementById("listen-note");
+      if (note) note.textContent = "now rate the clip";
+    });
+  });
   function toggle(i) {
     const a = audios[i];
     if (!a) return;
@@ -73,7 +83,10 @@
     if (key === "f") { e.preventDefault(); flag.checked = !flag.checked; if (flag.checked) note.focus(); return; }
     if (e.key === "ArrowLeft") { const a = document.getElementById("prev"); if (a) location.href = a.href; return; }
     if (e.key === "ArrowRight") { const a = document.getElementById("next"); if (a) location.href = a.href; return; }
-    if (task === "breaks" && digit >= 1 && digit <= 5) setRadio("score", digit);
+    if ((task === "breaks" || task === "mos") && digit >= 1 && digit <= 5) {
+      const r = form.querySelector(`input[name="score"][value="${digit}"]`);
+      if (r && !r.disabled) setRadio("score", digit);
+    }
     else if (task === "asr-pairs" && digit !== null) {
       const opts = form.querySelectorAll('input[name="error_type"]');
       if (digit === 0) setRadio("error_type", "none"); else if (opts[digit - 1]) opts[digit - 1].checked = true;

@@ -1,0 +1,88 @@
+"""Only the units asked for are counted, and corpus totals without per-utterance rows are the
+same numbers: differential against jiwer 4.0 (the oracle) and against the per-utterance path."""
+
+from __future__ import annotations
+
+import jiwer
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import voxjudge
+from voxjudge.asr import compute_metrics, total
+
+WORDS = ["a", "b", "c", "the", "cat", "सफ़र", "सफर", "e\u0301", "é", "猫"]
+sentence = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
+corpus = st.integers(min_value=1, max_value=8).flatmap(
+    lambda n: st.tuples(st.lists(sentence, min_size=n, max_size=n), st.lists(sentence, min_size=n, max_size=n))
+)
+
+
+def _same(counts, oracle) -> None:
+    assert counts.counts() == {
+        "hits": oracle.hits,
+        "substitutions": oracle.substitutions,
+        "deletions": oracle.deletions,
+        "insertions": oracle.insertions,
+    }
+
+
+@given(corpus)
+def test_corpus_totals_without_rows_equal_jiwer_and_the_rows(pair):
+    refs, hyps = pair
+    rows = compute_metrics(refs, hyps)
+    totals = compute_metrics(refs, hyps, per_utterance=False)
+    assert totals.word is None and totals.char is None
+    _same(totals.corpus_word, jiwer.process_words(refs, hyps))
+    _same(totals.corpus_char, jiwer.process_characters(refs, hyps))
+    assert totals.corpus_word == total(rows.word) and totals.corpus_char == total(rows.char)
+    assert totals.summary() == rows.summary()
+
+
+@given(corpus)
+def test_cer_from_the_edit_distance_alone_equals_jiwer(pair):
+    refs, hyps = pair
+    result = compute_metrics(refs, hyps, per_utterance=False, char_counts=False)
+    assert result.cer == jiwer.cer(refs, hyps)
+    assert result.wer == jiwer.wer(refs, hyps)
+    summary = result.summary()
+    assert "char_counts" not in summary and summary["ref_chars"] == sum(map(len, refs))
+    with pytest.raises(ValueError, match="not split"):
+        result.corpus_char  # noqa: B018 - the counts were not computed, so asking for them is an error
+
+
+def test_words_only_count_no_characters_and_say_so():
+    result = compute_metrics(["a b c", "d e"], ["a x c", "d"], units=("word",))
+    assert result.char is None and not result.has_chars
+    summary = result.summary()
+    assert "cer" not in summary and "char_counts" not in summary and "cer_unit" not in summary
+    assert summary["wer"] == jiwer.wer(["a b c", "d e"], ["a x c", "d"])
+    assert set(result.per_utterance()[0]) == {
+        "id", "wer", "mer", "wil", "wip", "hits", "substitutions", "deletions", "insertions", "ref_words"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="char units were not counted"):
+        result.corpus_char  # noqa: B018
+
+
+def test_characters_only_by_grapheme():
+    result = compute_metrics(["सफ़र अच्छा"], ["सफर अच्छा"], units=("char",), char_unit="grapheme")
+    summary = result.summary()
+    assert "wer" not in summary and summary["cer_unit"] == "grapheme"
+    assert summary["char_counts"] == {"hits": 5, "substitutions": 1, "deletions": 0, "insertions": 0}
+    row = result.per_utterance()[0]
+    assert row["cer"] == summary["cer"] == voxjudge.cer(["सफ़र अच्छा"], ["सफर अच्छा"], unit="grapheme")
+    assert (row["ref_chars"], row["char_substitutions"]) == (6, 1)
+    assert result.by_group(["s"])["s"]["char_hits"] == 5
+
+
+def test_unknown_units_are_refused():
+    with pytest.raises(ValueError, match="units must be"):
+        compute_metrics(["a"], ["a"], units=("grapheme",))
+    with pytest.raises(ValueError, match="units must be"):
+        compute_metrics(["a"], ["a"], units=())
+
+
+def test_rows_are_refused_when_only_totals_were_kept():
+    result = compute_metrics(["a"], ["b"], per_utterance=False)
+    with pytest.raises(ValueError, match="per_utterance=True"):
+        result.per_utterance()
