@@ -74,21 +74,18 @@ def main() -> None:
                 lo, hi = boot(lambda rows, x=x, h=human: C.pearson(x[rows], h[rows]))
                 print(f"  {name:28s} {r:.3f} [{lo:.3f}, {hi:.3f}]")
         else:
-            va, vb = t.parts[3], t.parts[4]
+            from voxjudge.asr.preference import preference_agreement, read_preferences
+
+            prefs = read_preferences(hats_path)  # the judge card's reader and agreement (ties disagree)
             refs = [r["reference"] for r in hats]
             wa, ca = _classic(refs, [r["hyp_a"] for r in hats])
             wb, cb = _classic(refs, [r["hyp_b"] for r in hats])
             print(f"{t.name} ({len(hats)} triplets): agreement with people's choice, ties disagree")
             for name, (sa, sb) in (("LASER default (out of fold)", oof), ("1 - WER", (wa, wb)), ("1 - CER", (ca, cb))):
-                cells = []
-                for cert in (1.0, 0.7, 0.0):
-                    a = C.preference_agreement(sa, sb, va, vb, cert)
-                    lo, hi = boot(
-                        lambda rows, sa=sa, sb=sb, cert=cert, va=va, vb=vb: C.preference_agreement(
-                            sa[rows], sb[rows], va[rows], vb[rows], cert
-                        )
-                    )
-                    cells.append(f"{int(cert * 100)}%: {a:.3f} [{lo:.3f}, {hi:.3f}]")
+                levels = preference_agreement(
+                    prefs, sa.tolist(), sb.tolist(), higher_is_better=True, n_resamples=args.resamples, seed=args.seed
+                )
+                cells = [f"{lv.level}: {lv.agreement:.3f} [{lv.ci_low:.3f}, {lv.ci_high:.3f}]" for lv in levels]
                 print(f"  {name:28s} " + "  ".join(cells))
 
 
