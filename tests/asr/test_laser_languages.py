@@ -135,6 +135,12 @@ def test_fillers_repetitions_false_starts_and_compounds_where_pairs_are_formed()
         ("", "dé-"): ("minor", "partial_word"),
         ("hawk-eagle", "hawk eagle"): ("no_penalty", "compound_word"),
     }
+    # the edit script pairs a dropped filler with an added repetition: two phenomena, not a wrong word
+    (u,) = score(["euh je pense"], ["je je pense"], labeler=rules)
+    assert [(p.ref, p.hyp, p.error_type) for p in u.pairs if p.label != "match"] == [
+        ("euh", "", "filler"),
+        ("", "je", "repetition"),
+    ]
     (u,) = score(["aujourd'hui"], ["aujourd' hui"], lang="fr", labeler=rules)
     assert [p.error_type for p in u.pairs] == ["compound_word"]
 

@@ -36,20 +36,35 @@ def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], la
     known = fillers(lang) if filler_words is None else filler_words
     out = []
     for p in pairs:
+        if p.op == "substitute" and len(p.ref) == len(p.hyp) == 1:
+            # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
+            # when both sides are phenomena they are two, not one wrong word
+            gone = _phenomenon(p.ref[0], ref, p.ref_start, known)
+            new = _phenomenon(p.hyp[0], hyp, p.hyp_start, known)
+            if gone and new:
+                out.append(RubricPair(p.ref, (), "delete", p.ref_start, p.hyp_start, gone))
+                out.append(RubricPair((), p.hyp, "insert", p.ref_start + 1, p.hyp_start, new))
+                continue
         note = ""
         if p.op in ("insert", "delete") and len(p.ref) + len(p.hyp) == 1:
             word, side, at = (p.hyp[0], hyp, p.hyp_start) if p.op == "insert" else (p.ref[0], ref, p.ref_start)
-            k = word_key(word)
-            before = word_key(side[at - 1]) if at > 0 else None
-            after = word_key(side[at + 1]) if at + 1 < len(side) else None
-            if fold(word) in known:
-                note = FILLER
-            elif k and k in (before, after):
-                note = REPETITION
-            elif after and len(_joinkey(word).rstrip("-")) >= 1 and _false_start(word, side[at + 1]):
-                note = FALSE_START
+            note = _phenomenon(word, side, at, known)
         out.append(replace(p, note=note) if note else p)
     return out
+
+
+def _phenomenon(word: str, side: Sequence[str], at: int, known: frozenset[str]) -> str:
+    """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''."""
+    k = word_key(word)
+    before = word_key(side[at - 1]) if at > 0 else None
+    after = word_key(side[at + 1]) if at + 1 < len(side) else None
+    if fold(word) in known:
+        return FILLER
+    if k and k in (before, after):
+        return REPETITION
+    if after and _false_start(word, side[at + 1]):
+        return FALSE_START
+    return ""
 
 
 def _false_start(word: str, nxt: str) -> bool:
