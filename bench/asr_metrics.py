@@ -2,15 +2,20 @@
 
     python bench/asr_metrics.py                   # library at 10,000 and 100,000 pairs; whole command at 50,000
     python bench/asr_metrics.py --sizes 10000 --repeat 5 --whole-pairs 0
+    python bench/asr_metrics.py --sizes "" --whole-pairs 0 --long-words 300000 --repeat 1   # long form
 
-Two ratios, each against a peer measured in the same run:
+Three ratios, each against a peer measured in the same run:
 
 * **library path**: ``count_errors`` against ``jiwer.process_words`` (WER/MER/WIL/WIP), and
   ``compute_metrics`` (words + code-point CER, what ``asr metrics`` computes) against
   ``jiwer.process_words`` + ``jiwer.process_characters``. Target: >= 10x.
 * **whole command**: ``voxjudge asr metrics --ref R --hyp H`` (one process: start-up, reading,
   WER + CER, the table) against jiwer's CLI run twice (``jiwer -r R -h H`` and ``... -c``), on
-  --whole-pairs pairs of ~25 words. Target: >= 5x.
+  --whole-pairs pairs of ~25 words; the table (no CER split needed) and ``--json`` (with
+  ``char_counts``) separately. Target: >= 10x.
+* **long form** (``--long-words``): one line of that many words, WER only (``asr metrics --unit
+  word``) against jiwer's CLI, and ``compute_metrics`` against ``jiwer.process_words``, with the
+  peak RSS of both commands. Target: <= 2x jiwer's time.
 
 Times are CPU seconds (user + system; children's for the commands), best of --repeat, with the
 peers interleaved: on a shared machine CPU time is far steadier than wall time, and every
@@ -162,26 +167,98 @@ def whole_command(n: int, repeat: int) -> dict:
         ref, hyp = Path(tmp, "ref.txt"), Path(tmp, "hyp.txt")
         ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
         hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
-        ours = [[vox, "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp)]]
-        theirs = [[jw, "-r", str(ref), "-h", str(hyp)], [jw, "-r", str(ref), "-h", str(hyp), "-c"]]
-        best = {"ours": [float("inf")] * 2, "theirs": [float("inf")] * 2}
+        table = [vox, "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp)]
+        contenders = {
+            "theirs": [[jw, "-r", str(ref), "-h", str(hyp)], [jw, "-r", str(ref), "-h", str(hyp), "-c"]],
+            "ours": [table],
+            "ours_json": [table + ["--json"]],
+        }
+        best = {name: [float("inf")] * 2 for name in contenders}
         outs: dict[str, list[str]] = {}
         for _ in range(repeat):
-            for name, cmds in (("theirs", theirs), ("ours", ours)):
+            for name, cmds in contenders.items():
                 cpu, wall, outs[name] = _run(cmds)
                 best[name] = [min(best[name][0], cpu), min(best[name][1], wall)]
-        _, _, (as_json,) = _run([ours[0] + ["--json"]])
-    summary = json.loads(as_json)
+    summary = json.loads(outs["ours_json"][0])
     jiwer_wer, jiwer_cer = (float(o.strip()) for o in outs["theirs"])
     return {
         "pairs": n,
         "identical_numbers": (summary["wer"], summary["cer"]) == (jiwer_wer, jiwer_cer),
         "jiwer_cli_cpu_s": round(best["theirs"][0], 3),
         "voxjudge_cpu_s": round(best["ours"][0], 3),
+        "voxjudge_json_cpu_s": round(best["ours_json"][0], 3),
         "speedup": round(best["theirs"][0] / best["ours"][0], 2),
+        "json_speedup": round(best["theirs"][0] / best["ours_json"][0], 2),
         "jiwer_cli_wall_s": round(best["theirs"][1], 3),
         "voxjudge_wall_s": round(best["ours"][1], 3),
         "wall_speedup": round(best["theirs"][1] / best["ours"][1], 2),
+    }
+
+
+# CPU seconds and peak RSS of one command, measured by a fresh wrapper process: its
+# RUSAGE_CHILDREN covers exactly that command (the maximum RSS is over all children ever waited for).
+_MEASURE = (
+    "import json, resource, subprocess, sys; out = subprocess.run(sys.argv[1:], check=True, capture_output=True, "
+    "text=True).stdout; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss / 1024, out]))"
+)
+
+
+def _measure(command: list[str]) -> tuple[float, float, str]:
+    """CPU seconds, peak RSS in MB and stdout of one command."""
+    done = subprocess.run([sys.executable, "-c", _MEASURE, *command], check=True, capture_output=True, text=True)
+    cpu, rss, out = json.loads(done.stdout)
+    return cpu, rss, out
+
+
+def long_form(words: int, repeat: int) -> dict:
+    """One reference line of ``words`` words against its hypothesis, WER only: ``asr metrics
+    --unit word`` against jiwer's CLI, and ``compute_metrics`` against ``jiwer.process_words``."""
+    (ref_text,), (hyp_text,) = make_corpus(1, seed=1, words_per_utt=words)
+    vox, jw = _script("voxjudge"), _script("jiwer")
+    with tempfile.TemporaryDirectory() as tmp:
+        ref, hyp = Path(tmp, "ref.txt"), Path(tmp, "hyp.txt")
+        ref.write_text(ref_text + "\n", encoding="utf-8")
+        hyp.write_text(hyp_text + "\n", encoding="utf-8")
+        ours = [vox, "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--unit", "word", "--json"]
+        theirs = [jw, "-r", str(ref), "-h", str(hyp)]
+        best = {"ours": float("inf"), "theirs": float("inf")}
+        rss = {"ours": 0.0, "theirs": 0.0}
+        outs: dict[str, str] = {}
+        for _ in range(repeat):
+            for name, cmd in (("theirs", theirs), ("ours", ours)):
+                cpu, peak, outs[name] = _measure(cmd)
+                best[name], rss[name] = min(best[name], cpu), max(rss[name], round(peak, 1))
+    lib_cpu, _, lib_out = best_times(
+        {
+            "jiwer": (lambda: jiwer.process_words([ref_text], [hyp_text]), lambda r: (r.hits, r.substitutions)),
+            "voxjudge": (
+                lambda: compute_metrics([ref_text], [hyp_text], units=("word",), per_utterance=False).corpus_word,
+                lambda c: (c.hits, c.substitutions),
+            ),
+        },
+        repeat,
+    )
+    summary = json.loads(outs["ours"])
+    oracle = jiwer.process_words([ref_text], [hyp_text])
+    same = [summary[k] for k in ("hits", "substitutions", "deletions", "insertions")] == [
+        oracle.hits,
+        oracle.substitutions,
+        oracle.deletions,
+        oracle.insertions,
+    ] and summary["wer"] == float(outs["theirs"].strip())
+    return {
+        "words": words,
+        "wer": summary["wer"],
+        "identical_numbers": same and lib_out["jiwer"] == lib_out["voxjudge"],
+        "jiwer_cli_cpu_s": round(best["theirs"], 2),
+        "voxjudge_cpu_s": round(best["ours"], 2),
+        "time_ratio": round(best["ours"] / best["theirs"], 2),
+        "jiwer_library_cpu_s": round(lib_cpu["jiwer"], 2),
+        "voxjudge_library_cpu_s": round(lib_cpu["voxjudge"], 2),
+        "library_time_ratio": round(lib_cpu["voxjudge"] / lib_cpu["jiwer"], 2),
+        "jiwer_cli_peak_rss_mb": rss["theirs"],
+        "voxjudge_peak_rss_mb": rss["ours"],
     }
 
 
@@ -191,6 +268,9 @@ def main() -> None:
         "--sizes", default="10000,100000", help="library corpus sizes, comma-separated (default: 10000,100000)"
     )
     ap.add_argument("--whole-pairs", type=int, default=50_000, help="pairs for the whole-command run; 0 skips it")
+    ap.add_argument(
+        "--long-words", type=int, default=0, help="words of the long-form single-line run (e.g. 300000); 0 skips it"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="timing rounds, best kept (default: 3)")
     ap.add_argument("--json", action="store_true", help="print JSON lines instead of text")
     args = ap.parse_args()
@@ -220,12 +300,27 @@ def main() -> None:
         w = whole_command(args.whole_pairs, args.repeat)
         if args.json:
             print(json.dumps({"path": "whole_command", **w}))
+        else:
+            print(
+                f"whole command, {w['pairs']:,} pairs, WER + CER, same numbers printed: {w['identical_numbers']}\n"
+                f"  voxjudge asr metrics {w['voxjudge_cpu_s']:.2f}s (--json {w['voxjudge_json_cpu_s']:.2f}s)  "
+                f"jiwer CLI (-r/-h, then -c) {w['jiwer_cli_cpu_s']:.2f}s  -> {w['speedup']:.2f}x faster "
+                f"(--json: {w['json_speedup']:.2f}x; wall: {w['voxjudge_wall_s']:.2f}s vs "
+                f"{w['jiwer_cli_wall_s']:.2f}s, {w['wall_speedup']:.2f}x)"
+            )
+    if args.long_words:
+        lf = long_form(args.long_words, args.repeat)
+        if args.json:
+            print(json.dumps({"path": "long_form", **lf}))
             return
         print(
-            f"whole command, {w['pairs']:,} pairs, WER + CER, same numbers printed: {w['identical_numbers']}\n"
-            f"  voxjudge asr metrics {w['voxjudge_cpu_s']:.2f}s  jiwer CLI (-r/-h, then -c) {w['jiwer_cli_cpu_s']:.2f}s"
-            f"  -> {w['speedup']:.2f}x faster (wall: {w['voxjudge_wall_s']:.2f}s vs {w['jiwer_cli_wall_s']:.2f}s, "
-            f"{w['wall_speedup']:.2f}x)"
+            f"long form, one line of {lf['words']:,} words, WER {100 * lf['wer']:.2f}%, "
+            f"identical numbers: {lf['identical_numbers']}\n"
+            f"  asr metrics --unit word {lf['voxjudge_cpu_s']:.2f}s  jiwer CLI {lf['jiwer_cli_cpu_s']:.2f}s  "
+            f"-> {lf['time_ratio']:.2f}x jiwer's time (peak RSS {lf['voxjudge_peak_rss_mb']} MB vs "
+            f"{lf['jiwer_cli_peak_rss_mb']} MB)\n"
+            f"  library: compute_metrics {lf['voxjudge_library_cpu_s']:.2f}s  jiwer.process_words "
+            f"{lf['jiwer_library_cpu_s']:.2f}s  -> {lf['library_time_ratio']:.2f}x jiwer's time"
         )
 
 

@@ -40,6 +40,7 @@ def fill_settings(template: str, options: Mapping[str, str], names: Mapping[str,
 
 
 
+
 _OBJECT_REPR = None
 _EMPTY_REASONS = {
     "EOFError": "the file ends too early (truncated or empty)",

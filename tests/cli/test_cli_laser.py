@@ -40,8 +40,9 @@ def test_score_json_human_agreement_report(capsys, hi, tmp_path):
     )
     assert code == 0
     s = json.loads(capsys.readouterr().out)
-    for key in ("laser_micro", "laser_macro", "wer_macro", "labels", "error_types", "rubric", "agreement"):
+    for key in ("coverage", "laser_micro", "laser_macro", "wer", "labels", "error_types", "rubric", "agreement"):
         assert key in s
+    assert list(s)[0] == "coverage" and "wer_macro" not in s  # one WER: the corpus one
     laser = {c["method"]: c["estimate"] for c in s["agreement"]["laser"]}
     wer = {c["method"]: c["estimate"] for c in s["agreement"]["one_minus_wer"]}
     assert laser["pearson"] > wer["pearson"]

@@ -177,6 +177,17 @@ def _keys_collide(vocabulary: set[str]) -> bool:
     return len({_rapidfuzz_key(w) for w in vocabulary}) != len(vocabulary)
 
 
+# Long-form lines (one 300k-word transcript) go through the same rapidfuzz call as jiwer, on
+# purpose. Anchoring on long exact matches and aligning only the gaps keeps the *cost* optimal
+# when the anchors are safe, but not the hits/substitutions/deletions/insertions jiwer reports:
+# optimal alignments tie (ref "a b" vs hyp "b c": two substitutions, or a deletion, a hit and an
+# insertion), and rapidfuzz breaks ties by its own backtrace over Hirschberg splits chosen from
+# whole DP rows, which a decomposition cannot reproduce. An anchored result is exact only where
+# every gap's counts are forced (equal over all its optimal alignments) and every optimal path
+# crosses the anchors; checking that needs the full DP, so there is no shortcut that is both
+# exact and sub-quadratic, and none is taken. What long lines do get: no CER unless asked
+# (the character alignment was most of their time) and no per-utterance objects.
+#
 # The counting loop runs once per utterance of every metrics call, so it works a chunk of
 # utterances at a time with map() (the per-item work then runs in C) and keeps Python-level work
 # to a few integer operations per utterance -- none at all when only corpus totals are asked

@@ -113,7 +113,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.out:  # (the writers' imports cost start-up time)
         check_outputs(records=[args.out])
     units = _metric_units(args.unit)
-    paired = read_pair(args, args.ref, args.hyp)
+    from voxjudge._gc import gc_paused
+
+    with gc_paused():  # 100,000s of records, none in a cycle: collections would only walk them
+        paired = read_pair(args, args.ref, args.hyp)
     # Per-utterance rows, and the hit/substitution/deletion/insertion split of the CER, cost as
     # much as the counting: computed only when an output shows them.
     per_utterance = bool(args.out or args.per_utterance or args.by_speaker)

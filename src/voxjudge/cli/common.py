@@ -97,11 +97,16 @@ def check_outputs(records=(), files=()) -> None:
 
 
 def write_all(outputs: dict) -> None:
-    """Every output of a command, whole or none. Values: text, or a list of records (NaN -> null)."""
-    from voxjudge.io.writers import write_outputs
+    """Every output of a command, whole or none. Values: text, a list of records (NaN -> null), or
+    a ``RecordStream`` already written."""
+    from voxjudge.io.writers import RecordStream, write_outputs
 
     write_outputs(
-        {p: c if isinstance(c, (str, bytes)) else [_clean(r) for r in c] for p, c in outputs.items() if p is not None}
+        {
+            p: c if isinstance(c, (str, bytes, RecordStream)) else [_clean(r) for r in c]
+            for p, c in outputs.items()
+            if p is not None
+        }
     )
 
 

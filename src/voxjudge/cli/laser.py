@@ -44,6 +44,12 @@ def register(cmds) -> None:
     p.add_argument(
         "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="offline judges: worker processes (default: one per core; results are the same for any N)",
+    )
     p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
     p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
     p.add_argument(
@@ -182,8 +188,11 @@ def _labeler(args, rubric):
 def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.run import LaserOptions, run_laser
+    from voxjudge.io.writers import RecordStream
 
     boot = bootstrap_kwargs(args)
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
     check_outputs(records=[args.out], files=[args.report])
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
@@ -201,26 +210,34 @@ def cmd_score(args: argparse.Namespace) -> int:
         prefilter=not args.no_prefilter,
         dry_run=args.dry_run,
         llm=judge_options(args),
+        jobs=args.jobs,
         **boot,
     )
-    result = run_laser(
-        paired.references,
-        paired.hypotheses,
-        paired.ids,
-        judge=args.judge,
-        options=options,
-        human=human,
-        progress=progress_bar,
-    )
-    if result.estimate is not None:
-        print_json(result.estimate)
-        return 0
-    report = None
-    if args.report:
-        from voxjudge.asr.laser.report import laser_report
+    records = RecordStream(args.out) if args.out and not args.dry_run else None
+    try:
+        result = run_laser(
+            paired.references,
+            paired.hypotheses,
+            paired.ids,
+            judge=args.judge,
+            options=options,
+            human=human,
+            progress=progress_bar,
+            out=records,
+            keep_utterances=bool(args.report),  # the report shows every pair; nothing else needs them
+        )
+        if result.estimate is not None:
+            print_json(result.estimate)
+            return 0
+        report = None
+        if args.report:
+            from voxjudge.asr.laser.report import laser_report
 
-        report = laser_report(result.summary, result.utterances, result.human)
-    write_all({args.out: result.records, args.report: report})
+            report = laser_report(result.summary, result.utterances, result.human)
+        write_all({args.out: records, args.report: report})
+    finally:
+        if records is not None:
+            records.discard()  # after write_all renamed it, there is nothing left to remove
     if args.json:
         print_json(result.summary)
     else:

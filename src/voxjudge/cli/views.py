@@ -141,20 +141,31 @@ def render_laser(s: dict) -> str:
 
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"LASER ({s['judge']}): {s['n']} utterances, {s['ref_words']} reference words")
-        for col in ("LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored"):
+        from voxjudge.asr.laser.tally import coverage_text
+
+        note = coverage_text(s)
+        if note:
+            con.print(note)
+        c = s.get("coverage") or {}
+        scored = f"{c['scored']} of {c['utterances']}" if c.get("unscored") else str(s["n"])
+        t = Table(title=f"LASER ({s['judge']}): {scored} utterances scored, {s['ref_words']} reference words")
+        for col in ("LASER micro", "LASER macro", "WER (corpus, %)", "no penalty", "minor", "major", "unscored"):
             t.add_column(col, justify="right")
         f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731
         t.add_row(
             f(s["laser_micro"]),
             f(s["laser_macro"]),
-            f(s["wer_macro"]),
+            _pct(s["wer"]),
             str(s["labels"]["no_penalty"]),
             str(s["labels"]["minor"]),
             str(s["labels"]["major"]),
             str(s["n_unscored"]),
         )
         con.print(t)
+        con.print(
+            f"WER: corpus level ({s['wer_errors']} word edits / {s['wer_ref_words']} reference words) on "
+            f"{s['wer_tokens']}"
+        )
         e = Table(title="Error types")
         for col in ("type", "count", "penalty"):
             e.add_column(col, justify="left" if col == "type" else "right")

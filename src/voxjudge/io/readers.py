@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import re
+from itertools import repeat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -156,8 +157,9 @@ def read_texts(
     if lines is None:
         lines = read_lines(path)
     if kind == "text":
-        new = _new_tuple
-        return TextSet(str(path), [new(TextRecord, (str(n), t, n, None)) for n, t in enumerate(lines, 1)], False)
+        numbers = range(1, len(lines) + 1)
+        fields = zip(map(str, numbers), lines, numbers, repeat(None))
+        return TextSet(str(path), list(map(_new_tuple, repeat(TextRecord), fields)), False)  # (all in C)
     if kind == "kaldi":
         records, has_ids = _kaldi(path, lines), True
     elif kind == "jsonl":

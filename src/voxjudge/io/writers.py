@@ -92,13 +92,74 @@ def _records_text(rows: list[dict[str, Any]], fmt: str) -> str:
     return buf.getvalue()
 
 
-def write_outputs(outputs: Mapping[str | Path | None, Content]) -> None:
-    """Write several files all or none. Keys that are None (an option not given) are skipped."""
+class RecordStream:
+    """Records written as they are produced, to a temporary file beside ``path`` (JSONL lines in;
+    the file's format out), renamed into place with the command's other outputs by
+    ``write_outputs({path: stream, ...})``, or by ``commit()``; ``discard()`` removes it."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.format = format_for(self.path)
+        check_output(self.path, records=True)
+        fd, self.tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        self._count = 0
+        self._csv: Any = None
+
+    def write_lines(self, lines: list[str]) -> None:
+        """Records as JSON lines (each ending in a newline), in order."""
+        if not lines:
+            return
+        if self.format == "jsonl":
+            self._file.write("".join(lines))
+        elif self.format == "json":
+            text = ",\n".join(
+                "  " + json.dumps(json.loads(line), ensure_ascii=False, indent=2).replace("\n", "\n  ")
+                for line in lines
+            )
+            self._file.write(("[\n" if not self._count else ",\n") + text)
+        else:
+            rows = [json.loads(line) for line in lines]
+            if self._csv is None:
+                delimiter = "\t" if self.format == "tsv" else ","
+                self._csv = csv.DictWriter(
+                    self._file, fieldnames=list(rows[0]), delimiter=delimiter, extrasaction="ignore"
+                )
+                self._csv.writeheader()
+            self._csv.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+        self._count += len(lines)
+
+    def close(self) -> None:
+        if self._file.closed:
+            return
+        if self.format == "json":
+            self._file.write("\n]\n" if self._count else "[]\n")
+        self._file.close()
+        os.chmod(self.tmp, _new_file_mode(self.path))
+
+    def commit(self) -> None:
+        self.close()
+        os.replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+        Path(self.tmp).unlink(missing_ok=True)
+
+
+def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -> None:
+    """Write several files all or none. Keys that are None (an option not given) are skipped; a
+    ``RecordStream`` is already written and is renamed into place with the others."""
     targets = [(Path(p), c) for p, c in outputs.items() if p is not None]
     check_outputs(files=[p for p, _ in targets])
     staged: list[tuple[str, Path]] = []
+    streams = [c for _, c in targets if isinstance(c, RecordStream)]
     try:
         for target, content in targets:
+            if isinstance(content, RecordStream):
+                content.close()
+                staged.append((content.tmp, target))
+                continue
             data = _encode(target, content)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             staged.append((tmp, target))
@@ -110,6 +171,8 @@ def write_outputs(outputs: Mapping[str | Path | None, Content]) -> None:
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+        for stream in streams:
+            stream.discard()
         raise
 
 

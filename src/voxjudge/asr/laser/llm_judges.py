@@ -296,9 +296,9 @@ async def score_with_llm(
     progress=None,
 ):
     """LASER with an LLM judge in pair or sentence mode: utterance scores and a run report."""
-    from voxjudge.asr.laser.scoring import align_utterances, score_aligned, side_by_side_wer
+    from voxjudge.asr.laser.scoring import align_utterances, score_aligned, side_by_side_wer, word_edits
 
-    wers = side_by_side_wer(references, hypotheses)
+    wers, edits = side_by_side_wer(references, hypotheses), word_edits(references, hypotheses)
     aligned = align_utterances(references, hypotheses, ids, lang)
     if mode == "pairs":
         items = [(uid, p, lang) for uid, lang, pairs in aligned for p in pairs]
@@ -307,7 +307,8 @@ async def score_with_llm(
             llm, items, rubric, batch_size=batch_size, prefilter=prefilter, progress=progress
         )
         placeholder = Label("match", None, "")
-        utterances = score_aligned(aligned, {k: lab or placeholder for k, lab in zip(keys, labels)}, rubric, wers)
+        table = {k: lab or placeholder for k, lab in zip(keys, labels)}
+        utterances = score_aligned(aligned, table, rubric, wers, edits)
         by_id = {u.id: u for u in utterances}
         for (uid, k), lab in zip(keys, labels):
             if lab is None:
@@ -318,9 +319,11 @@ async def score_with_llm(
                     stats.stopped and "the run stopped early" or "no valid model answer"
                 )
         for u in utterances:
-            if any(p.label == "unscored" for p in u.pairs):
+            missing = [p for p in u.pairs if p.label == "unscored"]
+            if missing:
                 u.penalty = sum(p.penalty for p in u.pairs)
                 u.laser = None
+                u.unscored = missing[0].reason[len("unscored: ") :]  # the pairs say which
         return utterances, {"llm": stats.as_dict(), "stopped": stats.stopped}
     task = sentence_task(rubric)
     todo = [
@@ -353,10 +356,11 @@ async def score_with_llm(
                 lab = replace(rule, reason=f"not listed by the model; rules: {rule.reason}")
                 unlisted_total += answer is not None
             table[(uid, k)] = lab
-    utterances = score_aligned(aligned, table, rubric, wers)
+    utterances = score_aligned(aligned, table, rubric, wers, edits)
     for u in utterances:
         if u.id in unscored_ids:
             u.laser = None  # no valid answer for this utterance: unscored, not guessed
+            u.unscored = "no valid model answer" if not outcome.stopped else "the run stopped early"
     return utterances, {
         "llm": {**outcome.as_dict(), "disputed": disputed},
         "invalid_listed_errors": invalid_total,

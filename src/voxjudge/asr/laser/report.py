@@ -28,16 +28,20 @@ def _pairs_html(u: UtteranceScore) -> str:
 
 
 def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], human: dict[str, float] | None) -> str:
-    parts = [
+    from voxjudge.asr.laser.tally import coverage_text
+
+    coverage = coverage_text(summary)
+    parts = [section("Coverage", f"<p><strong>{escape(coverage)}</strong></p>")] if coverage else []
+    parts += [
         section(
             "Summary",
             table(
-                ["LASER micro", "LASER macro", "mean WER", "no penalty", "minor", "major", "unscored", "disputed"],
+                ["LASER micro", "LASER macro", "WER %", "no penalty", "minor", "major", "unscored", "disputed"],
                 [
                     [
                         summary["laser_micro"],
                         summary["laser_macro"],
-                        summary["wer_macro"],
+                        None if summary["wer"] is None else round(100 * summary["wer"], 2),
                         summary["labels"]["no_penalty"],
                         summary["labels"]["minor"],
                         summary["labels"]["major"],
@@ -47,7 +51,8 @@ def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], 
                 ],
             ),
             note=f"judge {summary['judge']}, rubric {summary['rubric']['name']} {summary['rubric']['sha256']}; "
-            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; disputed = "
+            "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; WER = corpus "
+            f"word edits / reference words on {summary['wer_tokens']}; disputed = "
             "model labels that contradict a confident rule or the pair's operation (dashed red border)",
         ),
         section(

@@ -45,11 +45,20 @@ def laser_result(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    summary: dict[str, Any] | None = None,
+    figures: Sequence[Any] | None = None,
 ) -> LaserResult:
     """The summary of scored utterances (with the LLM run's accounting and, given human scores,
-    the agreement with them), kept with the settings that produced it."""
-    summary = {**summarize(utterances, rubric), **settings, **(llm or {})}
+    the agreement with them), kept with the settings that produced it. A streamed run passes its
+    tallied ``summary`` and, for the agreement, per-utterance ``figures`` (id, laser, wer)."""
+    summary = {**(summary if summary is not None else summarize(utterances, rubric)), **settings, **(llm or {})}
     if human is not None:
-        summary["agreement"] = agreement(utterances, human, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        summary["agreement"] = agreement(
+            figures if figures is not None else utterances,
+            human,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        )
         summary["bootstrap"] = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     return LaserResult(dict(settings), list(utterances), summary, human)

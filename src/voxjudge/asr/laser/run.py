@@ -10,13 +10,16 @@ what an LLM run would send and cost, with nothing scored.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from voxjudge.asr.laser.result import LaserResult, laser_result
 from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.io.writers import RecordStream
 from voxjudge.llm.options import JudgeOptions
 
 # progress("what is being done") -> a context yielding update(done, total) or None
@@ -34,6 +37,8 @@ class LaserOptions:
     prefilter: bool = True  # pairs the rules settle with certainty never reach the model
     dry_run: bool = False  # estimate requests, tokens and cost; send nothing
     llm: JudgeOptions = field(default_factory=JudgeOptions)
+    # offline judges: worker processes (None: one per core; results identical to one process)
+    jobs: int | None = None
     # the bootstrap CIs of the agreement with human scores
     n_resamples: int = 10_000
     confidence: float = 0.95
@@ -53,12 +58,35 @@ def run_laser(
     options: LaserOptions | None = None,
     human: dict[str, float] | None = None,
     progress: Progress | None = None,
+    out: str | Path | RecordStream | None = None,
+    keep_utterances: bool = True,
 ) -> LaserResult:
     """LASER for a corpus: per-utterance scores, the summary, and the agreement with ``human``
-    scores by id when given. ``judge``: a spec string or a ``voxjudge.llm.Judge``."""
+    scores by id when given. ``judge``: a spec string or a ``voxjudge.llm.Judge``.
+
+    ``out``: where the per-utterance records go as they are produced -- a path (written whole
+    when the run ends) or a ``RecordStream`` the caller renames into place. Offline judges
+    stream: with ``keep_utterances=False`` the result holds only the summary, and memory does not
+    grow with the corpus."""
+    from voxjudge.io.writers import RecordStream
+
+    sink = RecordStream(out) if isinstance(out, (str, Path)) else out
+    try:
+        result = _run(
+            references, hypotheses, ids, judge, options or LaserOptions(), human, progress, sink, keep_utterances
+        )
+        if isinstance(out, (str, Path)):
+            sink.commit()
+    except BaseException:
+        if isinstance(out, (str, Path)):
+            sink.discard()
+        raise
+    return result
+
+
+def _run(references, hypotheses, ids, judge, options: LaserOptions, human, progress, sink, keep: bool) -> LaserResult:
     from voxjudge.asr.laser.judges import is_offline, offline_labeler
 
-    options = options or LaserOptions()
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
@@ -66,14 +94,8 @@ def run_laser(
     spec = judge if isinstance(judge, str) else judge.spec.full_name
     settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang}
     if isinstance(judge, str) and is_offline(judge):
-        from voxjudge.asr.laser.scoring import score
-
-        labeler, _ = offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)
-        with progress(f"labelling word pairs ({judge})") as update:
-            utterances = score(
-                references, hypotheses, ids, lang=options.lang, rubric=rubric, labeler=labeler, progress=update
-            )
-        return laser_result(utterances, rubric, settings, {}, human=human, **boot)
+        offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
+        return _streamed(references, hypotheses, ids, judge, rubric, options, settings, human, progress, sink, keep)
     owned = isinstance(judge, str)
     llm = options.llm.judge(judge, dry_run=options.dry_run) if owned else judge
     # the model-judged run, its dry run and its recorded settings use the same options
@@ -97,4 +119,50 @@ def run_laser(
     finally:
         if owned:
             llm.close()
+    if sink is not None:
+        sink.write_lines([json.dumps(u.as_dict(), ensure_ascii=False) + "\n" for u in utterances])
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
+
+
+def _streamed(references, hypotheses, ids, judge, rubric, options, settings, human, progress, sink, keep):
+    """An offline judge over chunks (``stream.py``): records to ``sink`` as they come, the
+    summary tallied, per-utterance figures kept only for the agreement with ``human``."""
+    from voxjudge.asr.laser.stream import StreamSettings, default_jobs, score_chunks
+    from voxjudge.asr.laser.tally import LaserTally
+
+    stream = StreamSettings(
+        judge,
+        rubric,
+        options.lang,
+        options.allow_rubric_mismatch,
+        records=sink is not None,
+        scores=human is not None,
+        keep=keep,
+    )
+    jobs = options.jobs if options.jobs is not None else default_jobs()
+    tally, figures, utterances, done = LaserTally(), [], [], 0
+    with progress(f"labelling word pairs ({judge})") as update:
+        for chunk in score_chunks(zip(ids, references, hypotheses), stream, jobs=jobs, total=len(ids)):
+            if sink is not None:
+                sink.write_lines(chunk.lines)
+            events = iter(chunk.events)
+            for penalty, laser, ref_words, edits, identical, n_events in chunk.figures:
+                tally.utterance(penalty, laser, ref_words, edits)
+                tally.matches(identical)
+                for _ in range(n_events):
+                    tally.pair(*next(events))
+            figures += [_Figures(*f) for f in chunk.scores if f[0] in human] if human is not None else []
+            utterances += chunk.utterances
+            done += len(chunk.figures)
+            if update is not None:
+                update(done, len(ids))
+    boot = {"n_resamples": options.n_resamples, "confidence": options.confidence, "seed": options.seed}
+    summary = tally.summary(rubric)
+    return laser_result(utterances, rubric, settings, {}, human=human, summary=summary, figures=figures, **boot)
+
+
+@dataclass(frozen=True)
+class _Figures:
+    id: str
+    laser: float | None
+    wer: float | None

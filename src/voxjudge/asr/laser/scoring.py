@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from voxjudge.asr.laser.align import RubricPair, rubric_align
+from voxjudge.asr.laser.align import RubricPair, rubric_align, word_key
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, equivalent
@@ -52,9 +52,11 @@ class UtteranceScore:
     penalty: float = 0.0
     laser: float | None = None
     wer: float | None = None
+    word_edits: int | None = None  # word edit distance on the alignment's tokens (for the corpus WER)
+    unscored: str | None = None  # why a judge left it unscored (an empty reference needs no reason)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "lang": self.lang,
             "laser": self.laser,
@@ -63,6 +65,9 @@ class UtteranceScore:
             "ref_words": self.ref_words,
             "pairs": [p.as_dict() for p in self.pairs],
         }
+        if self.unscored:
+            out["unscored"] = self.unscored
+        return out
 
 
 def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
@@ -89,11 +94,12 @@ def score_aligned(
     labels: dict[tuple[str, int], Label],
     rubric: LaserRubric,
     wers: Sequence[float | None],
+    edits: Sequence[int] | None = None,
 ) -> list[UtteranceScore]:
     results = []
-    for (uid, lang, pairs), wer in zip(aligned, wers):
+    for k, ((uid, lang, pairs), wer) in enumerate(zip(aligned, wers)):
         ref_words = sum(len(p.ref) for p in pairs)
-        u = UtteranceScore(uid, lang, ref_words, wer=wer)
+        u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k])
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.penalty(lab.label)
@@ -141,7 +147,21 @@ def score(
                 start = end
                 progress(end, len(items))
     labels = dict(zip(keys, found))
-    return score_aligned(aligned, labels, rubric, side_by_side_wer(references, hypotheses))
+    wers, edits = side_by_side_wer(references, hypotheses), word_edits(references, hypotheses)
+    return score_aligned(aligned, labels, rubric, wers, edits)
+
+
+def word_edits(references: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
+    """Per utterance, the word edit distance on the tokens the LASER alignment compares."""
+    from rapidfuzz.distance import Levenshtein
+
+    keys: dict[str, int] = {}
+    out = []
+    for ref, hyp in zip(references, hypotheses):
+        rk = [keys.setdefault(word_key(w), len(keys)) for w in words(ref)]
+        hk = [keys.setdefault(word_key(w), len(keys)) for w in words(hyp)]
+        out.append(Levenshtein.distance(rk, hk))
+    return out
 
 
 def side_by_side_wer(references: Sequence[str], hypotheses: Sequence[str]) -> list[float | None]:
@@ -155,33 +175,13 @@ def side_by_side_wer(references: Sequence[str], hypotheses: Sequence[str]) -> li
 
 
 def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict[str, Any]:
-    scored = [u for u in utterances if u.laser is not None]
-    total_words = sum(u.ref_words for u in scored)
-    by_type: dict[str, dict[str, float]] = {}
-    by_label = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
-    disputed = 0
-    for u in scored:
-        for p in u.pairs:
-            by_label[p.label] += 1
-            disputed += p.disputed
-            if p.error_type:
-                cell = by_type.setdefault(p.error_type, {"count": 0, "penalty": 0.0})
-                cell["count"] += 1
-                cell["penalty"] += p.penalty
-    wers = [u.wer for u in scored if u.wer is not None]
-    return {
-        "n": len(scored),
-        "n_unscored": len(utterances) - len(scored),
-        "laser_micro": (1 - sum(u.penalty for u in scored) / total_words) if total_words else None,
-        "laser_macro": (sum(u.laser for u in scored) / len(scored)) if scored else None,
-        "wer_macro": (sum(wers) / len(wers)) if wers else None,
-        "penalty": sum(u.penalty for u in scored),
-        "ref_words": total_words,
-        "labels": by_label,
-        "disputed": disputed,
-        "error_types": dict(sorted(by_type.items(), key=lambda kv: -kv[1]["count"])),
-        "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
-    }
+    """The corpus summary of scored utterances (``tally.py`` says what it holds)."""
+    from voxjudge.asr.laser.tally import LaserTally
+
+    tally = LaserTally()
+    for u in utterances:
+        tally.add_scored(u)
+    return tally.summary(rubric)
 
 
 def agreement(

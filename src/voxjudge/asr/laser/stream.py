@@ -1,0 +1,371 @@
+"""LASER at corpus scale with an offline judge: chunks of utterances are aligned, labelled and
+turned into records as they come, and the summary is a running tally (``tally.py``), so memory
+does not grow with the corpus and only mismatches cost more than counting.
+
+* Normalisation once per token: each distinct token's alignment key (``align.word_key``) is
+  computed once per process.
+* Exact matches are counted, not classified: an utterance whose keys all match is a run of
+  identical pairs; inside other utterances equal stretches stay index ranges. Identical words are
+  labelled once per language (the judge is asked about one identical pair; a judge that does not
+  call it a match with no penalty has every pair asked instead).
+* Labels are cached per unique pair identity -- every field of ``RubricPair`` except where it
+  sits (``ref_start``, ``hyp_start``) -- and language; the judge sees each chunk's new pairs in
+  one call.
+* Records are JSON text written from the alignment (the JSON of an identical pair is made once
+  per word), byte for byte what ``UtteranceScore.as_dict`` gives.
+* ``jobs`` worker processes score chunks in parallel, each building its own judge; results come
+  back in input order and are identical to one process.
+
+``scoring.score`` stays the plain path (every pair an object, labelled one by one); a test holds
+this one to it, records and summary alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from json.encoder import encode_basestring
+from operator import attrgetter
+from typing import Any
+
+from voxjudge.asr.laser.align import RubricPair, _region, word_key
+from voxjudge.asr.laser.lang import detect_language
+from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.asr.laser.rules import Label, equivalent
+from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, side_by_side_wer
+
+CHUNK = 2000  # utterances per chunk
+POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
+_identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
+_dumps = json.dumps
+_string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
+
+
+def _js(value: Any) -> str:
+    return _dumps(value, ensure_ascii=False)
+
+
+def _number(x: float | None) -> str:
+    """A float as ``json.dumps`` writes it (scores and penalties are finite)."""
+    return "null" if x is None else float.__repr__(x)
+
+
+class _IdenticalJSON(dict):
+    """word -> the JSON of its identical pair under one label, made on first sight."""
+
+    def __init__(self, label: Label):
+        super().__init__()
+        self.label = label
+
+    def __missing__(self, word: str) -> str:
+        lab = self.label
+        js = self[word] = _js(
+            ScoredPair(word, word, "equal", lab.label, lab.error_type, lab.reason, 0.0, lab.disputed).as_dict()
+        )
+        return js
+
+
+@dataclass
+class ChunkResult:
+    """What a chunk gives back, in input order: record lines (JSONL, when asked), per-utterance
+    figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
+
+    lines: list[str] = field(default_factory=list)
+    figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
+    events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
+    scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
+    utterances: list[UtteranceScore] = field(default_factory=list)  # when kept
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    judge: str
+    rubric: LaserRubric
+    lang: str | None = None
+    allow_rubric_mismatch: bool = False
+    records: bool = False  # make record lines
+    scores: bool = False  # keep (id, laser, wer) per utterance
+    keep: bool = False  # keep UtteranceScore objects
+
+
+class ChunkScorer:
+    """Scores chunks of utterances; one per process, with the caches that make repeats free."""
+
+    def __init__(self, settings: StreamSettings):
+        from voxjudge.asr.laser.judges import offline_labeler
+
+        self.s = settings
+        self.labeler, _ = offline_labeler(
+            settings.judge, settings.rubric, allow_rubric_mismatch=settings.allow_rubric_mismatch
+        )
+        self.penalty = settings.rubric.penalty
+        self.tokens: dict[str, int] = {}  # token -> id of its key (-1: dropped)
+        self.key_ids: dict[str, int] = {}
+        self.keys: list[str] = []  # key id -> key
+        self.labels: dict[tuple, tuple[Label, float, str]] = {}  # (lang, identity) -> label, penalty, JSON
+        self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
+        self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
+        self.equivalents: dict[str, Callable] = {}
+
+    # ---- tokens ------------------------------------------------------------------------------
+
+    def _new_token(self, w: str) -> None:
+        if all(unicodedata.category(ch)[0] in "PS" for ch in w):
+            self.tokens[w] = -1  # punctuation only: not a word (``scoring.words``)
+            return
+        key = word_key(w)
+        if key not in self.key_ids:
+            self.key_ids[key] = len(self.keys)
+            self.keys.append(key)
+        self.tokens[w] = self.key_ids[key]
+
+    def _words(self, text: str) -> tuple[list[str], list[int]]:
+        """The words of a text and their key ids (one dict lookup per token once it is known)."""
+        ws = text.split()
+        tokens = self.tokens
+        try:
+            ids = [tokens[w] for w in ws]
+        except KeyError:
+            for w in ws:
+                if w not in tokens:
+                    self._new_token(w)
+            ids = [tokens[w] for w in ws]
+        if -1 in ids:
+            ws = [w for w, k in zip(ws, ids) if k != -1]
+            ids = [k for k in ids if k != -1]
+        return ws, ids
+
+    # ---- one chunk ---------------------------------------------------------------------------
+
+    def __call__(self, chunk: Sequence[tuple[str, str, str]]) -> ChunkResult:
+        from rapidfuzz.distance.Levenshtein import opcodes
+
+        s = self.s
+        aligned = []  # (uid, lang, rw, hw, items, edits): items are RubricPairs and (i, j, n) runs
+        todo: dict[tuple, tuple[str, RubricPair, str]] = {}
+        for uid, ref, hyp in chunk:
+            lang = s.lang or detect_language(ref + " " + hyp)
+            if lang not in self.identical:
+                self._probe(lang)
+            rw, rk = self._words(ref)
+            hw, hk = self._words(hyp)
+            if rk == hk:
+                edits = 0
+                if rw == hw and self.identical[lang] is not None:
+                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], 0))
+                    continue  # the common case: nothing to align, nothing to label
+                items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
+            else:
+                ops = opcodes(rk, hk)
+                edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+                items = self._pairs(rw, hw, ops, lang)
+            for p in items:
+                if type(p) is RubricPair:
+                    key = (lang, _identity(p))
+                    if key not in self.labels and key not in todo:
+                        todo[key] = (uid, p, lang)
+            aligned.append((uid, lang, rw, hw, items, edits))
+        if todo:
+            found = self.labeler(list(todo.values()))
+            for (key, (_, p, _lang)), lab in zip(todo.items(), found):
+                pen = self.penalty(lab.label)
+                js = _js(
+                    ScoredPair(
+                        p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed
+                    ).as_dict()
+                )
+                self.labels[key] = (lab, pen, js)
+        wers: list = [None] * len(chunk)
+        if s.records or s.scores or s.keep:
+            wers = side_by_side_wer([r for _, r, _ in chunk], [h for _, _, h in chunk])
+        out = ChunkResult()
+        for (uid, lang, rw, hw, items, edits), wer in zip(aligned, wers):
+            self._utterance(out, uid, lang, rw, hw, items, edits, wer)
+        return out
+
+    def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, edits, wer) -> None:
+        s = self.s
+        labels = self.labels
+        penalty, n_identical, n_events = 0.0, 0, 0
+        parts: list[str] = []
+        pairs: list[ScoredPair] = []
+        for p in items:
+            if type(p) is tuple:  # identical words: counted; written from the words when asked
+                i, _, n = p
+                n_identical += n
+                if s.records:
+                    parts.extend(map(self.identical_json[lang].__getitem__, rw[i : i + n]))
+                if s.keep:
+                    lab = self.identical[lang]
+                    pairs += [
+                        ScoredPair(w, w, "equal", lab.label, lab.error_type, lab.reason, 0.0, lab.disputed)
+                        for w in rw[i : i + n]
+                    ]
+                continue
+            lab, pen, js = labels[(lang, _identity(p))]
+            penalty += pen
+            n_events += 1
+            out.events.append((lab.label, lab.error_type, pen, lab.disputed))
+            if s.records:
+                parts.append(js)
+            if s.keep:
+                pairs.append(
+                    ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
+                )
+        ref_words = len(rw)
+        laser = (1 - penalty / ref_words) if ref_words else None
+        if laser is None:  # an empty reference: its pairs are not counted
+            del out.events[len(out.events) - n_events :]
+            n_identical = n_events = 0
+        out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
+        if s.records:
+            out.lines.append(
+                f'{{"id": {_string(uid)}, "lang": {_string(lang)}, "laser": {_number(laser)}, "wer": {_number(wer)}, '
+                f'"penalty": {_number(penalty)}, "ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
+            )
+        if s.scores:
+            out.scores.append((uid, laser, wer))
+        if s.keep:
+            out.utterances.append(UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits))
+
+    def _probe(self, lang: str) -> None:
+        """Whether identical words are a match with no penalty in ``lang`` for this judge."""
+        (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
+        ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab.label) == 0
+        self.identical[lang] = lab if ok else None
+        self.identical_json[lang] = _IdenticalJSON(lab)
+
+    # ---- alignment ---------------------------------------------------------------------------
+
+    def _pairs(self, rw, hw, ops, lang) -> list:
+        """``rubric_align``'s pairs, with stretches of identical words as (i, j, n) runs (when the
+        judge calls identical words a match) and every other pair as a ``RubricPair``."""
+        eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
+        const = self.identical[lang] is not None
+        items: list = []
+        pending = None
+        tokens, keys = self.tokens, self.keys
+        for op in [*ops, None]:
+            if op is not None and op[0] != "equal":
+                if pending is None:
+                    pending = (op[1], op[3])
+                continue
+            if pending is not None:
+                r0, h0 = pending
+                end_r, end_h = (op[1], op[3]) if op is not None else (len(rw), len(hw))
+                rs, hs = rw[r0:end_r], hw[h0:end_h]
+                if len(rs) + len(hs) == 1:  # the programme's only option: a lone deletion or insertion
+                    items.append(RubricPair(tuple(rs), tuple(hs), "delete" if rs else "insert", r0, h0))
+                elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
+                    items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
+                else:
+                    rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
+                    items += _region(rs, hs, rk, hk, r0, h0, eq)
+                pending = None
+            if op is None:
+                break
+            _, i1, i2, j1, _ = op
+            if const and rw[i1:i2] == hw[j1 : j1 + i2 - i1]:
+                items.append((i1, j1, i2 - i1))
+                continue
+            run = i1  # start of the current run of identical words
+            for i in range(i1, i2):
+                j = j1 + i - i1
+                if not const or rw[i] != hw[j]:  # case or punctuation differ: the judge says what
+                    if i > run:
+                        items.append((run, j1 + run - i1, i - run))
+                    items.append(RubricPair((rw[i],), (hw[j],), "equal", i, j))
+                    run = i + 1
+            if i2 > run:
+                items.append((run, j1 + run - i1, i2 - run))
+        return _swaps(items, rw, hw, lambda ws: [keys[tokens[w]] for w in ws])
+
+
+def _single(item, rw, hw) -> RubricPair | None:
+    """An item as one equal pair, if it is one (a run of length 1 or an equal pair)."""
+    if type(item) is tuple:
+        i, j, n = item
+        return RubricPair((rw[i],), (hw[j],), "equal", i, j) if n == 1 else None
+    return item if item.op == "equal" else None
+
+
+def _swaps(items: list, rw, hw, key) -> list:
+    """``align._swaps`` over items where equal stretches are runs: insert x, keep y, delete x (or
+    the mirror) is one reordering. Only a single equal pair can be the kept word."""
+    out: list = []
+    k = 0
+    n = len(items)
+    while k < n:
+        a = items[k]
+        if type(a) is RubricPair and a.op in ("insert", "delete") and k + 2 < n:
+            c = items[k + 2]
+            if type(c) is RubricPair and c.op in ("insert", "delete") and c.op != a.op:
+                b = _single(items[k + 1], rw, hw)
+                if b is not None:
+                    if a.op == "insert" and key(a.hyp) == key(c.ref):
+                        out.append(RubricPair(b.ref + c.ref, a.hyp + b.hyp, "swap", b.ref_start, a.hyp_start))
+                        k += 3
+                        continue
+                    if a.op == "delete" and key(a.ref) == key(c.hyp):
+                        out.append(RubricPair(a.ref + b.ref, b.hyp + c.hyp, "swap", a.ref_start, b.hyp_start))
+                        k += 3
+                        continue
+        out.append(a)
+        k += 1
+    return out
+
+
+def _chunks(rows, size: int) -> Iterator[list]:
+    chunk: list = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+_worker: ChunkScorer | None = None
+
+
+def _init_worker(settings: StreamSettings) -> None:
+    global _worker
+    _worker = ChunkScorer(settings)  # each process builds its own judge and caches
+
+
+def _work(chunk) -> ChunkResult:
+    assert _worker is not None
+    return _worker(chunk)
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | None = None) -> Iterator[ChunkResult]:
+    """Results of successive chunks of ``(id, ref, hyp)`` rows, in input order; with ``jobs`` > 1
+    (and more than one chunk) from that many worker processes, a few chunks in flight at once."""
+    chunks = _chunks(rows, CHUNK)
+    if jobs <= 1 or (total is not None and total <= CHUNK):
+        scorer = ChunkScorer(settings)
+        yield from map(scorer, chunks)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
+        pending: deque = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(_work, (chunk,)))
+            if len(pending) >= 2 * jobs:  # bounded: memory does not grow with the corpus
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()

@@ -1,0 +1,140 @@
+"""The LASER summary as a running tally: utterance by utterance, in input order, holding only
+counts and sums, so a corpus of any size is summarised in constant memory and the figures are
+the same whether the utterances were kept, streamed, or scored by worker processes.
+
+Partial is never a headline. ``coverage`` (the first key) says how many utterances were scored
+and why the others were not. An empty reference has no LASER score by definition (the score
+divides by reference words); that is stated, and the corpus figures cover the others. When a
+judge left utterances unscored, the run is ``partial``: only utterances with mismatches can go
+unscored, so LASER over the scored ones is biased upwards -- it is not reported as the score
+(``laser_micro``/``laser_macro`` are None) but kept apart under ``scored_only`` with that warning.
+
+WER beside LASER is the corpus WER (word edits / reference words, summed over utterances) on
+the very tokens the LASER alignment compares (``align.word_key``: NFC, case folded, edge
+punctuation off; punctuation-only tokens dropped), over the utterances with a reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voxjudge.asr.laser.rubric import LaserRubric
+
+EMPTY_REFERENCE = "empty reference (LASER divides by reference words)"
+WER_TOKENS = "the LASER alignment's tokens (NFC, case folded, edge punctuation off, punctuation-only tokens dropped)"
+NOT_THE_SCORE = (
+    "covers only the scored utterances; only utterances with mismatches can go unscored, so this "
+    "is biased upwards and is not the corpus score"
+)
+
+
+class LaserTally:
+    def __init__(self) -> None:
+        self.utterances = 0
+        self.scored = 0
+        self.reasons: dict[str, int] = {}
+        self.penalty: float | int = 0
+        self.ref_words = 0
+        self.laser_sum: float | int = 0
+        self.labels = {"match": 0, "no_penalty": 0, "minor": 0, "major": 0}
+        self.disputed = 0
+        self.types: dict[str, dict[str, float]] = {}
+        self.wer_errors = 0
+        self.wer_ref_words = 0
+        self.wer_utterances = 0
+
+    def utterance(
+        self, penalty: float, laser: float | None, ref_words: int, edits: int | None, unscored: str | None = None
+    ) -> None:
+        """One utterance's figures; ``unscored`` is why it has no score (None: scored, or an empty
+        reference)."""
+        self.utterances += 1
+        if ref_words and edits is not None:
+            self.wer_errors += edits
+            self.wer_ref_words += ref_words
+            self.wer_utterances += 1
+        if laser is None:
+            reason = unscored or EMPTY_REFERENCE
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
+            return
+        self.scored += 1
+        self.penalty += penalty
+        self.ref_words += ref_words
+        self.laser_sum += laser
+
+    def pair(self, label: str, error_type: str | None, penalty: float, disputed: bool) -> None:
+        """One labelled pair of a scored utterance (after its ``utterance``)."""
+        self.labels[label] += 1
+        self.disputed += disputed
+        if error_type:
+            cell = self.types.setdefault(error_type, {"count": 0, "penalty": 0.0})
+            cell["count"] += 1
+            cell["penalty"] += penalty
+
+    def matches(self, n: int) -> None:
+        """``n`` identical pairs of scored utterances, counted without being classified."""
+        self.labels["match"] += n
+
+    def add_scored(self, u) -> None:
+        """An ``UtteranceScore`` with its pairs."""
+        self.utterance(u.penalty, u.laser, u.ref_words, u.word_edits, u.unscored)
+        if u.laser is not None:
+            for p in u.pairs:
+                self.pair(p.label, p.error_type, p.penalty, p.disputed)
+
+    @property
+    def partial(self) -> bool:
+        return any(reason != EMPTY_REFERENCE for reason in self.reasons)
+
+    def summary(self, rubric: LaserRubric) -> dict[str, Any]:
+        n, unscored = self.scored, self.utterances - self.scored
+        micro = (1 - self.penalty / self.ref_words) if self.ref_words else None
+        macro = (self.laser_sum / n) if n else None
+        partial = self.partial
+        coverage: dict[str, Any] = {
+            "utterances": self.utterances,
+            "scored": n,
+            "unscored": unscored,
+            "unscored_reasons": dict(self.reasons),
+            "partial": partial,
+            "covers": {
+                "laser": f"{n} of {self.utterances} utterances (the scored ones)",
+                "wer": f"{self.wer_utterances} of {self.utterances} utterances (those with a reference)",
+            },
+        }
+        out: dict[str, Any] = {
+            "coverage": coverage,
+            "n": n,
+            "n_unscored": unscored,
+            "laser_micro": None if partial else micro,
+            "laser_macro": None if partial else macro,
+            "wer": (self.wer_errors / self.wer_ref_words) if self.wer_ref_words else None,
+            "wer_errors": self.wer_errors,
+            "wer_ref_words": self.wer_ref_words,
+            "wer_tokens": WER_TOKENS,
+            "penalty": self.penalty,
+            "ref_words": self.ref_words,
+            "labels": dict(self.labels),
+            "disputed": self.disputed,
+            "error_types": dict(sorted(self.types.items(), key=lambda kv: -kv[1]["count"])),
+            "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
+        }
+        if partial:
+            out["scored_only"] = {"laser_micro": micro, "laser_macro": macro, "n": n, "note": NOT_THE_SCORE}
+        return out
+
+
+def coverage_text(summary: dict[str, Any]) -> str | None:
+    """The sentence that comes before any LASER figure when an utterance is unscored (None when
+    every utterance was scored), for the table and the report alike."""
+    c = summary.get("coverage") or {}
+    if not c.get("unscored"):
+        return None
+    why = ", ".join(f"{n} {reason}" for reason, n in c["unscored_reasons"].items())
+    line = f"{c['unscored']} of {c['utterances']} utterances unscored ({why})."
+    if c["partial"]:
+        return (
+            f"PARTIAL: {line} No LASER score: only utterances with mismatches can go unscored, so LASER "
+            f"over the {c['scored']} scored ones would be too high. Pair counts cover the scored utterances only."
+        )
+    return f"{line} LASER and pair counts cover the other {c['scored']}."

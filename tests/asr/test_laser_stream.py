@@ -1,0 +1,133 @@
+"""The streamed LASER path against the plain one, byte for byte.
+
+``scoring.score`` is the plain path -- every pair an object, aligned by ``rubric_align`` and
+labelled by the judge one by one -- and stays the oracle: whatever the judge becomes, the
+streamed path (cached keys and labels, identical words counted, runs of equal words, worker
+processes) must write the same records and the same summary, for every output format.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
+from voxjudge.asr.laser.judges import offline_labeler
+from voxjudge.asr.laser.result import laser_result
+from voxjudge.asr.laser.scoring import score
+from voxjudge.io import pair_texts, read_texts
+from voxjudge.io.writers import write_records
+
+RUBRIC = LaserRubric.load()
+WORDS = (
+    "the cat sat on a mat every one everyone colour color ten 10 going to gonna closed close it's its The "
+    "Cat, mat. don't dont - ... ! बाज़ार बाजार इसलिए इस लिए पाँच सौ 500 गई गया है हैं हिन्दी हिंदी"
+).split()
+
+
+def _reference(refs, hyps, ids, judge, lang, human=None):
+    labeler, _ = offline_labeler(judge, RUBRIC)
+    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler)
+    settings = {"judge": judge, "mode": "pairs", "lang": lang}
+    return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
+
+
+def _random_corpus(n: int, seed: int):
+    """Utterances built to hit every path: case and punctuation, swaps, merges, insertions and
+    deletions at the edges, punctuation-only tokens, empty references and hypotheses, repeats."""
+    rng = random.Random(seed)
+    refs, hyps = [], []
+    for _ in range(n):
+        ref = rng.choices(WORDS, k=rng.randint(0, 12))
+        hyp = list(ref)
+        for _ in range(rng.randint(0, 4)):
+            k = rng.randrange(len(hyp) + 1)
+            x = rng.random()
+            if x < 0.3 and k < len(hyp):
+                hyp[k] = rng.choice(WORDS)
+            elif x < 0.45 and k + 1 < len(hyp):
+                hyp[k], hyp[k + 1] = hyp[k + 1], hyp[k]
+            elif x < 0.6 and k < len(hyp):
+                del hyp[k]
+            elif x < 0.75 and k < len(hyp):
+                hyp[k] = hyp[k].upper() if rng.random() < 0.5 else hyp[k] + ","
+            else:
+                hyp.insert(k, rng.choice(WORDS))
+        refs.append(" ".join(ref))
+        hyps.append(" ".join(hyp))
+    return refs, hyps, [f"u{k}" for k in range(n)]
+
+
+def _same(tmp_path, refs, hyps, ids, judge, lang, jobs, suffix=".jsonl", human=None):
+    expected = _reference(refs, hyps, ids, judge, lang, human)
+    want = tmp_path / f"want{suffix}"
+    write_records(want, expected.records)
+    got = tmp_path / f"got{suffix}"
+    options = LaserOptions(lang=lang, jobs=jobs, n_resamples=200)
+    result = run_laser(refs, hyps, ids, judge=judge, options=options, out=got, human=human, keep_utterances=False)
+    assert got.read_bytes() == want.read_bytes()
+    assert json.dumps(result.summary, sort_keys=True) == json.dumps(expected.summary, sort_keys=True)
+    return result
+
+
+@pytest.mark.parametrize("lang", ["hi", "en"])
+@pytest.mark.parametrize("system", ["sys_a", "sys_b"])
+def test_the_shipped_examples(tmp_path, examples, lang, system):
+    folder = examples / "asr" / lang
+    paired = pair_texts(
+        read_texts(folder / "ref.txt", ids=True), read_texts(folder / f"{system}.txt", ids=True)
+    )
+    human = None
+    if (folder / "human_b.tsv").exists():
+        from voxjudge.io.scores import read_scores
+
+        human = read_scores(folder / "human_b.tsv")
+    _same(tmp_path, paired.references, paired.hypotheses, paired.ids, "default", None, 1, human=human)
+
+
+@pytest.mark.parametrize("judge", ["default", "rules"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_corpora_in_one_process(tmp_path, judge, seed):
+    refs, hyps, ids = _random_corpus(300, seed)
+    _same(tmp_path, refs, hyps, ids, judge, None if seed else "en", 1)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv", ".tsv"])
+def test_every_record_format(tmp_path, suffix):
+    refs, hyps, ids = _random_corpus(120, 7)
+    _same(tmp_path, refs, hyps, ids, "default", None, 1, suffix=suffix)
+
+
+def test_worker_processes_give_the_same_bytes_in_input_order(tmp_path, monkeypatch):
+    from voxjudge.asr.laser import stream
+
+    monkeypatch.setattr(stream, "CHUNK", 50)  # many chunks, several in flight at once
+    refs, hyps, ids = _random_corpus(700, 3)
+    _same(tmp_path, refs, hyps, ids, "default", None, 2)
+
+
+def test_the_judge_is_asked_once_per_unique_pair(monkeypatch):
+    from voxjudge.asr.laser import judges
+
+    asked = []
+    real = judges.offline_labeler
+
+    def counting(spec, rubric, **kw):
+        labeler, name = real(spec, rubric, **kw)
+
+        def label(items):
+            asked.extend(items)
+            return labeler(items)
+
+        return label, name
+
+    monkeypatch.setattr(judges, "offline_labeler", counting)
+    refs = ["the cat sat on the mat"] * 500 + ["a dog ran"] * 500
+    hyps = ["the bat sat on the mat"] * 500 + ["a dog ran"] * 500
+    result = run_laser(refs, hyps, options=LaserOptions(lang="en", jobs=1), keep_utterances=False)
+    pairs = [(p.ref, p.hyp, p.op) for _, p, _ in asked]
+    # one probe for identical words, then the one mismatch, for 4,500 pairs (hand-counted below)
+    assert pairs.count((("cat",), ("bat",), "substitute")) == 1 and len(pairs) == 2
+    assert result.summary["labels"] == {"match": 4000, "no_penalty": 0, "minor": 0, "major": 500}
