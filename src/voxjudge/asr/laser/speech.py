@@ -32,10 +32,14 @@ def _joinkey(word: str) -> str:
 
 
 def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], lang: str, filler_words=None):
-    """The pairs with insertions and deletions that are speech phenomena noted."""
+    """The pairs with insertions and deletions that are speech phenomena noted (the streamed
+    path's runs of identical words pass through)."""
     known = fillers(lang) if filler_words is None else filler_words
     out = []
     for p in pairs:
+        if type(p) is tuple:  # the streamed path's (i, j, n) run of identical words
+            out.append(p)
+            continue
         if p.op == "substitute" and len(p.ref) == len(p.hyp) == 1:
             # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
             # when both sides are phenomena they are two, not one wrong word
