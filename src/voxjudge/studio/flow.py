@@ -121,29 +121,29 @@ class Flow:
             return self._assign(c, annotator_pk, int(rng.choice(repeat_pool)), 1, False, seq)
         if fresh is None:
             return None
-        return self._assign(c, annotator_pk, fresh, 0, True, seq)
+        return self._assign(c, annotator_pk, fresh[0], 0, True, seq, seen=fresh[1])
 
     def _fresh_query(self, have: set[int]):
         q = sa.select(items.c.pk, items.c.taken).where(items.c.role == "item", items.c.taken < self.k)
         return q.where(items.c.pk.notin_(have)) if have else q
 
-    def _fresh(self, c, have: set[int]) -> int | None:
+    def _fresh(self, c, have: set[int]) -> tuple[int, int] | None:
         # overlap items below two claims first, then least-covered, in the seeded shuffle order.
         # PostgreSQL: rows another claim holds are skipped, so concurrent annotators take different
         # items instead of queueing on one (SQLite serialises writers and ignores the clause).
         early = sa.case((sa.and_(items.c.shuffle < self.n_overlap, items.c.taken < 2), 0), else_=1)
         q = self._fresh_query(have).order_by(early, items.c.taken, items.c.shuffle).limit(1)
         row = c.execute(q.with_for_update(skip_locked=True, of=items)).first()
-        return None if row is None else row.pk
+        return None if row is None else (row.pk, int(row.taken))
 
-    def _claim(self, c, item_pk: int) -> bool:
-        """Take one of the item's K claims; False when they are all taken (a racing claim won)."""
-        return (
-            c.execute(
-                sa.update(items).where(items.c.pk == item_pk, items.c.taken < self.k).values(taken=items.c.taken + 1)
-            ).rowcount
-            == 1
-        )
+    def _claim(self, c, item_pk: int, seen: int | None = None) -> bool:
+        """Take one of the item's K claims; False when they are all taken, or (``seen``) when the item
+        is no longer at the coverage it was chosen at: PostgreSQL's FOR UPDATE may lock a row another
+        claim changed after the ORDER BY saw it, and taking it would break the balance."""
+        q = sa.update(items).where(items.c.pk == item_pk, items.c.taken < self.k)
+        if seen is not None:
+            q = q.where(items.c.taken == seen)
+        return c.execute(q.values(taken=items.c.taken + 1)).rowcount == 1
 
     def _repeat_pool(self, c, annotator_pk: int, repeated: set[int]) -> list[int]:
         a = assignments
@@ -160,8 +160,10 @@ class Flow:
         ).scalars()
         return [pk for pk in rows if pk not in repeated]
 
-    def _assign(self, c, annotator_pk: int, item_pk: int, copy: int, counted: bool, seq: int) -> int:
-        if counted and not self._claim(c, item_pk):
+    def _assign(
+        self, c, annotator_pk: int, item_pk: int, copy: int, counted: bool, seq: int, seen: int | None = None
+    ) -> int:
+        if counted and not self._claim(c, item_pk, seen):
             raise IntegrityError("claims taken", None, Exception("claims taken"))
         n_audio = c.execute(sa.select(sa.func.count()).where(item_audio.c.item_pk == item_pk)).scalar()
         rng = np.random.default_rng([self.config["seed"], annotator_pk, item_pk, copy])
