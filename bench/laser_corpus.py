@@ -31,19 +31,22 @@ VARIANTS = {
 
 
 def vocabulary(size: int = 5000) -> tuple[list[str], list[float]]:
+    """Words and their cumulative Zipf weights."""
+    from itertools import accumulate
+
     from wordfreq import top_n_list
 
     words = [w for w in top_n_list("en", size * 2) if w.isalpha()][:size] + list(VARIANTS)
-    return words, [1.0 / (k + 1) for k in range(len(words))]
+    return words, list(accumulate(1.0 / (k + 1) for k in range(len(words))))
 
 
 def corpus(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
     """``n`` reference and hypothesis texts (no ids)."""
     rng = random.Random(seed)
-    words, weights = vocabulary()
+    words, cum = vocabulary()
     refs, hyps = [], []
     for _ in range(n):
-        ref = rng.choices(words, weights, k=rng.randint(5, 30))
+        ref = rng.choices(words, cum_weights=cum, k=rng.randint(5, 30))
         hyp = list(ref)
         for _ in range(rng.randint(0, 3)):
             k = rng.randrange(len(hyp) + 1)
@@ -53,7 +56,7 @@ def corpus(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
             elif x < 0.7 and k < len(hyp) and len(hyp) > 1:
                 del hyp[k]
             else:
-                hyp.insert(k, rng.choices(words, weights)[0])
+                hyp.insert(k, rng.choices(words, cum_weights=cum)[0])
         refs.append(" ".join(ref))
         hyps.append(" ".join(hyp))
     return refs, hyps

@@ -39,8 +39,6 @@ def fill_settings(template: str, options: Mapping[str, str], names: Mapping[str,
     return text
 
 
-
-
 _OBJECT_REPR = None
 _EMPTY_REASONS = {
     "EOFError": "the file ends too early (truncated or empty)",

@@ -67,3 +67,28 @@ def test_the_table_says_partial_before_any_figure(examples, tmp_path, capsys):
     assert "1.0000" not in text
     html = report.read_text()
     assert html.index("PARTIAL:") < html.index("LASER micro")
+
+
+def test_human_scores_of_a_study_in_progress(examples, tmp_path, capsys):
+    from scipy.stats import pearsonr
+
+    d = examples / "asr" / "hi"
+    part = tmp_path / "human_part.tsv"
+    part.write_text("".join((d / "human_b.tsv").read_text().splitlines(keepends=True)[:30]))
+    argv = ["asr", "score", "--ref", str(d / "ref.txt"), "--hyp", str(d / "sys_b.txt"), "--ids", "--human", str(part)]
+    assert main(argv) == 2
+    assert "--allow-partial to use the 29 in common" in capsys.readouterr().err
+    out = tmp_path / "r.jsonl"
+    assert main([*argv, "--allow-partial", "--resamples", "200", "--out", str(out), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["coverage"]["rated"] == 29 and s["coverage"]["human"]["left"]["unmatched"] == 21
+    from voxjudge.io.scores import read_scores
+
+    human = read_scores(part)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    pairs = [(r["laser"], human[r["id"]]) for r in records if r["id"] in human]
+    expected = pearsonr([a for a, _ in pairs], [b for _, b in pairs]).statistic  # scipy: the oracle
+    laser = {c["method"]: c for c in s["agreement"]["laser"]}
+    assert laser["pearson"]["n"] == 29 and abs(laser["pearson"]["estimate"] - expected) < 1e-12
+    assert main([*argv, "--allow-partial", "--resamples", "200"]) == 0
+    assert capsys.readouterr().out.startswith("partial: 29 of 50")

@@ -303,3 +303,20 @@ def test_breaks_build_refs_cli_on_ray_equals_local(tmp_path, capsys, examples):
             outs[engine] = (sorted(out.read_text().splitlines()) if out.exists() else None, err.count("unscored"))
     assert codes["local"] in (0, 3) and outs["local"][0]  # a table, complete or resumable
     assert codes["ray"] == codes["local"] and outs["ray"] == outs["local"]
+
+
+def test_a_refused_port_stops_a_ray_run_in_seconds_naming_the_url(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # bound, not listening: connections are refused
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        judge = Judge("openai/m", base_url=url, cache=tmp_path / "c.sqlite")
+        judge.engine = RayEngine(workers=2)
+        start = time.monotonic()
+        outcome = judge.run(label_many(judge, TASK, items(24)))
+        took = time.monotonic() - start
+        judge.close()
+    assert len(outcome.unscored) == 24 and not outcome.answers
+    assert outcome.stopped and f"cannot reach {url}: connection refused" in outcome.stopped
+    assert took < 60, took  # Ray's own start-up included; each worker gives up after its quick retries

@@ -37,7 +37,7 @@ def test_the_server_is_found_to_take_a_grammar_and_enforces_it(llama_server):
     r = j.complete_sync(Request.simple("Say anything at all.", schema=schema, max_tokens=40))[0]
     j.close()
     assert r.ok and r.structured and r.parsed["colour"] in ("red", "green") and 1 <= r.parsed["n"] <= 3
-    assert any("GBNF grammar" in note for note in negotiate.take_notices())
+    assert any("answer's grammar" in note for note in negotiate.take_notices())
 
 
 def test_build_refs_keeps_16_of_16_answers_with_the_words_intact(llama_server, examples, tmp_path, capsys):
@@ -54,7 +54,7 @@ def test_build_refs_keeps_16_of_16_answers_with_the_words_intact(llama_server, e
     assert code == 0, captured.err
     assert summary["answers"] == 16 and summary["unscored"] == 0
     assert summary["word_mismatch_retried"] == 0 and not summary["dropped"]  # no answer changed a word
-    assert "GBNF grammar" in captured.err
+    assert "answer's grammar" in captured.err
     labels = LabelSet()
     entries = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(entries) == 8

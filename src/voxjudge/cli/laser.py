@@ -57,6 +57,12 @@ def register(cmds) -> None:
     )
     p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="--human covering only some utterances (a study in progress): agreement over those, coverage "
+        "reported first (default: a scored utterance without a human score is an error)",
+    )
     add_bootstrap_options(p)  # for the CIs of the agreement with --human
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
@@ -189,6 +195,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         llm=judge_options(args),
         jobs=args.jobs,
+        allow_partial=args.allow_partial,
         **boot,
     )
     records = RecordStream(args.out) if args.out and not args.dry_run else None

@@ -143,10 +143,13 @@ def render_laser(s: dict) -> str:
     with con.capture() as cap:
         from voxjudge.asr.laser.tally import coverage_text
 
-        note = coverage_text(s)
-        if note:
-            con.print(note)
         c = s.get("coverage") or {}
+        for note in (
+            coverage_text(s),
+            c.get("human") and render_join_coverage(c["human"], "scored utterances", "the agreement covers"),
+        ):
+            if note:
+                con.print(note)
         scored = f"{c['scored']} of {c['utterances']}" if c.get("unscored") else str(s["n"])
         t = Table(title=f"LASER ({s['judge']}): {scored} utterances scored, {s['ref_words']} reference words")
         for col in ("LASER micro", "LASER macro", "WER (corpus, %)", "no penalty", "minor", "major", "unscored"):

@@ -26,7 +26,7 @@ _NEXT = {
     "json_object": "prompt",
 }
 _HOW = {
-    "grammar": "the answer's GBNF grammar (server-side constrained decoding)",
+    "grammar": "the answer's grammar (server-side constrained decoding)",
     "guided": "guided decoding with the schema (server-side)",
     "format": "its format field with the schema (server-side constrained decoding)",
 }

@@ -47,18 +47,27 @@ def laser_result(
     seed: int = 0,
     summary: dict[str, Any] | None = None,
     figures: Sequence[Any] | None = None,
+    allow_partial: bool = False,
 ) -> LaserResult:
     """The summary of scored utterances (with the LLM run's accounting and, given human scores,
     the agreement with them), kept with the settings that produced it. A streamed run passes its
     tallied ``summary`` and, for the agreement, per-utterance ``figures`` (id, laser, wer)."""
     summary = {**(summary if summary is not None else summarize(utterances, rubric)), **settings, **(llm or {})}
     if human is not None:
-        summary["agreement"] = agreement(
+        summary["agreement"], joined = agreement(
             figures if figures is not None else utterances,
             human,
+            allow_partial=allow_partial,
             n_resamples=n_resamples,
             confidence=confidence,
             seed=seed,
         )
+        coverage = summary["coverage"] = dict(summary["coverage"])
+        coverage["human"] = joined
+        coverage["rated"] = joined["matched"]
+        coverage["covers"] = {
+            **coverage["covers"],
+            "agreement": f"{joined['matched']} of {coverage['utterances']} utterances (scored, with a human score)",
+        }
         summary["bootstrap"] = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     return LaserResult(dict(settings), list(utterances), summary, human)

@@ -11,6 +11,7 @@ what an LLM run would send and cost, with nothing scored.
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -39,7 +40,8 @@ class LaserOptions:
     llm: JudgeOptions = field(default_factory=JudgeOptions)
     # offline judges: worker processes (None: one per core; results identical to one process)
     jobs: int | None = None
-    # the bootstrap CIs of the agreement with human scores
+    # the agreement with human scores: every scored utterance needs one unless allow_partial
+    allow_partial: bool = False
     n_resamples: int = 10_000
     confidence: float = 0.95
     seed: int = 0
@@ -90,7 +92,7 @@ def _run(references, hypotheses, ids, judge, options: LaserOptions, human, progr
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
-    boot = {"n_resamples": options.n_resamples, "confidence": options.confidence, "seed": options.seed}
+    boot = _boot(options)
     spec = judge if isinstance(judge, str) else judge.spec.full_name
     settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang}
     if isinstance(judge, str) and is_offline(judge):
@@ -151,18 +153,23 @@ def _streamed(references, hypotheses, ids, judge, rubric, options, settings, hum
                 tally.matches(identical)
                 for _ in range(n_events):
                     tally.pair(*next(events))
-            figures += [_Figures(*f) for f in chunk.scores if f[0] in human] if human is not None else []
+            figures += map(_Figures._make, chunk.scores)
             utterances += chunk.utterances
             done += len(chunk.figures)
             if update is not None:
                 update(done, len(ids))
-    boot = {"n_resamples": options.n_resamples, "confidence": options.confidence, "seed": options.seed}
+    boot = _boot(options)
     summary = tally.summary(rubric)
     return laser_result(utterances, rubric, settings, {}, human=human, summary=summary, figures=figures, **boot)
 
 
-@dataclass(frozen=True)
-class _Figures:
-    id: str
-    laser: float | None
-    wer: float | None
+_Figures = namedtuple("_Figures", "id laser wer")  # what the agreement with human scores needs
+
+
+def _boot(options: LaserOptions) -> dict[str, Any]:
+    return {
+        "n_resamples": options.n_resamples,
+        "confidence": options.confidence,
+        "seed": options.seed,
+        "allow_partial": options.allow_partial,
+    }

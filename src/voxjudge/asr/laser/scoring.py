@@ -180,27 +180,41 @@ def summarize(utterances: Sequence[UtteranceScore], rubric: LaserRubric) -> dict
 
 
 def agreement(
-    utterances: Sequence[UtteranceScore],
+    utterances: Sequence[Any],
     human: dict[str, float],
     *,
+    allow_partial: bool = False,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
-) -> dict:
-    """Pearson, Spearman and Kendall (bootstrap CIs) of LASER and of 1 - WER with human scores."""
-    from voxjudge.errors import InputError
+) -> tuple[dict, dict]:
+    """Pearson, Spearman and Kendall (bootstrap CIs) of LASER and of 1 - WER with human scores,
+    over the scored utterances (anything with ``id``, ``laser``, ``wer``), and the join's
+    coverage. Every scored utterance needs a human score unless ``allow_partial`` (then the ones
+    that have one); human ids beyond the run are ignored (a study's file beside part of it)."""
+    from voxjudge.io.join import join_by_id
     from voxjudge.stats import agreement as agree
 
-    scored = [u for u in utterances if u.laser is not None and u.wer is not None]
-    missing = [u.id for u in scored if u.id not in human]
-    if missing:
-        raise InputError(f"human scores missing for {len(missing)} utterances: {', '.join(missing[:5])}")
-    h = [human[u.id] for u in scored]
-    sides = (("laser", "LASER", [u.laser for u in scored]), ("one_minus_wer", "1 - WER", [1 - u.wer for u in scored]))
-    return {
+    scored = ((u.id, (u.laser, u.wer)) for u in utterances if u.laser is not None and u.wer is not None)
+    joined = join_by_id(
+        scored,
+        human,
+        left_name="the run",
+        right_name="human scores",
+        what="utterances",
+        allow_partial=allow_partial,
+        right_extra="ignore",
+    )
+    h = list(joined.right)
+    sides = (
+        ("laser", "LASER", [laser for laser, _ in joined.left]),
+        ("one_minus_wer", "1 - WER", [1 - wer for _, wer in joined.left]),
+    )
+    found = {
         key: [
             c.as_dict()
             for c in agree(x, h, metric_name=name, n_resamples=n_resamples, confidence=confidence, seed=seed)
         ]
         for key, name, x in sides
     }
+    return found, joined.coverage()

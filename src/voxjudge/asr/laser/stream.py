@@ -36,7 +36,7 @@ from voxjudge.asr.laser.align import RubricPair, _region, word_key
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
-from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, side_by_side_wer
+from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore
 
 CHUNK = 2000  # utterances per chunk
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
@@ -52,6 +52,18 @@ def _js(value: Any) -> str:
 def _number(x: float | None) -> str:
     """A float as ``json.dumps`` writes it (scores and penalties are finite)."""
     return "null" if x is None else float.__repr__(x)
+
+
+class _Cache(dict):
+    """key -> make(key), made on first sight."""
+
+    def __init__(self, make: Callable[[str], Any]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self.make(key)
+        return value
 
 
 class _IdenticalJSON(dict):
@@ -103,37 +115,58 @@ class ChunkScorer:
             settings.judge, settings.rubric, allow_rubric_mismatch=settings.allow_rubric_mismatch
         )
         self.penalty = settings.rubric.penalty
-        self.tokens: dict[str, int] = {}  # token -> id of its key (-1: dropped)
+        self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)
         self.key_ids: dict[str, int] = {}
         self.keys: list[str] = []  # key id -> key
         self.labels: dict[tuple, tuple[Label, float, str]] = {}  # (lang, identity) -> label, penalty, JSON
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
         self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
+        self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
+        self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
+        self.norm_ids: dict[str, int] = {}
+        from voxjudge.asr.normalize import get_normalizer
+
+        self.basic = get_normalizer("basic")
 
     # ---- tokens ------------------------------------------------------------------------------
 
-    def _new_token(self, w: str) -> None:
+    def _token(self, w: str) -> int:
         if all(unicodedata.category(ch)[0] in "PS" for ch in w):
-            self.tokens[w] = -1  # punctuation only: not a word (``scoring.words``)
-            return
+            return -1  # punctuation only: not a word (``scoring.words``)
         key = word_key(w)
         if key not in self.key_ids:
             self.key_ids[key] = len(self.keys)
             self.keys.append(key)
-        self.tokens[w] = self.key_ids[key]
+        return self.key_ids[key]
 
-    def _words(self, text: str) -> tuple[list[str], list[int]]:
-        """The words of a text and their key ids (one dict lookup per token once it is known)."""
-        ws = text.split()
-        tokens = self.tokens
-        try:
-            ids = [tokens[w] for w in ws]
-        except KeyError:
-            for w in ws:
-                if w not in tokens:
-                    self._new_token(w)
-            ids = [tokens[w] for w in ws]
+    def _wer_token(self, w: str) -> int:
+        ids = [self.norm_ids.setdefault(t, len(self.norm_ids)) for t in self.basic(w).split()]
+        if len(ids) == 1:
+            return ids[0]
+        self.norm.multi[w] = ids
+        return -1
+
+    def _wer_ids(self, ws: list[str]) -> list[int]:
+        """The text's tokens under the side-by-side WER's normalisation (``scoring.side_by_side_wer``:
+        basic, whose every step works within a whitespace token), as ids, one normalisation per token."""
+        ids = list(map(self.norm.__getitem__, ws))
+        if -1 in ids:  # a token that normalises to none or several
+            multi = self.norm.multi
+            ids = [i for w in ws for i in multi.get(w, (self.norm[w],))]
+        return ids
+
+    def _wer(self, ref: list[str], hyp: list[str]) -> float | None:
+        from rapidfuzz.distance.Levenshtein import distance
+
+        r, h = self._wer_ids(ref), self._wer_ids(hyp)
+        if not r:  # jiwer's convention for an empty reference (side_by_side_wer reports None)
+            return None
+        return 0.0 if r == h else distance(r, h) / len(r)
+
+    def _words(self, ws: list[str]) -> tuple[list[str], list[int]]:
+        """The words of a split text and their key ids (one dict lookup per token once known)."""
+        ids = list(map(self.tokens.__getitem__, ws))
         if -1 in ids:
             ws = [w for w, k in zip(ws, ids) if k != -1]
             ids = [k for k in ids if k != -1]
@@ -145,22 +178,25 @@ class ChunkScorer:
         from rapidfuzz.distance.Levenshtein import opcodes
 
         s = self.s
+        wanted = s.records or s.scores or s.keep  # the per-utterance WER
         aligned = []  # (uid, lang, rw, hw, items, edits): items are RubricPairs and (i, j, n) runs
         todo: dict[tuple, tuple[str, RubricPair, str]] = {}
         for uid, ref, hyp in chunk:
             lang = s.lang or detect_language(ref + " " + hyp)
             if lang not in self.identical:
                 self._probe(lang)
-            rw, rk = self._words(ref)
-            hw, hk = self._words(hyp)
+            rs, hs = ref.split(), hyp.split()
+            wer = self._wer(rs, hs) if wanted else None
+            rw, rk = self._words(rs)
+            hw, hk = self._words(hs)
             if rk == hk:
                 edits = 0
                 if rw == hw and self.identical[lang] is not None:
-                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], 0))
+                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], 0, wer))
                     continue  # the common case: nothing to align, nothing to label
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
             else:
-                ops = opcodes(rk, hk)
+                ops = opcodes(rk, hk).as_list()
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                 items = self._pairs(rw, hw, ops, lang)
             for p in items:
@@ -168,7 +204,7 @@ class ChunkScorer:
                     key = (lang, _identity(p))
                     if key not in self.labels and key not in todo:
                         todo[key] = (uid, p, lang)
-            aligned.append((uid, lang, rw, hw, items, edits))
+            aligned.append((uid, lang, rw, hw, items, edits, wer))
         if todo:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
@@ -179,11 +215,8 @@ class ChunkScorer:
                     ).as_dict()
                 )
                 self.labels[key] = (lab, pen, js)
-        wers: list = [None] * len(chunk)
-        if s.records or s.scores or s.keep:
-            wers = side_by_side_wer([r for _, r, _ in chunk], [h for _, _, h in chunk])
         out = ChunkResult()
-        for (uid, lang, rw, hw, items, edits), wer in zip(aligned, wers):
+        for uid, lang, rw, hw, items, edits, wer in aligned:
             self._utterance(out, uid, lang, rw, hw, items, edits, wer)
         return out
 

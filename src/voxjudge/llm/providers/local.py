@@ -16,6 +16,7 @@ emit a valid answer, and the answer's worst-case length is known before the call
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,9 @@ class LocalBackend:
             self.fixed_grammar = gpath.read_text(encoding="utf-8")
             self._check_compiles(self.fixed_grammar, str(gpath))
         self._lock = asyncio.Lock()  # one generation at a time: the model is not thread-safe
+        # ... and held by the thread itself: a call the Judge timed out is cancelled, but its thread
+        # runs on, and a retry decoding beside it aborts the process inside llama.cpp.
+        self._model_lock = threading.Lock()
 
     # ---- sizing --------------------------------------------------------------------------------
 
@@ -164,6 +168,10 @@ class LocalBackend:
 
     def _generate(self, request: Request) -> dict[str, Any]:
         """One chat completion (in a worker thread, one at a time): sized, grammar-bound."""
+        with self._model_lock:
+            return self._generate_locked(request)
+
+    def _generate_locked(self, request: Request) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "messages": to_llama_messages(request, schema_in_prompt=not self.constrained),
             "temperature": request.temperature,
@@ -183,6 +191,7 @@ class LocalBackend:
         return self.llm.create_chat_completion(**payload)
 
     async def aclose(self) -> None:
-        llm, self.llm = self.llm, None
-        if llm is not None:
-            llm.close()
+        with self._model_lock:  # a timed-out generation may still be running: let it end first
+            llm, self.llm = self.llm, None
+            if llm is not None:
+                llm.close()
