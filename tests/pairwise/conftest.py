@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from espeak_corpus import voice
 
 
 def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
@@ -18,12 +19,6 @@ def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
     return path
 
 
-def voice(f0: np.ndarray, rate: int = 16000) -> np.ndarray:
-    """A buzzy harmonic 'voice' following an F0 contour (one value per sample)."""
-    phase = 2 * np.pi * np.cumsum(f0) / rate
-    return sum(np.sin(k * phase) / k for k in range(1, 8)) * 0.3
-
-
 @pytest.fixture
 def clip_factory(tmp_path):
     """Synthetic clips: segments of voiced speech (F0 contour given) separated by silences."""
@@ -33,7 +28,9 @@ def clip_factory(tmp_path):
         for k, (seconds, contour) in enumerate(segments):
             n = int(seconds * rate)
             t = np.arange(n) / rate
-            f0 = np.full(n, 120.0) if contour == "flat" else 120.0 * 2 ** (4 * np.sin(2 * np.pi * 1.5 * t) / 12)
+            # "flat": a monotone voice, which still wobbles (0.3 st); no voice holds a fixed pitch
+            depth, hz = (0.3, 0.7) if contour == "flat" else (4.0, 1.5)
+            f0 = 120.0 * 2 ** (depth * np.sin(2 * np.pi * hz * t) / 12)
             syll = 0.55 + 0.45 * np.abs(np.sin(np.pi * 4.5 * t))  # ~4.5 syllable pulses per second
             parts.append(voice(f0, rate) * syll)
             if k < len(pauses):
@@ -84,12 +81,12 @@ def espeak_judged(espeak_clips):
     rubric = Rubric.default()
     rng = random.Random(0)
     pairs, truth = [], {}
-    for voice in VOICES:
+    for speaker in VOICES:
         for k, text in enumerate(SENTENCES):
             for flaw in FLAWS:
-                good, bad = espeak_clips[(voice, k, "natural")], espeak_clips[(voice, k, flaw)]
+                good, bad = espeak_clips[(speaker, k, "natural")], espeak_clips[(speaker, k, flaw)]
                 natural_first = rng.random() < 0.5
-                pid = f"{voice}/{k}/{flaw}"
+                pid = f"{speaker}/{k}/{flaw}"
                 pairs.append(Pair(pid, text, *((good, bad) if natural_first else (bad, good))))
                 truth[pid] = "A" if natural_first else "B"
     judge = AcousticPairJudge(rubric)

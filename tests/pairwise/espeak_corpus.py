@@ -88,3 +88,43 @@ def write_wav(path: Path, x: np.ndarray, rate: int = 16000) -> Path:
 
     soundfile.write(path, np.clip(x, -1, 1), rate, subtype="PCM_16")
     return path
+
+
+def click_shapes() -> dict[str, np.ndarray]:
+    """One click each, at 16 kHz: an impulse, a 15 ms noise burst, and struck resonances (a tap on
+    a microphone or a desk) that ring for 4-30 ms."""
+    rate = 16000
+    t = np.arange(int(0.15 * rate)) / rate
+    shapes = {
+        "impulse": np.array([1.0, -0.6, 0.3]),
+        "burst": np.random.default_rng(7).standard_normal(int(0.015 * rate)),
+    }
+    for freq, tau in ((150, 0.004), (250, 0.010), (1000, 0.010), (2500, 0.005), (300, 0.030)):
+        shapes[f"ring{freq}Hz_{int(tau * 1000)}ms"] = np.sin(2 * np.pi * freq * t) * np.exp(-t / tau)
+    return shapes
+
+
+def clicks(
+    seconds: float, shape: np.ndarray, per_second: float, *, noise_db: float | None, hum: bool, seed: int = 0
+) -> np.ndarray:
+    """A recording without a reading: clicks of one shape at random times and levels, over an
+    optional noise floor (dB re full scale) and 60 Hz mains hum with two harmonics (-40 dB)."""
+    rate = 16000
+    rng = np.random.default_rng(seed)
+    x = np.zeros(int(seconds * rate))
+    for t in np.sort(rng.uniform(0.05, seconds - 0.2, max(1, int(seconds * per_second)))):
+        i = int(t * rate)
+        seg = shape[: len(x) - i]
+        x[i : i + len(seg)] += 0.8 * rng.uniform(0.3, 1.0) * seg
+    if noise_db is not None:
+        x += 10 ** (noise_db / 20) * rng.standard_normal(len(x))
+    if hum:
+        tt = np.arange(len(x)) / rate
+        x += 0.01 * sum(np.sin(2 * np.pi * 60 * k * tt) / k for k in (1, 2, 3))
+    return np.clip(x, -1, 1)
+
+
+def voice(f0: np.ndarray, rate: int = 16000) -> np.ndarray:
+    """A buzzy harmonic 'voice' following an F0 contour (one value per sample)."""
+    phase = 2 * np.pi * np.cumsum(f0) / rate
+    return sum(np.sin(k * phase) / k for k in range(1, 8)) * 0.3

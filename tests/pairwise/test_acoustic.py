@@ -148,30 +148,54 @@ def _tone(seconds: float, rate: int = 16000) -> np.ndarray:
     return 0.5 * np.sin(2 * np.pi * 200 * np.arange(int(seconds * rate)) / rate)
 
 
-@pytest.mark.parametrize(
-    "name, signal, reason",
-    [
-        ("silence", np.zeros(4 * 16000), "digital silence"),
-        ("tone20ms", np.concatenate([np.zeros(8000), _tone(0.02), np.zeros(8000)]), "ms of voicing"),
-        ("steady_tone", _tone(4.0), "steady tone"),
-        ("noise", 0.3 * np.random.default_rng(1).standard_normal(32000), "ms of voicing"),
-        ("whisper", 1e-4 * _tone(2.0), "dBFS"),
-    ],
-)
-def test_no_speech_abstains_with_the_reason(tmp_path, clip_factory, name, signal, reason):
-    speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
+NO_SPEECH = [
+    ("silence", np.zeros(4 * 16000), "digital silence"),
+    ("tone20ms", np.concatenate([np.zeros(8000), _tone(0.02), np.zeros(8000)]), "ms of voicing"),
+    ("steady_tone", _tone(4.0), "steady tone"),
+    ("noise", 0.3 * np.random.default_rng(1).standard_normal(32000), "ms of voicing"),
+    ("whisper", 1e-4 * _tone(2.0), "dBFS"),
+]
+
+
+def _silent_clip(tmp_path, name, signal):
     if name == "whisper":  # below what 16-bit PCM keeps: write float
         import soundfile
 
-        silent = tmp_path / f"{name}.wav"
-        soundfile.write(silent, signal, 16000, subtype="FLOAT")
-    else:
-        silent = write_wav(tmp_path / f"{name}.wav", signal)
-    res, records = verdicts(speech, silent)
-    assert res.overall == "abstain" and all(v == "abstain" for v in res.verdicts.values())
-    assert all(r["error"].startswith("clip B") and "no speech" in r["error"] and reason in r["error"] for r in records)
-    assert all(r["scores"] == {} for r in records)
+        path = tmp_path / f"{name}.wav"
+        soundfile.write(path, signal, 16000, subtype="FLOAT")
+        return path
+    return write_wav(tmp_path / f"{name}.wav", signal)
+
+
+@pytest.mark.parametrize("name, signal, reason", NO_SPEECH)
+@pytest.mark.parametrize("speech_slot", ["A", "B"])
+def test_the_clip_with_speech_wins_every_dimension(tmp_path, clip_factory, name, signal, reason, speech_slot):
+    speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
+    silent = _silent_clip(tmp_path, name, signal)
+    a, b = (speech, silent) if speech_slot == "A" else (silent, speech)
+    res, records = verdicts(a, b)
+    silent_slot = "B" if speech_slot == "A" else "A"
+    assert res.overall == speech_slot
+    assert res.verdicts == {d: speech_slot for d in RUBRIC.ids}  # C3, L1, L3 included: no reading loses all
+    assert len(records) == 2 and {r["first"] for r in records} == {"A", "B"}
+    for r in records:
+        assert r["error"] is None and r["abstained"] == []
+        assert r["flag"].startswith(f"clip {speech_slot} wins: clip {silent_slot}") and reason in r["flag"]
+        assert all(why.startswith(r["flag"]) for why in r["rationale"].values())
+        assert "syllables/s" in r["rationale"]["C4"]  # the winner's measurements come with the reason
+        assert all(s[speech_slot] == RUBRIC.high and s[silent_slot] == RUBRIC.low for s in r["scores"].values())
     assert AcousticJudge().features(speech).no_speech is None
+
+
+def test_two_clips_without_speech_abstain_with_both_reasons(tmp_path):
+    silence = _silent_clip(tmp_path, "silence", np.zeros(32000))
+    noise = _silent_clip(tmp_path, "noise", 0.3 * np.random.default_rng(1).standard_normal(32000))
+    res, records = verdicts(silence, noise)
+    assert res.overall == "abstain" and all(v == "abstain" for v in res.verdicts.values())
+    for r in records:
+        assert r["scores"] == {} and r["flag"] is None
+        assert "clip A" in r["error"] and "digital silence" in r["error"] and "clip B" in r["error"]
+        assert r["abstained"] == list(AcousticPairJudge.measures)  # only what the judge measures at all
 
 
 def test_warnings_for_clips_that_do_not_fit_their_text(clip_factory):
@@ -197,3 +221,37 @@ def test_level_only_check_for_clips_an_llm_will_judge(tmp_path, clip_factory):
     assert "ms of sound" in quick.features(click).no_speech
     warnings = check_pairs([Pair("p", TEXT, speech, click)])
     assert len(warnings) == 1 and warnings[0].startswith("pair 'p', clip B") and "no speech" in warnings[0]
+
+
+def test_rationales_carry_each_clips_measurements(clip_factory):
+    """Pauses with their times and lengths, syllables per second, F0 median and range, final contour."""
+    at_comma = clip_factory("comma", [(0.9, "varied"), (1.3, "varied")], [0.4])
+    flat = clip_factory("flat", [(1.0, "flat"), (1.2, "flat")], [0.25])
+    _, records = verdicts(at_comma, flat)
+    fa = AcousticJudge().features(at_comma)
+    (start, end), = fa.pauses
+    for r in records:
+        why = r["rationale"]
+        assert set(why) == {"C1", "C2", "C4", "L2"} and r["flag"] is None
+        assert why["C1"].startswith(f"A: pauses at {start:.2f} s ({1000 * (end - start):.0f} ms); 1 of 1")
+        assert "; B: pauses at " in why["C1"] and "(250 ms)" in why["C1"]
+        assert f"A: F0 median {fa.f0_median:.0f} Hz, range {fa.f0_range_semitones:.1f} st" in why["C2"]
+        fb = AcousticJudge().features(flat)
+        assert f"B: F0 median {fb.f0_median:.0f} Hz, range {fb.f0_range_semitones:.1f} st" in why["C2"]
+        assert why["C2"].count("final contour level (") == 2  # neither clip ends rising or falling
+        rate = syllables(TEXT) / fa.speaking_time
+        assert why["C4"].startswith(f"A: {rate:.1f} syllables/s ({syllables(TEXT)} in {fa.speaking_time:.2f} s")
+        assert why["L2"] == "A: 0 pauses off punctuation, 0 over 1 s; B: 0 pauses off punctuation, 0 over 1 s"
+
+
+def test_final_contour_follows_the_last_quarter_second_of_voicing(tmp_path):
+    from espeak_corpus import voice
+
+    t = np.arange(int(1.0 * 16000)) / 16000
+    cases = [("rise", 120 * 2 ** (8 * t / 12), "rising"), ("fall", 200 * 2 ** (-8 * t / 12), "falling"),
+             ("level", np.full(len(t), 150.0), "level")]  # fmt: skip
+    for name, f0, contour in cases:
+        f = analyze(voice(f0), 16000)
+        assert f.final_contour == contour, name
+        if contour != "level":  # 8 st per second over the last 0.25 s of voicing: 2 st
+            assert abs(f.f0_final_semitones) == pytest.approx(2.0, abs=0.3)

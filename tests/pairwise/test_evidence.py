@@ -12,6 +12,7 @@ import pytest
 from espeak_corpus import write_wav
 
 from voxjudge.cli.main import main
+from voxjudge.cli.views import render_hit_rates
 from voxjudge.errors import InputError
 from voxjudge.llm.providers import fake
 from voxjudge.pairwise import CandidateSet, Rubric, accuracy_report, confident_winner, hit_rates, read_pairs
@@ -67,7 +68,8 @@ def test_unrelated_judgments_are_refused_even_when_partial_is_allowed(judged, tm
     assert "has 15 ids that are not among the pairs in the pairs file" in capsys.readouterr().err
     assert main(["pairwise", "analyze", str(full), "--pairs", str(sub), "--allow-partial", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["n_pairs"] == 3 and len(rep["unknown_pairs"]) == 15 and rep["n_judgments"] == 3 * 4
+    # the acoustic judge is deterministic: one judgment per order
+    assert rep["n_pairs"] == 3 and len(rep["unknown_pairs"]) == 15 and rep["n_judgments"] == 3 * 2
 
 
 def test_compare_refuses_a_partial_file_and_reports_coverage_when_allowed(judged, tmp_path, capsys):
@@ -117,17 +119,24 @@ def test_judge_exits_3_when_answers_are_unusable_and_counts_the_failures(example
     assert len(records) == 36 and all(r["error"] and r["scores"] == {} for r in records)  # recorded, not lost
 
 
-def test_judge_with_a_silent_clip_abstains_and_exits_3(examples, tmp_path, capsys, pairs_file):
+def test_judge_with_a_silent_clip_flags_the_pair_and_the_clip_with_speech_wins(examples, tmp_path, capsys, pairs_file):
     speech = examples / "pairwise" / "audio" / "t0_natural.wav"
     write_wav(tmp_path / "silence.wav", np.zeros(4 * 16000))
-    path = pairs_file([{"pair_id": "s", "text": "When the rain stopped, the streets were full of people.",
-                        "audio_a": str(speech), "audio_b": "silence.wav"}])  # fmt: skip
+    text = "When the rain stopped, the streets were full of people."
+    silent = {"audio_a": "silence.wav", "audio_b": "silence.wav"}
+    path = pairs_file([{"pair_id": "s", "text": text, "audio_a": str(speech), "audio_b": "silence.wav"},
+                       {"pair_id": "both", "text": text, **silent}])  # fmt: skip
     out = tmp_path / "j.jsonl"
     assert main(["pairwise", "judge", "--pairs", str(path), "--samples", "2", "--out", str(out)]) == 3
     err = capsys.readouterr().err
     assert "voxjudge: warning: pair 's', clip B" in err and "no speech: digital silence" in err
+    assert "warning: pair 's' decided without rating: clip A wins: clip B" in err
+    assert "2 of 4 judgments have no usable answer (first: pair 'both'" in err  # both silent: abstains
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert all("no speech" in r["error"] and r["abstained"] == Rubric.default().ids for r in records)
+    flagged = [r for r in records if r["pair_id"] == "s"]
+    assert all(r["flag"] and r["error"] is None and set(r["scores"]) == set(Rubric.default().ids) for r in flagged)
+    both = [r for r in records if r["pair_id"] == "both"]
+    assert all("no speech" in r["error"] and r["abstained"] == ["C1", "C2", "C4", "L2"] for r in both)
 
 
 def test_unreadable_audio_stops_every_judge_before_any_request(examples, tmp_path, capsys, pairs_file):
@@ -146,8 +155,12 @@ def test_odd_samples_warn(examples, tmp_path, capsys):
     assert main(["pairwise", "judge", "--pairs", str(pairs), "--samples", "3", "--out", str(out)]) == 0
     assert "--samples 3 is odd" in capsys.readouterr().err
     assert main(["pairwise", "judge", "--pairs", str(pairs), "--out", str(out)]) == 0  # default: 10, even
-    assert "is odd" not in capsys.readouterr().err
-    assert len(out.read_text().splitlines()) == 18 * 10
+    err = capsys.readouterr().err
+    assert "is odd" not in err
+    # the acoustic judge is deterministic: one judgment per order stands for the 5 samples asked of it
+    assert "36 judgments of 18 pairs (the acoustic judge is deterministic: --samples 10 collapse" in err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 18 * 2 and all(r["stands_for"] == 5 for r in records)
 
 
 def test_pairs_whose_clips_have_different_texts_are_an_error(tmp_path, pairs_file):
@@ -203,10 +216,16 @@ def test_sft_audio_paths_are_relative_to_the_output_file(examples, tmp_path, cap
             assert not os.path.isabs(audio) and (out.parent / audio).resolve().is_file()
 
 
-def test_hit_at_k_baseline_counts_only_labelled_candidates():
+def test_hit_at_k_only_where_a_top_k_is_labelled():
     sets = [CandidateSet("s", "t", ("a", "b", "c", "d"), human_topk=(2,))]  # only the human winner labelled
-    sel = [Selection("s", 2, [0, 0, 3, 0], [0.0] * 4, 6, {1: True, 2: True, 3: True})]
+    sel = [Selection("s", 2, [0, 0, 3, 0], [0.0] * 4, 6, {1: True, 2: None, 3: None})]
     rates = hit_rates(sel, sets)
-    assert rates["random@1"] == rates["random@2"] == rates["random@3"] == 0.25
-    full = [CandidateSet("s", "t", ("a", "b", "c", "d"), human_topk=(2, 0, 1))]
-    assert hit_rates(sel, full)["random@3"] == 0.75
+    assert rates["hit@1"] == 1.0 and rates["random@1"] == 0.25  # one pick of four
+    assert rates["hit@2"] is rates["random@2"] is rates["hit@3"] is rates["random@3"] is None  # who is 2nd: unknown
+    assert render_hit_rates(rates) == "Hit@1 100.00% (random 25.00%) (no Hit@2/3: no set labels a top 2)"
+    full = [*sets, CandidateSet("u", "t", ("a", "b", "c", "d"), human_topk=(2, 0, 1))]
+    sel2 = [*sel, Selection("u", 1, [0, 3, 0, 0], [0.0] * 4, 6, {1: False, 2: True, 3: True})]
+    rates = hit_rates(sel2, full)
+    assert (rates["n_rated@1"], rates["n_rated@2"], rates["n_rated@3"]) == (2, 1, 1)
+    assert rates["hit@1"] == 0.5 and rates["hit@2"] == 1.0 and rates["random@2"] == 0.5 and rates["random@3"] == 0.75
+    assert "Hit@2 100.00% (random 50.00%, over 1 set with a top 2)" in render_hit_rates(rates)

@@ -46,6 +46,8 @@ class Comparison:
             },
             "significance": {"mapsswe": self.mapsswe.as_dict(), "paired_bootstrap_wer": self.wer_bootstrap.as_dict()},
             "confusions": {"a": self.confusions_a.as_dict(), "b": self.confusions_b.as_dict()},
+            # what every figure above was computed on: a WER is only comparable under one normalisation
+            **{k: sa[k] for k in ("normalize", "split", "cer_unit") if k in sa},
         }
 
 

@@ -17,6 +17,7 @@ from voxjudge.cli.common import (
     read_pair,
     speaker_labels,
     use_color,
+    warn_leading_ids,
     write_out,
 )
 from voxjudge.cli.views import render_compare, render_metrics
@@ -206,6 +207,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ref = read_file(args, args.ref)
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
+    warn_leading_ids(args, pa, pb)
     comparison = compare_systems(
         pa.references,
         pa.hypotheses,

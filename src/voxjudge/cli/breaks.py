@@ -11,6 +11,7 @@ from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, 
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge, usage_line
 from voxjudge.cli.views import render_breaks_summary
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 FORMAT_HELP = "annotation convention: inline (default), tobi, k-tobi, mandarin, pause, sequence"
 
@@ -150,7 +151,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
     check_outputs(files=[args.out])
     merged = merge([ReferenceTable.load(t) for t in args.tables])
     merged.save(args.out)
-    print(f"{args.out}: {len(merged)} texts, {merged.reference_count} references from {len(args.tables)} tables")
+    print(
+        f"{args.out}: {counted(len(merged), 'text')}, {counted(merged.reference_count, 'reference')} "
+        f"from {counted(len(args.tables), 'table')}"
+    )
     return 0
 
 
@@ -164,7 +168,10 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
         for uid, ann in read_annotations(path, fmt=args.format, labelset=labelset, label_map=label_map):
             table.add(ann, generator=Path(path).name, iteration=f"{Path(path).name}:{uid}")
     table.save(args.out)
-    print(f"{args.out}: {len(table)} texts, {table.reference_count} references from {len(args.files)} files")
+    print(
+        f"{args.out}: {counted(len(table), 'text')}, {counted(table.reference_count, 'reference')} "
+        f"from {counted(len(args.files), 'file')}"
+    )
     return 0
 
 

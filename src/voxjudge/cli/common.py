@@ -17,7 +17,15 @@ from voxjudge.errors import InputError
 
 def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> None:
     g = p.add_argument_group("input")
-    g.add_argument("--ids", action="store_true", help="text files are Kaldi style 'id text' (match utterances by id)")
+    g.add_argument(
+        "--ids", action="store_true", default=None, help="text files are Kaldi style 'id text' (match utterances by id)"
+    )
+    g.add_argument(
+        "--no-ids",
+        dest="ids",
+        action="store_false",
+        help="the text files have no ids: a first word that looks like one is a word (silences the warning)",
+    )
     g.add_argument(
         "--format",
         default="auto",
@@ -65,7 +73,26 @@ def read_file(args: argparse.Namespace, path: str):
 def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
     from voxjudge.io import pair_texts
 
-    return pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
+    paired = pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
+    warn_leading_ids(args, paired)
+    return paired
+
+
+def warn_leading_ids(args: argparse.Namespace, *paired) -> None:
+    """Once per command: line-aligned files whose lines all begin with the same id-like token on
+    both sides are probably Kaldi files read without --ids (the ids would count as words)."""
+    if args.ids is not None:  # --ids or --no-ids was given
+        return
+    for p in paired:
+        if p.leading_ids:
+            shown = ", ".join(repr(t) for t in p.leading_ids[:3])
+            print(
+                f"voxjudge: warning: every line of both files begins with the same id-like token ({shown}, ...), "
+                "and these count as words; pass --ids if they are utterance ids (Kaldi 'id text'), "
+                "or --no-ids if they are words",
+                file=sys.stderr,
+            )
+            return
 
 
 def normalizer(args: argparse.Namespace):

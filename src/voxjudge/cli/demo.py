@@ -18,7 +18,8 @@ from voxjudge.errors import InputError
 
 # The intermediate file of the pairwise section, as the shown command line names it.
 JUDGMENTS = "judgments.jsonl"
-PAIRWISE_SAMPLES = "2"
+# The commands' --samples default; the acoustic judge is deterministic, so it runs once per order.
+PAIRWISE_SAMPLES = 10
 
 
 def register(groups) -> None:
@@ -81,22 +82,16 @@ def _asr(folder: Path, preset: str) -> Iterator[tuple[list[list[str]], str]]:
 
 
 def _laser(folder: Path) -> tuple[list[list[str]], str]:
-    """LASER rubric scores (the default offline judge) beside WER, and their agreement with human scores."""
-    from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.judges import offline_labeler
-    from voxjudge.asr.laser.result import laser_result
-    from voxjudge.asr.laser.scoring import score
+    """LASER rubric scores (the default offline judge) beside WER, and their agreement with human
+    scores: the command's one library call with its defaults."""
+    from voxjudge.asr.laser.run import run_laser
     from voxjudge.io.scores import read_scores
 
     ref, hyp, human = (str(folder / f) for f in ("ref.txt", "sys_b.txt", "human_b.tsv"))
     (paired,) = _read(Path(ref), Path(hyp))
-    rubric = LaserRubric.load(None)
-    labeler, _ = offline_labeler("default", rubric)
-    utterances = score(paired.references, paired.hypotheses, paired.ids, lang=None, rubric=rubric, labeler=labeler)
-    settings = {"judge": "default", "mode": "pairs", "lang": None}
-    summary = laser_result(utterances, rubric, settings, {}, human=read_scores(human, "score")).summary
+    result = run_laser(paired.references, paired.hypotheses, paired.ids, human=read_scores(human, "score"))
     argv = ["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--human", human]
-    return [argv], views.render_laser(summary)
+    return [argv], views.render_laser(result.summary)
 
 
 def _judge_card(folder: Path) -> tuple[list[list[str]], str]:
@@ -128,7 +123,7 @@ def _breaks(folder: Path) -> tuple[list[list[str]], str]:
     }
     records = score_hypotheses(table, annotations, [m.similarity for m in metrics], [m.theta for m in metrics], single)
     summary = summarize(records, read_human_scores(human_path, "score"))
-    argv = ["breaks", "score", "--refs", refs, "--hyps", hyps, "--single", single_path, "--human", human_path]
+    argv = ["breaks", "score", "--ref", refs, "--hyp", hyps, "--single", single_path, "--human", human_path]
     return [argv], views.render_breaks_summary(summary)
 
 
@@ -147,11 +142,11 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
 
     rubric = Rubric.load(None).select(None)
     judge = AcousticPairJudge(rubric)
-    samples = int(PAIRWISE_SAMPLES)
+    samples = PAIRWISE_SAMPLES
     pairs_path, candidates_path = str(folder / "pairs.jsonl"), str(folder / "candidates.jsonl")
     records = asyncio.run(run_judgments(read_pairs(pairs_path), judge, rubric, samples))
     report = analysed(records, read_pairs(pairs_path, check_audio=False), rubric, source=JUDGMENTS).summary
-    judge_argv = ["pairwise", "judge", "--pairs", pairs_path, "--samples", PAIRWISE_SAMPLES, "--out", JUDGMENTS]
+    judge_argv = ["pairwise", "judge", "--pairs", pairs_path, "--out", JUDGMENTS]
     yield (
         [judge_argv, ["pairwise", "analyze", JUDGMENTS, "--pairs", pairs_path]],
         views.render_pairwise_analysis(report),
@@ -163,4 +158,4 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
     lines = [views.render_winner(r) for r in rows]
     if summary["n_rated"]:
         lines.append(views.render_hit_rates(summary))
-    yield [["pairwise", "select", "--candidates", candidates_path, "--samples", PAIRWISE_SAMPLES]], "\n".join(lines)
+    yield [["pairwise", "select", "--candidates", candidates_path]], "\n".join(lines)

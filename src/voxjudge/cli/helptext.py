@@ -1,7 +1,10 @@
 """Help that teaches: a description for every command, stated defaults, and one or two examples
-that run as written on the shipped data (from the project root) at the end of every --help.
+that run as written on the shipped data (from the project root) at the end of every --help, right
+after ``pip install voxjudge`` or after the extra that ``EXTRAS`` names for the command.
 
-tests/cli/test_help.py runs every example here, so they cannot rot."""
+Examples are independent: each creates what it needs (a study folder of its own), so they run in
+any order, one after another, in one folder. tests/cli/test_help.py runs them that way, with the
+modules of every extra an example does not name made unimportable, so they cannot rot."""
 
 from __future__ import annotations
 
@@ -122,38 +125,39 @@ EXAMPLES: dict[str, list[str]] = {
         f"--human {BREAKS}/human.tsv --report lmre.html",
         f"voxjudge breaks score --ref {BREAKS}/table.jsonl --hyp {BREAKS}/hypotheses.tsv --metric em --json",
     ],
-    "pairwise": [f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 2 --out judgments.jsonl"],
+    "pairwise": [f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --out judgments.jsonl"],
     "pairwise judge": [
-        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 2 --out judgments.jsonl",
+        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --out judgments.jsonl",
+        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --judge fake/prosody --samples 4 --out fake.jsonl",
     ],
     "pairwise analyze": [
-        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 2 --out judgments.jsonl && "
+        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --out judgments.jsonl && "
         f"voxjudge pairwise analyze judgments.jsonl --pairs {PAIRWISE}/pairs.jsonl",
     ],
     "pairwise compare": [
-        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 2 --out a.jsonl && "
-        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 4 --out b.jsonl && "
-        f"voxjudge pairwise compare a.jsonl b.jsonl --pairs {PAIRWISE}/pairs.jsonl --resamples 2000",
+        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --out acoustic.jsonl && "
+        f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --judge fake/prosody --samples 4 --out fake.jsonl && "
+        f"voxjudge pairwise compare acoustic.jsonl fake.jsonl --pairs {PAIRWISE}/pairs.jsonl --resamples 2000",
     ],
     "studio": [
         f"voxjudge studio init study --task pairwise --items {PAIRWISE}/pairs.jsonl --per-item 3",
     ],
     "studio init": [
-        f"voxjudge studio init study --task pairwise --items {PAIRWISE}/pairs.jsonl --per-item 3",
+        f"voxjudge studio init ratings --task asr-sentence --items {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids",
     ],
     "studio invite": [
-        f"voxjudge studio init study --task pairwise --items {PAIRWISE}/pairs.jsonl && "
-        "voxjudge studio invite study --annotator maria",
+        f"voxjudge studio init pilot --task pairwise --items {PAIRWISE}/pairs.jsonl && "
+        "voxjudge studio invite pilot --annotator maria",
     ],
     "studio serve": [
-        f"voxjudge studio init study --task pairwise --items {PAIRWISE}/pairs.jsonl && "
-        "voxjudge studio serve study --port 8750",
+        f"voxjudge studio init listening --task pairwise --items {PAIRWISE}/pairs.jsonl && "
+        "voxjudge studio serve listening --port 8750",
     ],
     "studio export": [
-        f"voxjudge studio init study --task pairwise --items {PAIRWISE}/pairs.jsonl && "
-        "voxjudge studio export study --out pairs_human.jsonl",
+        f"voxjudge studio init answers --task pairwise --items {PAIRWISE}/pairs.jsonl && "
+        "voxjudge studio export answers --out pairs_human.jsonl",
     ],
-    "pairwise select": [f"voxjudge pairwise select --candidates {PAIRWISE}/candidates.jsonl --samples 2"],
+    "pairwise select": [f"voxjudge pairwise select --candidates {PAIRWISE}/candidates.jsonl"],
     "pairwise distill": [
         f"voxjudge pairwise judge --pairs {PAIRWISE}/pairs.jsonl --samples 4 --out teacher.jsonl && "
         f"voxjudge pairwise distill teacher.jsonl --pairs {PAIRWISE}/pairs.jsonl --keep 3-1 --out sft.jsonl",
@@ -177,6 +181,16 @@ EXAMPLES: dict[str, list[str]] = {
     "cache stats": ["voxjudge cache stats", "voxjudge cache stats --json"],
     "cache clear": ["voxjudge cache clear --judge fake/schema"],
     "demo": ["voxjudge demo"],
+}
+
+# Commands whose examples need a pip extra (every example of the command needs it).
+EXTRAS: dict[str, str] = {
+    "asr train": "train",
+    "studio": "studio",
+    "studio init": "studio",
+    "studio invite": "studio",
+    "studio serve": "studio",
+    "studio export": "studio",
 }
 
 # Appended to the help of every command that has --normalize.
@@ -240,8 +254,14 @@ def teach(parser: argparse.ArgumentParser) -> None:
         if any("--normalize" in a.option_strings for a in p._actions):  # noqa: SLF001
             parts.append(_normalize_note())
         if EXAMPLES.get(name):
-            parts.append("examples (from the project root):\n" + "\n".join("  " + e for e in EXAMPLES[name]))
+            parts.append(f"examples ({example_setting(name)}):\n" + "\n".join("  " + e for e in EXAMPLES[name]))
         p.epilog = "\n\n".join(parts) or None
+
+
+def example_setting(name: str) -> str:
+    """Where and after which install the examples of command ``name`` run."""
+    extra = EXTRAS.get(name)
+    return "from the project root" + (f", after pip install 'voxjudge[{extra}]'" if extra else "")
 
 
 def example_commands() -> list[tuple[str, str]]:
@@ -249,4 +269,4 @@ def example_commands() -> list[tuple[str, str]]:
     return [(name, e) for name, examples in EXAMPLES.items() for e in examples]
 
 
-__all__ = ["DESCRIPTIONS", "EXAMPLES", "HelpFormatter", "commands", "example_commands", "teach"]
+__all__ = ["DESCRIPTIONS", "EXAMPLES", "EXTRAS", "HelpFormatter", "commands", "example_commands", "teach"]

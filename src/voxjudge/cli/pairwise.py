@@ -10,6 +10,7 @@ from voxjudge.cli.common import alias, check_outputs, fmt_rate, print_json, prog
 from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
 from voxjudge.cli.views import coverage_note, render_hit_rates, render_pairwise_analysis, render_winner
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 JUDGE_HELP = "acoustic (offline, default) or an audio LLM: gemini/<model>, openai/<model>, fake/prosody"
 
@@ -159,7 +160,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         records,
         pairs,
         rubric,
-        _judge_settings(args, judge),
+        _judge_settings(args, judge, rubric),
         usage=llm.meter.as_dict() if llm else None,
         stopped=llm.stop_reason if llm else None,
     )
@@ -168,19 +169,31 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return _incomplete(result, args, llm=llm)
 
 
-def _judge_settings(args: argparse.Namespace, judge) -> dict:
-    return {"judge": judge.name, "mode": judge.mode, "samples": args.samples, "sampling_seed": args.seed}
+def _judge_settings(args: argparse.Namespace, judge, rubric) -> dict:
+    from voxjudge.pairwise.judges import judge_settings
+
+    return judge_settings(judge, rubric, args.samples, args.seed)
 
 
 def render_judged(result, out: str) -> str:
-    """The status line of a judging run."""
-    s = result.summary
+    """The status line of a judging run, then one warning per pair decided without rating."""
+    s, settings = result.summary, result.settings
     # failures: judgments without a usable answer, whatever the cause (transport, schema, no speech)
     usage = f"; {usage_line({**s['usage'], 'failures': s['n_failed']})}" if "usage" in s else ""
-    return (
-        f"{s['n_judgments']} judgments of {s['n_pairs']} pairs -> {out}; {s['n_failed']} failed, "
-        f"{s['n_abstained']} abstained cells{usage}"
-    )
+    collapsed = ""
+    if settings.get("deterministic") and settings.get("samples", 1) > 1:
+        collapsed = (
+            f" (the {settings['judge']} judge is deterministic: --samples {settings['samples']} "
+            "collapse to one judgment per order)"
+        )
+    unmeasured = settings.get("not_measured") or []
+    never = f"; not measured by this judge: {', '.join(unmeasured)}" if unmeasured else ""
+    lines = [
+        f"{counted(s['n_judgments'], 'judgment')} of {counted(s['n_pairs'], 'pair')}{collapsed} -> {out}; "
+        f"{s['n_failed']} failed, {counted(s['n_abstained'], 'abstained cell')}{never}{usage}"
+    ]
+    lines += [f"voxjudge: warning: pair {f['pair_id']!r} decided without rating: {f['flag']}" for f in s["flagged"]]
+    return "\n".join(lines)
 
 
 def _warn(messages: list[str]) -> None:
@@ -216,7 +229,7 @@ def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> i
         first = s.get("first_failure")
         named = f" (first: pair {first['pair_id']!r}: {first['error']})" if first else ""
         parts.append(
-            f"{s['n_failed']} of {s['n_judgments']} judgments have no usable answer{named}; "
+            f"{s['n_failed']} of {counted(s['n_judgments'], 'judgment')} have no usable answer{named}; "
             "they are recorded as abstentions"
         )
     if s["stopped"]:
@@ -294,7 +307,7 @@ def render_comparison(result) -> str:
         if note:
             lines.append(f"{result.settings[name]}:{note}")
     lines.append(
-        f"{res['n_pairs']} pairs: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"{counted(res['n_pairs'], 'pair')}: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
         f"difference {100 * res['difference']:+.2f} pts, "
         f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
         f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
@@ -321,9 +334,8 @@ def cmd_select(args: argparse.Namespace) -> int:
             llm.close()
     from voxjudge.pairwise.result import selected
 
-    result = selected(
-        selections, sets, rubric, _judge_settings(args, judge), records, stopped=llm.stop_reason if llm else None
-    )
+    settings = _judge_settings(args, judge, rubric)
+    result = selected(selections, sets, rubric, settings, records, stopped=llm.stop_reason if llm else None)
     write_all({args.out: result.records, args.records: records})
     print_json(result.view()) if args.json else print(render_selection(result))
     return _incomplete(result, args, records, llm)
@@ -358,7 +370,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
     print(
         f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "
-        f"first); {report.get('pairs_dropped', 0)} pairs dropped by the {args.keep} filter; "
+        f"first); {counted(report.get('pairs_dropped', 0), 'pair')} dropped by the {args.keep} filter; "
         f"{report.get('pair_dimensions_kept', 0)} pair-dimensions kept, {report.get('pair_dimensions_masked', 0)} "
         f"masked; curriculum: {curricula}",
         file=sys.stderr,

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 TASK_HELP = (
     "asr-sentence (count major/minor/no-penalty errors per sentence pair, LASER rubric), asr-pairs (label "
@@ -141,8 +142,9 @@ def cmd_init(args: argparse.Namespace) -> int:
         db=args.db,
     )
     print(
-        f"study {args.dir}: task {info['task']}, {info['items']} items, {info['per_item']} annotators per item, "
-        f"{info['gold']} gold, {info['training']} training, {info['repeats']} repeats per annotator"
+        f"created {args.dir}/: a {info['task']} study of {counted(info['items'], 'item')}, "
+        f"{counted(info['per_item'], 'annotator')} per item, {info['gold']} gold, {info['training']} training, "
+        f"{counted(info['repeats'], 'repeat')} per annotator"
     )
     print(f"next: voxjudge studio invite {args.dir} --annotator NAME")
     return 0

@@ -8,6 +8,7 @@ holds them to it). Nothing here reads files or computes numbers.
 from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
+from voxjudge.plural import counted
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
@@ -27,7 +28,8 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
     counts = result.corpus_word if unit == "word" else result.corpus_char
     unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
     rates = [k for k in ("wer", "cer", "mer", "wil", "wip") if k in summary]
-    table = Table(title=f"Corpus level: {summary['utterances_count']} utterances ({ref_path} vs {hyp_path})")
+    n = counted(summary["utterances_count"], "utterance")
+    table = Table(title=f"Corpus level: {n} ({ref_path} vs {hyp_path})")
     for col in rates:
         table.add_column(col.upper(), justify="right")
     for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
@@ -70,12 +72,17 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
                 *(str(u[prefix + k]) for k in _COUNT_KEYS),
             )
         out.append(ut.render())
+    out.append(_text_settings(summary))
+    return "\n".join(out)
+
+
+def _text_settings(summary: dict) -> str:
+    """The normalisation, word split and CER unit every error rate of a table was computed on."""
     cer_unit = f"  CER unit={summary['cer_unit']}" if "cer_unit" in summary else ""
-    out.append(
+    return (
         f"normalize={summary['normalize']}  split={summary['split']}{cer_unit}  "
         "(corpus level = errors summed over utterances / reference units)"
     )
-    return "\n".join(out)
 
 
 def _bootstrap_p(p: float, resamples: int) -> str:
@@ -89,7 +96,7 @@ def render_compare(s: dict, names: list[str]) -> str:
     a, b = names
     con = console()
     with con.capture() as cap:
-        t = Table(title=f"{a} vs {b} on {s['utterances']['count']} utterances (delta = {a} - {b})")
+        t = Table(title=f"{a} vs {b} on {counted(s['utterances']['count'], 'utterance')} (delta = {a} - {b})")
         for col in ("measure", a, b, "delta"):
             t.add_column(col, justify="left" if col == "measure" else "right")
         for k in ("wer", "cer", "mer", "wil", "wip"):
@@ -97,6 +104,8 @@ def render_compare(s: dict, names: list[str]) -> str:
         for k in _COUNT_KEYS:
             t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
         con.print(t)
+        if "normalize" in s:
+            con.print(_text_settings(s))
         u = s["utterances"]
         con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
         m = s["significance"]["mapsswe"]
@@ -322,9 +331,19 @@ def render_winner(row: dict) -> str:
 
 
 def render_hit_rates(summary: dict) -> str:
-    """Hit@1..3 of ``pairwise select`` against the human top-k, beside random choice."""
-    return " ".join(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])})" for k in (1, 2, 3))
-
+    """Hit@k of ``pairwise select`` against the human top-k, beside random choice, for each k that
+    some set labels k candidates for (with the number of such sets when not all are)."""
+    parts = []
+    for k in (1, 2, 3):
+        if summary.get(f"hit@{k}") is None:
+            continue
+        n = summary.get(f"n_rated@{k}", summary["n_rated"])
+        over = "" if n == summary["n_sets"] else f", over {counted(n, 'set')} with a top {k}"
+        parts.append(f"Hit@{k} {_pct(summary[f'hit@{k}'])} (random {_pct(summary[f'random@{k}'])}{over})")
+    missing = [k for k in (1, 2, 3) if summary.get(f"hit@{k}") is None]
+    if missing and parts:
+        parts.append(f"(no Hit@{'/'.join(map(str, missing))}: no set labels a top {missing[0]})")
+    return " ".join(parts)
 
 def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
     """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.

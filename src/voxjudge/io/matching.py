@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from voxjudge.errors import InputError
 from voxjudge.io.readers import TextSet
+from voxjudge.plural import counted
 
 _SHOW = 5
+# An utterance id as Kaldi files write them: one token of word characters and - _ . : / with a digit.
+_ID_LIKE = re.compile(r"[\w\-.:/]*\d[\w\-.:/]*")
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,9 @@ class Paired:
     references: list[str]
     hypotheses: list[str]
     speakers: list[str | None]
+    # line-aligned files whose every line, on both sides, begins with the same id-like token: the
+    # first few such tokens (the files are probably Kaldi 'id text' read without ids), else ()
+    leading_ids: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -40,11 +47,13 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
     if not ref.has_ids:
         if len(ref) != len(hyp):
             raise InputError(
-                f"{ref.path} has {len(ref)} lines but {hyp.path} has {len(hyp)}; "
+                f"{ref.path} has {counted(len(ref), 'line')} but {hyp.path} has {len(hyp)}; "
                 "line-aligned files must have one line per utterance in the same order"
             )
         hyp_texts = [r.text for r in hyp.records]
+        found = leading_ids([r.text for r in ref.records], hyp_texts)
     else:
+        found = ()
         by_id = {r.id: r.text for r in hyp.records}
         ref_ids = {r.id for r in ref.records}
         missing = [r.id for r in ref.records if r.id not in by_id]
@@ -62,4 +71,19 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
         references=[r.text for r in ref.records],
         hypotheses=hyp_texts,
         speakers=[r.speaker for r in ref.records],
+        leading_ids=found,
     )
+
+
+def leading_ids(references: list[str], hypotheses: list[str]) -> tuple[str, ...]:
+    """The first tokens (up to five) when every line of both sides begins with the same id-like
+    token and no two lines share it, as Kaldi 'id text' files read as plain text do; else ()."""
+    tokens = []
+    for ref, hyp in zip(references, hypotheses):
+        r, h = ref.split(maxsplit=1), hyp.split(maxsplit=1)
+        if not r or not h or r[0] != h[0] or not _ID_LIKE.fullmatch(r[0]):
+            return ()
+        tokens.append(r[0])
+    if not tokens or len(set(tokens)) != len(tokens):
+        return ()
+    return tuple(tokens[:_SHOW])

@@ -15,9 +15,11 @@ Pair-relative: both clips read the same text, so their ratios are exact even whe
 numbers are rough (the syllable count is shared). Differences below what a listener hears are
 ties: speaking times within 5% (tempo), F0 variability within 10% (intonation).
 
-A clip without speech makes the pair abstain with the reason; a clip whose speaking rate is
-implausible for the text, or a pair whose clips differ in length beyond any rendition of one
-text, gets a warning (the text is probably wrong, and C4 with it).
+A clip without speech loses to a clip with speech on every dimension (no reading has no prosody
+to rate): the pair is flagged with the reason. Two clips without speech make the pair abstain
+with the reasons. A clip whose speaking rate is implausible for the text, or a pair whose clips
+differ in length beyond any rendition of one text, gets a warning (the text is probably wrong,
+and C4 with it). ``measurements`` says what each score stands on, clip by clip.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 
 from voxjudge.io.audio import read_audio
 from voxjudge.pairwise.features import ClipFeatures, analyze
+from voxjudge.plural import counted
 
 MEASURED = ("C1", "C2", "C4", "L2")
 TOLERANCE = 0.08
@@ -103,21 +106,29 @@ def rate_clip(f: ClipFeatures, text: str) -> dict[str, float]:
     return scores
 
 
-def _tie(a: dict[str, float], b: dict[str, float], dim: str) -> None:
+def _tie(a: dict[str, float], b: dict[str, float], dim: str) -> bool:
     if dim in a and dim in b:
         a[dim] = b[dim] = (a[dim] + b[dim]) / 2
+        return True
+    return False
 
 
-def compare_clips(fa: ClipFeatures, fb: ClipFeatures, text: str) -> tuple[dict[str, float], dict[str, float]]:
-    """Scores of clips A and B, with differences below a listener's resolution made ties."""
+def compare_clips(
+    fa: ClipFeatures, fb: ClipFeatures, text: str
+) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    """Scores of clips A and B, with differences below a listener's resolution made ties, and
+    why each such tie was made (dimension -> reason)."""
     a, b = rate_clip(fa, text), rate_clip(fb, text)
+    ties: dict[str, str] = {}
     if fa.speaking_time > 0 and fb.speaking_time > 0:
         if abs(math.log(fa.speaking_time / fb.speaking_time)) < math.log(TEMPO_TIE):
-            _tie(a, b, "C4")
+            if _tie(a, b, "C4"):
+                ties["C4"] = f"speaking times within {100 * (TEMPO_TIE - 1):.0f}%: a tie"
     sa, sb = fa.f0_std_semitones, fb.f0_std_semitones
     if sa and sb and abs(math.log(sa / sb)) < math.log(PITCH_TIE):
-        _tie(a, b, "C2")
-    return a, b
+        if _tie(a, b, "C2"):
+            ties["C2"] = f"F0 variability within {100 * (PITCH_TIE - 1):.0f}%: a tie"
+    return a, b, ties
 
 
 def clip_warning(f: ClipFeatures, text: str) -> str | None:
@@ -145,11 +156,40 @@ def pair_warning(fa: ClipFeatures, fb: ClipFeatures) -> str | None:
     return None
 
 
+def _seconds(t: float) -> str:
+    return f"{t:.2f} s"
+
+
+def measurements(f: ClipFeatures, text: str) -> dict[str, str]:
+    """What each measured dimension's score of one clip stands on, in words and numbers."""
+    expected, found = expected_breaks(text), pause_places(f)
+    hits = _matched(expected, found)
+    pauses = ", ".join(f"{_seconds(s)} ({1000 * (e - s):.0f} ms)" for s, e in f.pauses) or "none"
+    out = {"C1": f"pauses at {pauses}; {hits} of {len(expected)} punctuation breaks matched"}
+    if f.f0_median is not None:
+        contour = f.final_contour
+        change = round(f.f0_final_semitones, 1) + 0.0 if contour else 0.0  # + 0.0: no "-0.0"
+        final = f"; final contour {contour} ({change:+.1f} st)" if contour else ""
+        out["C2"] = (
+            f"F0 median {f.f0_median:.0f} Hz, range {f.f0_range_semitones:.1f} st (5-95%), "
+            f"std {f.f0_std_semitones:.1f} st{final}"
+        )
+    rate = speech_rate(f, text)
+    if rate is not None:
+        out["C4"] = f"{rate:.1f} syllables/s ({syllables(text)} in {_seconds(f.speaking_time)} of speech)"
+    long_pauses = sum(1 for s, e in f.pauses if e - s > 1.0)
+    out["L2"] = f"{counted(len(found) - hits, 'pause')} off punctuation, {long_pauses} over 1 s"
+    return out
+
+
 @dataclass
 class PairScores:
     a: dict[str, float] = field(default_factory=dict)
     b: dict[str, float] = field(default_factory=dict)
-    abstain: str | None = None  # why no score was given (a clip without speech)
+    abstain: str | None = None  # why no score was given (both clips without speech)
+    forfeit: str | None = None  # "A" or "B": the only clip with speech (the other holds none)
+    reason: str | None = None  # why the other clip lost (its no-speech reason)
+    notes: dict[str, str] = field(default_factory=dict)  # dimension -> measurements of both clips
 
 
 class AcousticJudge:
@@ -178,7 +218,13 @@ class AcousticJudge:
         silent = [
             f"clip {slot} ({p}): {f.no_speech}" for slot, p, f in (("A", path_a, fa), ("B", path_b, fb)) if f.no_speech
         ]
-        if silent:
+        if len(silent) == 2:
             return PairScores(abstain="; ".join(silent))
-        a, b = compare_clips(fa, fb, text)
-        return PairScores(a, b)
+        if silent:
+            winner, f = ("B", fb) if fa.no_speech else ("A", fa)
+            notes = {d: f"clip {winner}: {m}" for d, m in measurements(f, text).items()}
+            return PairScores(forfeit=winner, reason=silent[0], notes=notes)
+        a, b, ties = compare_clips(fa, fb, text)
+        ma, mb = measurements(fa, text), measurements(fb, text)
+        notes = {d: f"A: {ma[d]}; B: {mb[d]}" + (f"; {ties[d]}" if d in ties else "") for d in a if d in b}
+        return PairScores(a, b, notes=notes)

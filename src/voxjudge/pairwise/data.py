@@ -3,7 +3,7 @@
 Pairs (JSONL): ``pair_id``, ``text``, ``audio_a``, ``audio_b``; ``text_a`` / ``text_b`` may stand
 for ``text`` but must then be the same text (a prosody pair is two renditions of one text, and
 differing texts are an error); optionally ``human`` (labels "A",
-"B" or "tie" under ``overall`` and per dimension id), ``human_confident`` (the dimensions whose
+"B" or "tie", in any case, under ``overall`` and per dimension id), ``human_confident`` (the dimensions whose
 human label is confident), ``system_a`` / ``system_b`` (which system made each clip; "human"
 for a recording, used for curriculum tags). Candidate sets (JSONL): ``set_id``, ``text``,
 ``candidates`` (audio paths) and optionally ``human_topk`` (paths or 0-based indices, best first).
@@ -20,6 +20,7 @@ from voxjudge.errors import InputError
 from voxjudge.io.readers import jsonl_objects
 
 LABELS = ("A", "B", "tie")
+_LABEL = {label.lower(): label for label in LABELS}  # "a", "b", "TIE" are the same labels
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,9 @@ def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
             raise InputError(f"{where}: duplicate pair_id {pid!r} (first on line {seen[pid]})")
         seen[pid] = n
         human = obj.get("human") or {}
-        if not isinstance(human, dict) or any(v not in LABELS for v in human.values()):
-            raise InputError(f'{where}: human labels must be an object of "A", "B" or "tie"')
+        if not isinstance(human, dict) or any(str(v).lower() not in _LABEL for v in human.values()):
+            raise InputError(f'{where}: human labels must be an object of "A", "B" or "tie" (any case)')
+        human = {k: _LABEL[str(v).lower()] for k, v in human.items()}
         pairs.append(
             Pair(
                 pid,

@@ -28,6 +28,7 @@ from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.protocol import sign_verdict
 from voxjudge.pairwise.rubric import Rubric
+from voxjudge.plural import counted
 
 FILTERS = ("4-0", "3-1", "3+abstain")
 CURRICULUM = ("human-vs-tts", "cross-model", "same-model", "unknown")
@@ -45,6 +46,12 @@ def record_vote(record: dict[str, Any], weights: dict[str, float], dim: str | No
 
 
 MIN_VOTES = 4
+
+
+def _votes(records: Sequence[dict[str, Any]], weights: dict[str, float], dim: str | None = None) -> list[str | None]:
+    """One vote per sampled judgment; a deterministic judge's record stands for as many identical
+    samples as were asked of its order (``stands_for``)."""
+    return [v for r in records for v in [record_vote(r, weights, dim)] * int(r.get("stands_for", 1))]
 
 
 def confident_winner(votes: Sequence[str | None], rule: str) -> str | None:
@@ -69,13 +76,14 @@ def confident_winner(votes: Sequence[str | None], rule: str) -> str | None:
 
 def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
     """An ``InputError`` naming the pairs with fewer votes (judgments) than the filter needs."""
-    short = {pid: len(recs) for pid, recs in by_pair.items() if len(recs) < MIN_VOTES}
+    counts = {pid: sum(int(r.get("stands_for", 1)) for r in recs) for pid, recs in by_pair.items()}
+    short = {pid: n for pid, n in counts.items() if n < MIN_VOTES}
     if short:
         named = ", ".join(f"{pid!r} ({n})" for pid, n in list(short.items())[:5])
         more = f" and {len(short) - 5} more" if len(short) > 5 else ""
         raise InputError(
             f"the {rule} filter counts votes and needs at least {MIN_VOTES} judgments per pair "
-            f"(two samples in each order); {len(short)} pairs have fewer: {named}{more}; "
+            f"(two samples in each order); {counted(len(short), 'pair')} have fewer: {named}{more}; "
             f"judge with {{samples}}{MIN_VOTES} or more",
             options={"samples": "samples="},
         )
@@ -127,7 +135,7 @@ def build_sft(
         if per_dimension:
             dims = {}
             for d in rubric.ids:
-                w = confident_winner([record_vote(r, weights, d) for r in recs], rule)
+                w = confident_winner(_votes(recs, weights, d), rule)
                 if w is not None:
                     dims[d] = w
             report["pair_dimensions_kept"] += len(dims)
@@ -137,7 +145,7 @@ def build_sft(
                 continue
             overall = max(dims.values(), key=list(dims.values()).count)
         else:
-            overall = confident_winner([record_vote(r, weights) for r in recs], rule)
+            overall = confident_winner(_votes(recs, weights), rule)
             if overall is None:
                 report["pairs_dropped"] += 1
                 continue

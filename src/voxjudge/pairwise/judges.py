@@ -4,10 +4,12 @@
   OpenAI-compatible vLLM server with an Omni model, or the fake provider). ``coupled`` mode asks
   once for every dimension plus a summary and an overall verdict; ``per-dimension`` mode asks once
   per dimension for a rationale and a score pair. Several samples come from one request (n).
-* ``AcousticPairJudge``: the offline judge; rates each clip from its waveform and abstains on
-  the dimensions it cannot measure.
+* ``AcousticPairJudge``: the offline judge; rates each clip from its waveform, with the
+  measurements of both clips as the rationale. It is deterministic (one judgment per order
+  stands for every sample asked) and declares the dimensions it never measures (``measures``).
 
 A dimension with a missing or unusable score is an *abstention*: recorded, counted, never guessed.
+A dimension a judge never measures is not an abstention: the run declares it once.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
 from voxjudge.llm.label import label_tasks
 from voxjudge.llm.providers.fake import register_fake_script
-from voxjudge.pairwise.acoustic import AcousticJudge
+from voxjudge.pairwise.acoustic import MEASURED, AcousticJudge
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.rubric import Dimension, Rubric
 
@@ -39,9 +41,14 @@ class SlotJudgment:
     rationale: dict[str, str] = field(default_factory=dict)
     verdict: str | None = None  # coupled mode: "first", "second" or "tie"
     error: str | None = None
+    flag: str | None = None  # a pair decided without rating (one clip holds no speech), and why
 
 
 class PairJudge(Protocol):
+    """Optional attributes: ``deterministic`` (True: the same inputs give the same judgment, so
+    one judgment per order stands for all samples) and ``measures`` (the dimension ids the judge
+    can score at all; None: every dimension of the rubric)."""
+
     name: str
     mode: str
 
@@ -251,6 +258,8 @@ class LLMPairJudge:
 class AcousticPairJudge:
     name = "acoustic"
     mode = "per-dimension"
+    deterministic = True  # the waveform is measured, not sampled
+    measures = MEASURED
 
     def __init__(self, rubric: Rubric):
         self.rubric = rubric
@@ -258,12 +267,43 @@ class AcousticPairJudge:
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
         res = await asyncio.to_thread(self.acoustic.compare, pair.audio_a, pair.audio_b, pair.text)
-        if res.abstain:  # a clip without speech: every dimension abstains, with the reason
+        if res.abstain:  # neither clip holds speech: every dimension abstains, with the reasons
             return [SlotJudgment(error=res.abstain) for _ in range(samples)]
-        dims = [d for d in self.rubric.ids if d in res.a and d in res.b]
-        s1, s2 = (res.a, res.b) if first == "A" else (res.b, res.a)
-        note = {d: "measured from the waveform" for d in dims}
-        return [SlotJudgment({d: s1[d] for d in dims}, {d: s2[d] for d in dims}, dict(note)) for _ in range(samples)]
+        if res.forfeit:  # the clip with speech wins every dimension of the rubric against no reading
+            r, dims = self.rubric, self.rubric.ids
+            win, lose = {d: float(r.high) for d in dims}, {d: float(r.low) for d in dims}
+            a, b = (win, lose) if res.forfeit == "A" else (lose, win)
+            why = f"clip {res.forfeit} wins: {res.reason}"
+            note = {d: why + (f"; {res.notes[d]}" if d in res.notes else "") for d in dims}
+        else:
+            dims = [d for d in self.rubric.ids if d in res.a and d in res.b]
+            a, b = res.a, res.b
+            note = {d: res.notes[d] for d in dims}
+            why = None
+        s1, s2 = (a, b) if first == "A" else (b, a)
+        return [
+            SlotJudgment({d: s1[d] for d in dims}, {d: s2[d] for d in dims}, dict(note), flag=why)
+            for _ in range(samples)
+        ]
+
+
+def judge_settings(judge: PairJudge, rubric: Rubric, samples: int, seed: int) -> dict[str, Any]:
+    """What a judged run records about its judge: name, mode, samples asked and run per order,
+    and the rubric dimensions the judge never measures (declared once, not abstained on)."""
+    from voxjudge.pairwise.protocol import orders
+
+    deterministic = bool(getattr(judge, "deterministic", False))
+    measures = getattr(judge, "measures", None)
+    out: dict[str, Any] = {
+        "judge": judge.name,
+        "mode": judge.mode,
+        "samples": samples,
+        "sampling_seed": seed,
+        "deterministic": deterministic,
+        "judgments_per_order": {first: (min(n, 1) if deterministic else n) for first, n in orders(samples)},
+        "not_measured": [d for d in rubric.ids if measures is not None and d not in measures],
+    }
+    return out
 
 
 def _clip_quality(audio: AudioPart, dim: str) -> float:

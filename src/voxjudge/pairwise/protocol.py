@@ -1,8 +1,10 @@
 """The Live-ProsodyJudge protocol: both presentation orders, several samples, swap-back, means.
 
 Each pair is judged with clip A first in half of the samples and clip B first in the other half
-(an odd sample goes to A-first). Every sampled judgment becomes one record that keeps the raw
-slot scores *and* the scores mapped back to the physical clips. Per clip and dimension the scores
+(an odd sample goes to A-first). A deterministic judge (``judge.deterministic``) is asked once per
+order: its samples would be identical, so one record stands for them (``stands_for``). Every
+judgment becomes one record that keeps the raw slot scores *and* the scores mapped back to the
+physical clips. Per clip and dimension the scores
 are averaged over all samples that did not abstain; a dimension's verdict is the sign of the
 mean difference (a zero difference is a tie) and the overall verdict is
 ``V_w = sgn(sum_d w_d (s_A - s_B))`` over the dimensions with scores.
@@ -29,7 +31,21 @@ def orders(samples: int) -> list[tuple[str, int]]:
     return [("A", (samples + 1) // 2), ("B", samples // 2)]
 
 
-def to_record(pair: Pair, first: str, index: int, j: SlotJudgment, rubric: Rubric, judge: PairJudge) -> dict[str, Any]:
+def plan_orders(judge: PairJudge, samples: int) -> list[tuple[str, int, int]]:
+    """(clip presented first, judgments to ask, samples each stands for) for the orders asked."""
+    deterministic = getattr(judge, "deterministic", False)
+    return [(first, 1, n) if deterministic else (first, n, 1) for first, n in orders(samples) if n]
+
+
+def measured_dimensions(judge: PairJudge, rubric: Rubric) -> list[str]:
+    """The rubric's dimensions the judge can score at all (a missing one of these is an abstention)."""
+    measures = getattr(judge, "measures", None)
+    return [d for d in rubric.ids if measures is None or d in measures]
+
+
+def to_record(
+    pair: Pair, first: str, index: int, j: SlotJudgment, rubric: Rubric, judge: PairJudge, stands_for: int = 1
+) -> dict[str, Any]:
     second = "B" if first == "A" else "A"
     scores = {d: {first: j.first[d], second: j.second[d]} for d in rubric.ids if d in j.first and d in j.second}
     verdict = {"first": first, "second": second, "tie": "tie"}.get(j.verdict or "")
@@ -39,10 +55,12 @@ def to_record(pair: Pair, first: str, index: int, j: SlotJudgment, rubric: Rubri
         "sample": index,
         "raw": {"first": {d: j.first[d] for d in scores}, "second": {d: j.second[d] for d in scores}},
         "scores": scores,  # mapped back to the physical clips
-        "abstained": [d for d in rubric.ids if d not in scores],
+        "abstained": [d for d in measured_dimensions(judge, rubric) if d not in scores],
         "verdict": verdict,  # the judge's own overall verdict, mapped back (coupled mode only)
         "rationale": j.rationale,
         "error": j.error,
+        "flag": j.flag,  # decided without rating (one clip holds no speech), and why
+        "stands_for": stands_for,  # identical samples this judgment stands for (deterministic judge)
         "judge": judge.name,
         "mode": judge.mode,
         "rubric": rubric.sha256,
@@ -63,11 +81,11 @@ async def run_judgments(
 
     async def one(pair: Pair) -> list[dict[str, Any]]:
         nonlocal done
-        plan = [(first, n) for first, n in orders(samples) if n]
-        results = await asyncio.gather(*(judge.judge(pair, first, n) for first, n in plan))
+        plan = plan_orders(judge, samples)
+        results = await asyncio.gather(*(judge.judge(pair, first, n) for first, n, _ in plan))
         out = [
-            to_record(pair, first, k, j, rubric, judge)
-            for (first, _), judgments in zip(plan, results)
+            to_record(pair, first, k, j, rubric, judge, stands_for)
+            for (first, _, stands_for), judgments in zip(plan, results)
             for k, j in enumerate(judgments)
         ]
         done += 1
@@ -81,7 +99,7 @@ async def run_judgments(
 
 async def _run_batched(pairs, judge, rubric, samples, progress) -> list[dict[str, Any]]:
     """The same records through one ``judge_many`` (a cluster engine runs it as one job)."""
-    plan = [(pair, first, n) for pair in pairs for first, n in orders(samples) if n]
+    plan = [(pair, first, n) for pair in pairs for first, n, _ in plan_orders(judge, samples)]
 
     def pairs_done(done: int, total: int) -> None:  # items asked -> pairs, for the progress bar
         if progress is not None and total:

@@ -54,15 +54,21 @@ def judged(
     stopped: str | None = None,
 ) -> PairwiseResult:
     """``pairwise judge``: the judgment records, and how many failed (no usable answer, whatever
-    the cause) or abstained, with the model usage and the reason a run stopped early."""
+    the cause) or abstained (on a dimension the judge measures), the pairs decided without rating
+    (``flagged``: one clip holds no speech), with the model usage and the reason a run stopped early."""
     results = aggregate(records, rubric)
     failed = [r for r in records if r["error"]]
+    flagged: dict[str, str] = {}
+    for r in records:
+        if r.get("flag"):
+            flagged.setdefault(r["pair_id"], r["flag"])
     summary: dict[str, Any] = {
         "n_pairs": len(pairs),
         "n_judgments": len(records),
         "n_failed": len(failed),
         "n_abstained": sum(r.n_abstentions for r in results.values()),
         "first_failure": {"pair_id": failed[0]["pair_id"], "error": failed[0]["error"]} if failed else None,
+        "flagged": [{"pair_id": pid, "flag": why} for pid, why in flagged.items()],
         "stopped": stopped,
     }
     if usage is not None:

@@ -2,9 +2,9 @@
 
 The winner has the most pairwise wins (by the weighted verdict); ties are broken by the summed
 score margin over its comparisons, then by candidate order. With human top-k rankings, Hit@k is
-whether the winner is in the human top k; the random baseline is the chance that a random pick
-lands there: (labelled candidates among the top k) / N, so 1/N at every k when only the human
-winner is labelled.
+whether the winner is in the human top k, over the sets whose human ranking labels k candidates
+or more (a set with only its winner labelled has Hit@1 and no Hit@2: who is second is not
+known); the random baseline is the chance that a random pick lands there, k / N.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def rank(cset: CandidateSet, results: dict[str, Any], ks: Sequence[int] = (1, 2,
         margins[i] += res.margin
         margins[j] -= res.margin
     winner = min(range(n), key=lambda c: (-wins[c], -margins[c], c))
-    hits = {k: (winner in cset.human_topk[:k]) if cset.human_topk else None for k in ks}
+    hits = {k: (winner in cset.human_topk[:k]) if len(cset.human_topk) >= k else None for k in ks}
     return Selection(cset.set_id, winner, wins, margins, n * (n - 1) // 2, hits)
 
 
@@ -72,11 +72,12 @@ async def select_best(
 def hit_rates(
     selections: Sequence[Selection], sets: Sequence[CandidateSet], ks: Sequence[int] = (1, 2, 3)
 ) -> dict[str, Any]:
-    rated = [(sel, s) for sel, s in zip(selections, sets) if s.human_topk]
-    out: dict[str, Any] = {"n_sets": len(selections), "n_rated": len(rated)}
+    """Hit@k over the sets with k or more labelled candidates (None without any), beside random@k,
+    and how many sets each stands on (``n_rated@k``); ``n_rated``: sets with any human ranking."""
+    out: dict[str, Any] = {"n_sets": len(selections), "n_rated": sum(1 for s in sets if s.human_topk)}
     for k in ks:
+        rated = [(sel, s) for sel, s in zip(selections, sets) if len(s.human_topk) >= k]
+        out[f"n_rated@{k}"] = len(rated)
         out[f"hit@{k}"] = (sum(sel.hits[k] for sel, _ in rated) / len(rated)) if rated else None
-        out[f"random@{k}"] = (
-            (sum(len(s.human_topk[:k]) / len(s.candidates) for _, s in rated) / len(rated)) if rated else None
-        )
+        out[f"random@{k}"] = (sum(k / len(s.candidates) for _, s in rated) / len(rated)) if rated else None
     return out
