@@ -29,7 +29,7 @@ def pair_of(row: dict[str, str]) -> RubricPair:
     op = "equal" if ref == hyp else "delete" if not hyp else "insert" if not ref else "substitute"
     if len(ref) == len(hyp) == 2 and ref == hyp[::-1]:
         op = "swap"
-    return RubricPair(ref, hyp, op, 0, 0)
+    return RubricPair(ref, hyp, op, 0, 0, (row.get("note") or "").strip())
 
 
 def predict(rows, judge: str):

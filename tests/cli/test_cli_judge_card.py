@@ -172,3 +172,33 @@ def test_dry_run_estimates_each_llm_judge_and_sends_nothing(human, capsys):
     prefs = read_preferences(human[0])
     assert s["hypotheses"] == len({(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)})  # 75 of 82
     assert s["judges"]["openai/gpt-4o-mini"]["requests"] >= 1
+
+
+def test_ratings_by_id_join_the_texts_and_a_partial_join_needs_allow_partial(examples, capsys, tmp_path):
+    hi = examples / "asr" / "hi"
+    texts = ["--ref", hi / "ref.txt", "--hyp", hi / "sys_b.txt", "--ids", "--resamples", 200]
+    code, stdout, _ = _run(capsys, "--ratings", hi / "human_b.tsv", *texts, "--json")
+    s = json.loads(stdout)
+    assert code == 0 and s["ratings"]["items"] == 50 and not s["ratings"]["join"]["partial"]
+    # the same numbers as asr score --human computes for LASER and 1 - WER on these files
+    assert main(["asr", "score", "--ref", str(hi / "ref.txt"), "--hyp", str(hi / "sys_b.txt"), "--ids",
+                 "--human", str(hi / "human_b.tsv"), "--resamples", "200", "--json"]) == 0  # fmt: skip
+    score = json.loads(capsys.readouterr().out)["agreement"]
+    cell = s["ratings"]["by_subset"]["all"]["by_metric"]
+    assert cell["LASER default"]["pearson"] == score["laser"][0]
+    assert cell["WER"]["pearson"]["estimate"] == pytest.approx(score["one_minus_wer"][0]["estimate"], abs=1e-12)
+    few = tmp_path / "few.tsv"
+    few.write_text("".join((hi / "human_b.tsv").read_text().splitlines(keepends=True)[:11]), encoding="utf-8")
+    code, stdout, stderr = _run(capsys, "--ratings", few, *texts)
+    assert code == 2 and "has no entry for 40 of the 50 hypotheses" in stderr and "--allow-partial" in stderr
+    code, stdout, _ = _run(capsys, "--ratings", few, *texts, "--allow-partial")
+    assert code == 0 and stdout.startswith("partial: 10 of 50 hypotheses of ")
+    assert "ratings Pearson (n=10)" in stdout
+
+
+def test_ref_and_hyp_only_with_ratings(examples, human, capsys):
+    hi = examples / "asr" / "hi"
+    code, _, stderr = _run(capsys, "--preferences", human[0], "--ref", hi / "ref.txt", "--hyp", hi / "sys_b.txt")
+    assert code == 2 and "add --ratings" in stderr
+    code, _, stderr = _run(capsys, "--ratings", hi / "human_b.tsv", "--ref", hi / "ref.txt")
+    assert code == 2 and "--ref and --hyp go together" in stderr

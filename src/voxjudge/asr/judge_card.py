@@ -101,12 +101,14 @@ def judge_card(
     split_halves: int = 1000,
     normalize: str = "basic",
     methods: Sequence[str] = METHODS,
+    ratings_join: dict[str, Any] | None = None,
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
     judge (default: ``laser_scorer()``, the shipped rubric through ``run_laser``); ``names`` labels
     the human sets (e.g. by file) in the summary; ``methods``: the correlations with ratings
-    (pearson, spearman, kendall; the first is the card's headline)."""
+    (pearson, spearman, kendall; the first is the card's headline); ``ratings_join``: the coverage
+    of the join that built ``ratings`` from separate files (``join_ratings``), shown first."""
     from voxjudge.stats.correlation import METHODS as KNOWN
 
     if not methods or any(m not in KNOWN for m in methods):
@@ -132,6 +134,8 @@ def judge_card(
         summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
     if ratings:
         summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
+        if ratings_join is not None:
+            summary["ratings"]["join"] = ratings_join
     runs = {m.name: m.run for m in metrics if m.run}
     if runs:
         summary["runs"] = runs

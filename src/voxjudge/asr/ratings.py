@@ -138,3 +138,26 @@ def split_half(raters: Sequence[Sequence[float]], *, n_splits: int = 1000, seed:
         "reliability": reliability,
         "ceiling": math.sqrt(reliability) if reliability > 0 else 0.0,
     }
+
+
+def join_ratings(
+    ids: Sequence[str],
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    scores: dict[str, float],
+    *,
+    texts_name: str = "hypotheses",
+    scores_name: str = "human scores",
+    allow_partial: bool = False,
+) -> tuple[list[Rating], dict]:
+    """Ratings from hypotheses by id and a separate file of human scores by id, joined with the
+    shared rules (``voxjudge.io.join``): an id on one side only is an error unless
+    ``allow_partial``. Returns the ratings in hypothesis order and the join's coverage."""
+    from voxjudge.io.join import join_by_id
+
+    texts = dict(zip(ids, zip(references, hypotheses)))
+    joined = join_by_id(
+        texts, scores, left_name=texts_name, right_name=scores_name, what="hypotheses", allow_partial=allow_partial
+    )
+    ratings = [Rating(uid, ref, hyp, score) for uid, (ref, hyp), score in joined.triples()]
+    return ratings, joined.coverage()

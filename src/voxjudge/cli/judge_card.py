@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import check_outputs, print_json, progress_bar, write_all
+from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
@@ -39,6 +39,15 @@ def register(cmds) -> None:
         metavar="FILE",
         help="rated hypotheses (.csv/.tsv/.jsonl): ref, hyp, a score; optional id, lang, and ratings "
         "(the per-rater scores as a JSON list)",
+    )
+    p.add_argument("--ref", metavar="FILE", help="with --hyp: the texts of an id-keyed --ratings file (id, score)")
+    p.add_argument("--hyp", metavar="FILE", help="hypotheses for --ratings given by id (read as --ref is)")
+    add_input_options(p)
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="--ratings by id with --ref/--hyp: use the ids both sides have and report the coverage first "
+        "(default: an id on one side only is an error)",
     )
     p.add_argument(
         "--ratings-col", metavar="COL", help="score column of --ratings (default: score, human_mean or rating)"
@@ -114,7 +123,6 @@ def card_options(args: argparse.Namespace):
     from voxjudge.asr.laser.run import LaserOptions
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.asr.preference import read_preferences
-    from voxjudge.asr.ratings import read_ratings
 
     if not args.preferences and not args.ratings:
         raise InputError("give human data: --preferences FILE, --ratings FILE, or both")
@@ -135,13 +143,14 @@ def card_options(args: argparse.Namespace):
         llm=judge_options(args),
     )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
-    ratings = read_ratings(args.ratings, column=args.ratings_col) if args.ratings else None
+    ratings, join = _ratings(args)
     judges = list(dict.fromkeys(args.judges or ["default"]))
     card = {
         "names": {"preferences": args.preferences, "ratings": args.ratings},
         "split_halves": args.split_halves,
         "normalize": args.normalize,
         "methods": methods,
+        "ratings_join": join,
         **boot,
     }
     return prefs, ratings, judges, options, card
@@ -154,3 +163,30 @@ def card_from_args(args: argparse.Namespace):
     prefs, ratings, judges, options, card = card_options(args)
     scorer = laser_scorer(options, progress=progress_bar)
     return judge_card(preferences=prefs, ratings=ratings, judges=judges, laser=scorer, **card)
+
+
+def _ratings(args: argparse.Namespace):
+    """(ratings, join coverage or None): texts inside --ratings, or --ref/--hyp joined by id."""
+    from voxjudge.asr.ratings import join_ratings, read_ratings
+
+    if bool(args.ref) != bool(args.hyp):
+        raise InputError("--ref and --hyp go together (the texts of an id-keyed --ratings file)")
+    if args.ref and not args.ratings:
+        raise InputError("--ref and --hyp give the texts of --ratings FILE (id and score); add --ratings")
+    if not args.ratings:
+        return None, None
+    if not args.ref:
+        return read_ratings(args.ratings, column=args.ratings_col), None
+    from voxjudge.io.scores import read_scores
+
+    paired = read_pair(args, args.ref, args.hyp)
+    scores = read_scores(args.ratings, args.ratings_col or "score", column_setting="ratings_col")
+    return join_ratings(
+        paired.ids,
+        paired.references,
+        paired.hypotheses,
+        scores,
+        texts_name=args.hyp,
+        scores_name=args.ratings,
+        allow_partial=args.allow_partial,
+    )

@@ -96,9 +96,19 @@ def register(cmds) -> None:
         "either side may span several words. The model is JSON applied with numpy only. Training the "
         "shipped data (voxjudge/asr/laser/data) with the defaults reproduces the shipped model byte for byte.",
     )
-    p.add_argument("pairs", help="labelled pairs: ref, hyp, and label (tier) or error_type; optional lang")
-    p.add_argument("--out", metavar="MODEL.json", help="model file to write")
-    p.add_argument("--lang", choices=["hi", "mr", "ml", "kn", "en"], help="language (default: detected)")
+    p.add_argument("pairs", nargs="?", help="labelled pairs: ref, hyp, and label (tier) or error_type; optional lang")
+    p.add_argument("--out", metavar="MODEL.json", help="model (or, with --ratings/--preferences, calibration) to write")
+    p.add_argument(
+        "--ratings",
+        metavar="FILE.csv",
+        help="sentence ratings (lang, utterance, ref, hyp, human_mean): fit the evidence calibration instead",
+    )
+    p.add_argument(
+        "--preferences",
+        metavar="FILE.tsv",
+        help="A/B preference triplets (reference, hyp_a, votes_a, hyp_b, votes_b, French): fit the calibration",
+    )
+    p.add_argument("--lang", type=_lang_code, help="language, any BCP-47/ISO code (default: detected)")
     p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples for the CV CIs (default: 2000)")
     p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
@@ -114,7 +124,10 @@ def register(cmds) -> None:
 
 def _common(p) -> None:
     p.add_argument(
-        "--lang", choices=["hi", "mr", "ml", "kn", "en"], help="language (default: detected from the script)"
+        "--lang",
+        type=_lang_code,
+        help="language: any BCP-47/ISO code (fr, ar, de, ta, zh-Hans ...); one without its own conventions gets "
+        "the generic profile (default: detected from the script; Latin text by its function words)",
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     add_judge_options(p, judge=None)
@@ -124,6 +137,15 @@ def _common(p) -> None:
         action="store_true",
         help="use a learned model even though it was trained under another rubric",
     )
+
+
+def _lang_code(code: str) -> str:
+    from voxjudge.asr.laser.profiles import canonical
+
+    try:
+        return canonical(code)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def read_pair_rows(path: str) -> list[dict[str, str]]:
@@ -396,6 +418,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_outputs(files=[args.out])
     rubric = LaserRubric.load(args.rubric)
+    if args.ratings or args.preferences:
+        return _train_calibration(args, rubric)
+    if not args.pairs:
+        raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
     rows = read_pair_rows(args.pairs)
     if not args.out and not args.cv:
         raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
@@ -436,3 +462,33 @@ def cmd_train(args: argparse.Namespace) -> int:
             print(f"\n{cv['folds']}-fold CV grouped by unique pair, {title}:")
             print(render_agreement({"judge": title, "unscored": 0, **cv[name]}))
     return 0
+
+
+def _train_calibration(args: argparse.Namespace, rubric) -> int:
+    from voxjudge.asr.laser.calibration import train_files
+
+    if args.pairs:
+        raise InputError("word pairs and --ratings/--preferences are two trainings; run them one at a time")
+    if not args.out and not args.cv:
+        raise InputError("nothing to do: give --out CALIBRATION.json, --cv K, or both")
+    with progress_bar("fitting the evidence calibration"):
+        text, report = train_files(args.ratings, args.preferences, rubric, cv=args.cv, seed=args.seed)
+    if args.out:
+        write_all({args.out: text})
+    if args.json or not args.cv:
+        print_json(report)
+    else:
+        print(render_calibration(report))
+    return 0
+
+
+def render_calibration(report: dict) -> str:
+    lines = ["calibration per language (and * for every other):"]
+    for lang, cal in report["calibrations"].items():
+        lines.append(f"  {lang}: " + ", ".join(f"{k}={v}" for k, v in cal.items()))
+    for name, r in report.get("cv", {}).items():
+        lines.append(f"{name}, {r['folds']}-fold CV grouped by {r['grouped_by']}:")
+        for side in ("per_language", "pooled", "pooled_from_other_sets", "defaults"):
+            if r.get(side):
+                lines.append(f"  {side}: " + ", ".join(f"{k} {v:.3f}" for k, v in r[side].items()))
+    return "\n".join(lines)

@@ -436,6 +436,9 @@ def render_judge_card(s: dict) -> str:
     raters = (ratings or {}).get("by_subset", {}).get("all", {}).get("raters")
     if raters and "ceiling" in raters:
         t.add_row("raters' ceiling", "", *([""] * len(prefs["levels"]) if prefs else []), f"{raters['ceiling']:.3f}")
+    join = (ratings or {}).get("join")
+    if join and (cover := render_join_coverage(join, "hypotheses", "the ratings figures cover")):
+        lines.insert(0, cover)
     con = console()
     with con.capture() as cap:
         for line in lines:

@@ -46,6 +46,9 @@ class RubricPair:
     op: str  # equal | substitute | delete | insert | merge | swap
     ref_start: int
     hyp_start: int
+    # context the pair alone cannot show, set where pairs are formed (speech.py): filler |
+    # repetition | false_start; part of the pair's identity, so label caches keep them apart
+    note: str = ""
 
     @property
     def ref_text(self) -> str:

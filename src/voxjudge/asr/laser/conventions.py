@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from voxjudge.asr.laser.align import word_key as _plain
 from voxjudge.asr.laser.lang import fold, fold_phrase
+from voxjudge.asr.laser.profiles import word_script
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,23 @@ class EndingGroup:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """Where phonetic/orthographic evidence turns into tiers (``rules.by_evidence``), and the tiers
+    of speech phenomena. The shipped values are fitted on human judgments (``models/evidence.json``,
+    ``asr train``); the rubric's are the defaults."""
+
+    near_sound: float = 0.9  # phoneme similarity from which a pair is at most minor
+    near_look: float = 0.9  # character similarity from which a pair is at most minor
+    min_chars: int = 3  # shorter words get no leniency from evidence
+    near: str = "minor"  # the tier of a pair that sounds or looks nearly alike
+    homophone: str = "no_penalty"  # another spelling pronounced alike (one side is no word of the language)
+    homophone_word: str = "major"  # another word pronounced alike (sea/see; the rubric's weak/week is major)
+    filler: str = "no_penalty"  # a filler or hesitation added or dropped
+    repetition: str = "no_penalty"  # a word repeated immediately, added or dropped
+    partial: str = "minor"  # a word cut off, or a false start
+
+
+@dataclass(frozen=True)
 class Conventions:
     lang: str
     classes: tuple[VariantClass, ...] = ()
@@ -55,6 +73,7 @@ class Conventions:
     families: tuple[frozenset[str], ...] = ()
     verb_endings: tuple[EndingGroup, ...] = ()
     synonyms: frozenset[frozenset[str]] = frozenset()
+    calibration: Calibration = Calibration()
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
@@ -151,8 +170,8 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 def _strip_markup(word: str) -> str:
     """Latin letters glued to a native-script word (hआपh, sजाएगाs) are transcription markup."""
-    if word.isascii() or not _LATIN.search(word):
-        return word
+    if word.isascii() or not _LATIN.search(word) or all(word_script(ch) == "latn" for ch in word if ch.isalpha()):
+        return word  # all Latin (nucléaires): nothing to strip
     return _LATIN.sub("", word) or word
 
 

@@ -1,28 +1,40 @@
-"""The offline pair judges by name: ``default`` (rules + the shipped learned model where one
-exists for the pair's language), ``rules`` (pure rules) and ``model:PATH`` (rules + a model you
-trained). LLM judges are built elsewhere (``llm_judges.py``)."""
+"""The offline pair judges by name: ``default`` (rules + what was learned from people: the evidence
+calibration per language, ``models/evidence.json``, and the Hindi pair model where the pair is
+Hindi), ``rules`` (pure rules with the rubric's default tiers) and ``model:PATH`` (rules + the
+calibration + a pair model you trained). LLM judges are built elsewhere (``llm_judges.py``)."""
 
 from __future__ import annotations
 
 from voxjudge.asr.laser.learned import hybrid_labeler, load_model, shipped_model_path
+from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
 
 DEFAULT = "default"
 
 
-def rules_labeler_for(rubric: LaserRubric | None = None):
-    """The rules judge under ``rubric``'s annotator conventions (the shipped rubric's by default)."""
+def conventions_source(rubric: LaserRubric | None, calibrations: dict | None = None):
+    """lang -> the rubric's conventions, calibrated when ``calibrations`` are given (cached)."""
+    from voxjudge.asr.laser.calibration import calibrated
+
     cache: dict = {}
 
     def conv(lang: str):
-        if rubric is None:
-            return None
         if lang not in cache:
-            cache[lang] = rubric.conventions(lang)
+            base = (rubric or LaserRubric.load()).conventions(lang)
+            cache[lang] = calibrated(base, calibrations) if calibrations else base
         return cache[lang]
 
+    return conv
+
+
+def rules_labeler_for(rubric: LaserRubric | None = None, calibrations: dict | None = None):
+    """The rules judge under ``rubric``'s annotator conventions (the shipped rubric's by default),
+    with learned evidence calibrations when given."""
+    conv = conventions_source(rubric, calibrations) if (rubric is not None or calibrations) else (lambda lang: None)
+
     def label(items) -> list[Label]:
+        prefetch_items(items)
         return [classify(pair, lang, conv(lang)) for _, pair, lang in items]
 
     return label
@@ -32,16 +44,24 @@ def is_offline(spec: str | None) -> bool:
     return spec in (None, DEFAULT, "rules") or str(spec).startswith("model:")
 
 
+def _shipped_calibrations() -> dict | None:
+    from voxjudge.asr.laser.calibration import load, shipped_path
+
+    return load() if shipped_path().is_file() else None
+
+
 def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False):
     """(labeler, description) for an offline judge spec."""
     if spec == "rules":
         return rules_labeler_for(rubric), "rules"
+    cals = _shipped_calibrations()
+    learned = " + evidence calibration learned from ratings and preferences" if cals else ""
     if spec in (None, DEFAULT):
         path = shipped_model_path("hi")
         if path is None:  # a trimmed install without the model: the rules still work
-            return rules_labeler_for(rubric), "rules"
+            return rules_labeler_for(rubric, cals), "rules" + learned
         model = load_model(path, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-        return hybrid_labeler(model, rubric), f"rules + learned model ({model.lang})"
+        return hybrid_labeler(model, rubric, cals), f"rules + learned model ({model.lang}){learned}"
     path = str(spec)[len("model:") :]
     model = load_model(path, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-    return hybrid_labeler(model, rubric), f"rules + learned model {path} ({model.lang})"
+    return hybrid_labeler(model, rubric, cals), f"rules + learned model {path} ({model.lang}){learned}"

@@ -1,9 +1,12 @@
 """Language knowledge for rubric rules: script detection, spelling folds, number words,
 abbreviations, colloquial forms, function words and inflection endings.
 
-Hindi and Marathi (Devanagari), Malayalam, Kannada and English. The script fold is the shared
-Indic one (``voxjudge.asr.lang.indic``); LASER adds case, edge punctuation, candra vowels in loan
-words and the Hindi य-glide spellings on top.
+Own lists for Hindi and Marathi (Devanagari), Malayalam, Kannada, English, French and Arabic;
+any other language gets the generic profile (``profiles.py``): the same script-aware fold and
+number/compound checks, no word lists of another language. The script fold is the shared Indic one
+(``voxjudge.asr.lang.indic``); LASER adds Unicode compatibility forms (NFKC), case, edge
+punctuation, Arabic tashkeel and tatweel, candra vowels in loan words and the Hindi य-glide
+spellings on top.
 """
 
 from __future__ import annotations
@@ -12,31 +15,31 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from voxjudge.asr.lang.indic import BLOCKS
 from voxjudge.asr.lang.indic import fold as indic_fold
+from voxjudge.asr.laser.profiles import detect, word_script
 
-LANGS = ("hi", "mr", "ml", "kn", "en")
-_SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn"}
+LANGS = ("hi", "mr", "ml", "kn", "en", "fr", "ar")
+_SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn", "fr": "latn", "ar": "arab"}
 
 
 def script_of(word: str) -> str:
-    for ch in word:
-        cp = ord(ch)
-        for name, base in BLOCKS.items():
-            if base <= cp < base + 0x80:
-                return name
-        if ch.isalpha() and cp < 0x250:
-            return "latn"
-    return "other"
+    """deva, knda, mlym, latn, arab, another script's lower-cased Unicode name, or other."""
+    return word_script(word)
 
 
 def detect_language(text: str) -> str:
-    counts: dict[str, int] = {}
-    for word in text.split():
-        s = script_of(word)
-        counts[s] = counts.get(s, 0) + 1
-    script = max(counts, key=counts.get) if counts else "latn"
-    return {"deva": "hi", "knda": "kn", "mlym": "ml"}.get(script, "en")
+    """The language a text is in, from its script (Latin: function-word votes); ``und`` when
+    nothing tells (see ``profiles.detect``)."""
+    return detect(text)
+
+
+# Arabic short vowels, tanwin, shadda, sukun, dagger alef, Quranic marks and tatweel: readers
+# take a word with and without them as the same word (most ASR output has none)
+_ARABIC_MARKS = dict.fromkeys(
+    [*range(0x064B, 0x0660), 0x0670, *range(0x06D6, 0x06DD), *range(0x06DF, 0x06E5), 0x06E7, 0x06E8]
+    + [*range(0x06EA, 0x06EE), 0x0640],
+    None,
+)
 
 
 # English loan words: candra o / candra e are written either way (डॉक्टर/डाक्टर, ऑटो/आटो)
@@ -56,9 +59,13 @@ def _strip_punct(word: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def fold(word: str) -> str:
-    """Spelling fold: NFC, case, edge punctuation, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
+    """Spelling fold: NFKC (compatibility forms: ligatures, full-width and presentation forms),
+    case, edge punctuation, Arabic tashkeel and tatweel, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
     nasal + virama -> anusvara, Malayalam chillu, Hindi य-glide spellings (गयी/गई, लिये/लिए)."""
-    w = _strip_punct(unicodedata.normalize("NFC", word).casefold())
+    w = unicodedata.normalize("NFKC", word).casefold()
+    if any("\u0600" <= ch <= "\u06ff" for ch in w):
+        w = unicodedata.normalize("NFC", w.translate(_ARABIC_MARKS))
+    w = _strip_punct(w)
     w = unicodedata.normalize("NFC", indic_fold(w).translate(_CANDRA))
     return _YA_GLIDE.sub(lambda m: {"ी": "ई", "े": "ए"}[m.group(1)], w)
 
@@ -66,7 +73,8 @@ def fold(word: str) -> str:
 # ---- numbers ------------------------------------------------------------------------------------
 
 _DIGITS = {}
-for _base in (0x0966, 0x0CE6, 0x0D66):  # Devanagari, Kannada, Malayalam digits
+# Devanagari, Kannada, Malayalam, Arabic-Indic, Extended Arabic-Indic, Tamil, Telugu, Bengali, Gujarati, Gurmukhi
+for _base in (0x0966, 0x0CE6, 0x0D66, 0x0660, 0x06F0, 0x0BE6, 0x0C66, 0x09E6, 0x0AE6, 0x0A66):
     for _d in range(10):
         _DIGITS[chr(_base + _d)] = str(_d)
 _DIGIT_TABLE = str.maketrans(_DIGITS)
@@ -214,6 +222,15 @@ FUNCTION_WORDS = {
     "mr": set("आणि ला ने चा ची चे च आहे आहेत होता होती होते व तो ती ते हे ही नाही की या मध्ये वर".split()),
     "ml": set("ഒരു ആണ് ഇല്ല എന്ന് ഉം ഈ ആ അത് ഇത്".split()),
     "kn": set("ಒಂದು ಇದೆ ಇಲ್ಲ ಮತ್ತು ಈ ಆ ಅದು ಇದು ಎಂದು".split()),
+    "fr": set(
+        "le la les l un une des du de d au aux et ou mais donc car ni que qu qui quoi dont où à a en dans par "
+        "pour sur sous avec sans ce cet cette ces c ça se s sa son ses leur leurs mon ma mes ton ta tes notre "
+        "nos votre vos je j tu il elle on nous vous ils elles me m te t lui y ne n pas plus est sont été être "
+        "ai as avons avez ont si très".split()
+    ),
+    "ar": set(
+        "و في من على إلى الى عن أن ان إن لا ما لم لن هذا هذه ذلك تلك هو هي هم أو او ثم قد كان التي الذي مع".split()
+    ),
 }
 # Endings that carry gender, number or tense: a shared stem with different endings is agreement.
 ENDINGS = {
@@ -277,6 +294,8 @@ ENDINGS = {
         "चे",
     ],
     "en": ["s", "es", "ed", "d", "ing", "'s", "er", "est"],
+    # French number and gender endings, and verb endings that are often silent (parle/parlent, mangé/manger)
+    "fr": ["s", "x", "e", "es", "ent", "é", "ée", "és", "ées", "er", "ez", "ai", "ais", "ait", "aient", "ons"],
     "ml": ["ം", "ു", "ി", "്", "ന്", "ള്", "ന്നു", "ും", "ില്", "ിന്റെ", "ുകള്", "കള്", "ങ്ങള്"],
     "kn": ["ು", "ಿ", "ನು", "ಳು", "ರು", "ದು", "ಗಳು", "ದ", "ನ", "ಳ", "ರ", "ಿದ", "ುತ್ತಾನೆ", "ುತ್ತಾಳೆ"],
 }
@@ -313,5 +332,6 @@ def is_function_word(word: str, lang: str) -> bool:
     return fold(word) in FUNCTION_WORDS.get(lang, ())
 
 
-def script_for(lang: str) -> str:
-    return _SCRIPT_OF_LANG[lang]
+def script_for(lang: str) -> str | None:
+    """The script of a language with its own lists (None for the generic profile)."""
+    return _SCRIPT_OF_LANG.get(lang)

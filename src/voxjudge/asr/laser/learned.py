@@ -27,6 +27,7 @@ from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions
 from voxjudge.asr.laser.lang import colloquial_equal, fold, is_function_word, numbers_equal
 from voxjudge.asr.laser.lexicon import is_known
+from voxjudge.asr.laser.phonetics import evidence, prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, _stems, classify
 from voxjudge.errors import InputError
@@ -89,6 +90,10 @@ def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conven
         f["function_word"] = 1.0
     if any(conv.is_agreement_word(w) for w in ref + hyp):
         f["aux_word"] = 1.0
+    ev = evidence(ref, hyp, lang)  # phonemes (espeak-ng): alike, or how alike
+    if ev.sound is not None:
+        if ev.alike:
+            f["sound_alike"] = 1.0
     for tag, i1, i2, j1, j2 in Levenshtein.opcodes(fr, fh):
         if tag != "equal":
             f[f"diff={fr[i1:i2]}>{fh[j1:j2]}"] = 1.0
@@ -208,15 +213,21 @@ def settled_by_rules(pair: RubricPair, rule: Label, lang: str) -> bool:
     return numbers_equal(pair.ref, pair.hyp, lang) or colloquial_equal(pair.ref, pair.hyp, lang)
 
 
-def hybrid_labeler(model: LinearModel, rubric: LaserRubric):
-    """A pair labeler: rules where they are sure, the model elsewhere (reasons from both)."""
-    cache: dict[str, Conventions] = {}
+def hybrid_labeler(model: LinearModel, rubric: LaserRubric, calibrations: dict | None = None):
+    """A pair labeler: rules where they are sure, the model elsewhere (reasons from both); the
+    rules under the evidence calibration learned for each language when ``calibrations`` are given."""
+    from voxjudge.asr.laser.judges import conventions_source
+
+    # the model's language keeps the conventions it was trained under; the others are calibrated
+    source = conventions_source(rubric, {k: v for k, v in (calibrations or {}).items() if k != model.lang})
+    plain = conventions_source(rubric)
 
     def label(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
         out: list[Label] = []
         todo, feats = [], []
+        prefetch_items(items)
         for k, (_, pair, lang) in enumerate(items):
-            conv = cache.get(lang) or cache.setdefault(lang, rubric.conventions(lang))
+            conv = plain(lang) if lang == model.lang else source(lang)
             rule = classify(pair, lang, conv)
             out.append(rule)
             if lang == model.lang and not settled_by_rules(pair, rule, lang):

@@ -33,12 +33,35 @@ class LaserRubric:
     types: tuple[ErrorType, ...]
     sha256: str
     convention_data: dict = field(default_factory=dict, compare=False, hash=False)
+    speech_data: dict = field(default_factory=dict, compare=False, hash=False)
 
     def conventions(self, lang: str):
         """How annotators apply this rubric in ``lang`` (see ``conventions.py``)."""
-        from voxjudge.asr.laser.conventions import Conventions
+        from dataclasses import replace
 
-        return Conventions.from_data(lang, self.convention_data.get(lang))
+        from voxjudge.asr.laser.conventions import Calibration, Conventions
+
+        tiers = {t.id: t.tier for t in self.types}
+        cal = Calibration(
+            **{
+                k: tiers[t]
+                for k, t in (
+                    ("homophone", "homophone"),
+                    ("filler", "filler"),
+                    ("repetition", "repetition"),
+                    ("partial", "partial_word"),
+                )
+                if t in tiers
+            }
+        )
+        return replace(Conventions.from_data(lang, self.convention_data.get(lang)), calibration=cal)
+
+    def fillers(self, lang: str) -> frozenset[str]:
+        """Folded fillers and hesitations for ``lang`` (its list plus the one for every language)."""
+        from voxjudge.asr.laser.lang import fold
+
+        lists = self.speech_data.get("fillers", {})
+        return frozenset(fold(w) for key in ("*", lang) for w in lists.get(key, []))
 
     def penalty(self, label: str) -> float:
         return 0.0 if label == "match" else self.tiers[label]
@@ -72,6 +95,7 @@ class LaserRubric:
                 for t in data["types"]
             )
             conventions = dict(data.get("conventions", {}))
+            speech = dict(data.get("speech", {}))
         except json.JSONDecodeError as e:
             raise InputError(f"{where}:{e.lineno}: rubric is not valid JSON") from None
         except (KeyError, TypeError, ValueError) as e:
@@ -90,4 +114,5 @@ class LaserRubric:
             types,
             hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
             conventions,
+            speech,
         )

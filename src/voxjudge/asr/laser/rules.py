@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair
@@ -45,6 +45,7 @@ from voxjudge.asr.laser.lang import (
     numbers_equal,
     script_of,
 )
+from voxjudge.asr.laser.lexicon import is_known
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,10 @@ class Label:
     error_type: str | None
     reason: str
     disputed: bool = False  # a model's label that contradicts a confident rule
+    # what by_evidence decided from: (sound similarity or -1, look similarity, function word, shortest
+    # side in characters, both sides known words); lets calibration re-tier a pair without
+    # classifying it again
+    evidence: tuple | None = field(default=None, compare=False)
 
 
 _UK_US = [
@@ -179,9 +184,10 @@ def _stems(word: str, lang: str) -> frozenset[str]:
         stems = {word, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
         stems |= {f"irregular:{k}" for k, forms in enumerate(IRREGULAR_EN) if word in forms}
         return frozenset(stems)
-    # Indic stems can be a single consonant (गया/गई/गए, का/की/के)
+    # Indic stems can be a single consonant (गया/गई/गए, का/की/के); French ones are 3+ letters (not le/les)
+    least = 3 if lang == "fr" else 1
     return frozenset(
-        {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) > len(e)}
+        {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) - len(e) >= least}
     )
 
 
@@ -205,15 +211,17 @@ def _english_slip(a: str, b: str) -> bool:
     return False
 
 
+def joined(words: tuple[str, ...]) -> str:
+    """The words folded and written as one, without hyphens or apostrophes: hawk-eagle, hawk eagle
+    and hawkeagle; aujourd'hui and aujourd' hui."""
+    return "".join(fold(w) for w in words).replace("-", "").replace("'", "").replace("\u2019", "")
+
+
 def equivalent(lang: str):
     """What the aligner may merge: a split/joined compound, a number, a contraction."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return (
-            "".join(fold(w) for w in a) == "".join(fold(w) for w in b)
-            or numbers_equal(a, b, lang)
-            or colloquial_equal(a, b, lang)
-        )
+        return joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang)
 
     return eq
 
@@ -319,9 +327,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("no_penalty", "abbreviation", "a word and its abbreviation")
     if colloquial_equal(ref, hyp, lang):
         return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
-    if fr.replace(" ", "") == fh.replace(" ", "").replace("-", "") or fr.replace(" ", "").replace(
-        "-", ""
-    ) == fh.replace(" ", ""):
+    if joined(ref) == joined(hyp):
         return Label("no_penalty", "compound_word", "compound written joined on one side, split on the other")
     by_conv = by_convention(ref, hyp, lang, conv)
     if by_conv is not None:
@@ -335,20 +341,113 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
             return Label("no_penalty", "proper_noun", "another rendering of the same name")
         if as_number(r) is None and as_number(h) is None:
             if _stems(r, lang) & _stems(h, lang):
-                return Label("minor", "grammar_agreement", "same stem, different gender/number/tense ending")
+                return Label(
+                    "minor",
+                    "grammar_agreement",
+                    "same stem, different gender/number/tense ending" + _heard(ref, hyp, lang),
+                )
             if _vowel_length_only(r, h):
                 return Label("minor", "spelling_minor", "vowel length slip; the word stays recognisable")
             if _english_slip(r, h):
                 return Label("minor", "spelling_minor", "doubled or transposed letter")
-        if is_function_word(r, lang) or is_function_word(h, lang):
-            return Label("major", "wrong_word", "a function word was replaced")
+        if _partial(r, h, lang):
+            return Label(
+                conv.calibration.partial,
+                "partial_word",
+                f"a partial word: '{h}' is how '{r}' starts{_heard(ref, hyp, lang)}",
+            )
     if len(ref) > 1 and len(hyp) > 1 and sorted(ref) == sorted(hyp):
         return Label("major", "reordering", "the same words in another order")
-    return Label("major", "wrong_word", "different word (no rule shows it is an accepted variant)")
+    return by_evidence(ref, hyp, lang, conv)
+
+
+def _heard(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> str:
+    """The phonemes of both sides for a reason (a silent ending says so), or nothing without a voice."""
+    from voxjudge.asr.laser.phonetics import evidence
+
+    ev = evidence(ref, hyp, lang)
+    if ev.ipa_ref is None:
+        return ""
+    return f" (pronounced alike, the ending is silent: {ev.sounds()})" if ev.alike else f" ({ev.sounds()})"
+
+
+def _partial(r: str, h: str, lang: str) -> bool:
+    """A word cut off (``nuclé`` for ``nucléaires``): the start of the reference word, not itself a
+    word of the language (``care`` for ``careful`` is another word)."""
+    cut = h.rstrip("-")
+    return 3 <= len(cut) < len(r) and r.startswith(cut) and (h.endswith("-") or not is_known(cut, lang))
+
+
+def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
+    """The last step, for pairs no rule recognises: how alike the two sides sound (espeak-ng
+    phonemes) and look (character similarity). Alike in sound -> a homophone or spelling variant
+    (the rubric's homophone tier; a function word for another that sounds the same stays major);
+    nearly alike -> at most minor; neither -> major. The thresholds are the conventions'
+    calibration."""
+    from voxjudge.asr.laser.phonetics import evidence
+
+    ev = evidence(ref, hyp, lang)
+    function = any(is_function_word(w, lang) for w in ref + hyp)
+    shortest = min(len(joined(ref)), len(joined(hyp)))
+    words = ev.alike and all(is_known(w, lang) for w in ref + hyp)  # sea/see: two words, not two spellings
+    facts = (-1.0 if ev.sound is None else ev.sound, ev.look, function, shortest, words)
+    tier, kind = evidence_tier(facts, conv.calibration)
+    reason = {
+        "alike_function": f"a function word replaced by another pronounced alike: {ev.sounds()}",
+        "alike": f"pronounced alike: {ev.sounds()}",
+        "alike_words": f"another word pronounced alike (a homophone): {ev.sounds()}",
+        "near_sound": f"pronounced nearly alike ({ev.describe()})",
+        "near_look": f"spelled nearly alike ({ev.describe()})",
+        "function": f"a function word was replaced: neither sounds nor looks alike ({ev.describe()})",
+        "different": f"different word: neither sounds nor looks alike ({ev.describe()})",
+    }[kind]
+    etype = {"alike_function": "wrong_word", "alike": "homophone", "alike_words": "homophone"}.get(kind)
+    etype = etype or {"near_sound": "spelling_minor"}.get(kind)
+    etype = etype or ("spelling_minor" if kind == "near_look" else "wrong_word")
+    if tier == "major":  # a calibration may keep these major: then it is a different word
+        etype = "wrong_word"
+    return Label(tier, etype, reason, evidence=facts)
+
+
+def evidence_tier(facts: tuple, cal) -> tuple[str, str]:
+    """(tier, kind) for a pair's evidence (sound, look, function word, shortest side, both sides
+    words of the language) under a calibration (see ``by_evidence``)."""
+    sound, look, function, shortest, words = facts
+    if shortest < cal.min_chars:
+        return "major", "function" if function else "different"
+    if sound >= 1.0:
+        if function:
+            return "major", "alike_function"
+        return (cal.homophone_word, "alike_words") if words else (cal.homophone, "alike")
+    if not function:
+        if sound >= cal.near_sound:
+            return cal.near, "near_sound"
+        if look >= cal.near_look:
+            return cal.near, "near_look"
+    return "major", "function" if function else "different"
+
+
+_NOTES = {
+    "filler": ("filler", "filler", "a filler or hesitation ({w}), not a word of the message"),
+    "repetition": ("repetition", "repetition", "an immediate repetition ({w}) of the word beside it"),
+    "false_start": ("partial", "partial_word", "a false start ({w}): the beginning of the next word"),
+}
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
+    note = pair.note
+    if not note and pair.op in ("insert", "delete") and len(pair.ref + pair.hyp) == 1:
+        from voxjudge.asr.laser.speech import fillers
+
+        note = "filler" if fold((pair.ref + pair.hyp)[0]) in fillers(lang) else ""
+    if note in _NOTES:
+        conv = conventions if conventions is not None else conventions_for(lang)
+        tier_of, etype, reason = _NOTES[note]
+        side = "added" if pair.op == "insert" else "dropped"
+        return Label(
+            getattr(conv.calibration, tier_of), etype, reason.format(w=" ".join(pair.ref + pair.hyp)) + f", {side}"
+        )
     # an "equal" pair is identical, or so apart from case and punctuation
     return classify_words(pair.ref, pair.hyp, lang, conventions)

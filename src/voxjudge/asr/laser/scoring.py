@@ -18,6 +18,7 @@ from voxjudge.asr.laser.align import RubricPair, rubric_align, word_key
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, equivalent
+from voxjudge.asr.laser.speech import flag
 
 PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
 _CHUNK = 2000  # word pairs labelled between two progress reports
@@ -71,6 +72,9 @@ class UtteranceScore:
 
 def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
     """The pure rules judge under the shipped rubric's conventions."""
+    from voxjudge.asr.laser.phonetics import prefetch_items
+
+    prefetch_items(items)
     return [classify(pair, lang) for _, pair, lang in items]
 
 
@@ -80,7 +84,8 @@ def align_utterances(
     out = []
     for uid, ref, hyp in zip(ids, references, hypotheses):
         language = lang or detect_language(ref + " " + hyp)
-        out.append((uid, language, rubric_align(words(ref), words(hyp), equivalent(language))))
+        rw, hw = words(ref), words(hyp)
+        out.append((uid, language, flag(rubric_align(rw, hw, equivalent(language)), rw, hw, language)))
     return out
 
 

@@ -37,6 +37,7 @@ from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore
+from voxjudge.asr.laser.speech import flag
 
 CHUNK = 2000  # utterances per chunk
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
@@ -315,7 +316,7 @@ class ChunkScorer:
                     run = i + 1
             if i2 > run:
                 items.append((run, j1 + run - i1, i2 - run))
-        return _swaps(items, rw, hw, lambda ws: [keys[tokens[w]] for w in ws])
+        return flag(_swaps(items, rw, hw, lambda ws: [keys[tokens[w]] for w in ws]), rw, hw, lang)
 
 
 def _single(item, rw, hw) -> RubricPair | None:

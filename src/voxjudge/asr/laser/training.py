@@ -25,6 +25,7 @@ from voxjudge.asr.laser.learned import (
     settled_by_rules,
     sparse_entries,
 )
+from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LABELS, LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.errors import InputError
@@ -94,6 +95,7 @@ class _Prepared:
 
     def __init__(self, rows, tiers, lang: str, conv: Conventions):
         self.pairs = [pair_of(r["ref"], r["hyp"]) for r in rows]
+        prefetch_items([("", p, lang) for p in self.pairs])
         self.rules: list[Label] = [classify(p, lang, conv) for p in self.pairs]
         self.learnable = [not settled_by_rules(p, rule, lang) for p, rule in zip(self.pairs, self.rules)]
         self.feats = [

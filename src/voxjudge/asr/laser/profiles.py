@@ -1,0 +1,142 @@
+"""Language profiles: any BCP-47/ISO code, the script when no code is given, and what the judge
+knows about each language.
+
+``--lang`` takes any code (``fr``, ``fr-CA``, ``ar``, ``zh-Hans``, ``ta``...); it is reduced to
+its primary subtag. A language with entries of its own in ``lang.py`` / the rubric's
+conventions (``OWN``) uses them; every other language gets the *generic profile*: the script-aware
+spelling fold (Unicode compatibility forms, case, punctuation, Arabic tashkeel and tatweel, the
+Indic folds), numbers in digits, compounds joined or split, fillers when the rubric lists them,
+and phonetic evidence through espeak-ng when it has a voice for the language. Never another
+language's word lists: French is not scored with English conventions.
+
+Without a code the script decides (Devanagari -> hi, Arabic -> ar, Malayalam -> ml ...). Latin
+script is shared by many languages, so a few hundred function words vote (en, fr, de, es, it, pt,
+nl); text with no vote gets ``und`` (the generic profile with no phonetic voice).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from voxjudge.errors import InputError
+
+UNDETERMINED = "und"
+# languages with their own lists (numbers, abbreviations, colloquial forms, function words, endings)
+OWN = ("hi", "mr", "ml", "kn", "en", "fr", "ar")
+_CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+# Unicode script (first word of a letter's name) -> the language its text is most likely in
+SCRIPT_LANG = {
+    "DEVANAGARI": "hi",
+    "KANNADA": "kn",
+    "MALAYALAM": "ml",
+    "TAMIL": "ta",
+    "TELUGU": "te",
+    "BENGALI": "bn",
+    "GUJARATI": "gu",
+    "GURMUKHI": "pa",
+    "ORIYA": "or",
+    "SINHALA": "si",
+    "ARABIC": "ar",
+    "HEBREW": "he",
+    "CYRILLIC": "ru",
+    "GREEK": "el",
+    "CJK": "zh",
+    "HIRAGANA": "ja",
+    "KATAKANA": "ja",
+    "HANGUL": "ko",
+    "THAI": "th",
+    "LAO": "lo",
+    "KHMER": "km",
+    "MYANMAR": "my",
+    "GEORGIAN": "ka",
+    "ARMENIAN": "hy",
+    "ETHIOPIC": "am",
+}
+_SHORT_SCRIPT = {"DEVANAGARI": "deva", "KANNADA": "knda", "MALAYALAM": "mlym", "LATIN": "latn", "ARABIC": "arab"}
+# Function words that vote for a Latin-script language (frequent, and rare in the others).
+_LATIN_VOTES = {
+    "en": "the and of to is that it was for with you this are have not be on at but they what which would "
+    "there their been has were from will she he we his her my an or if can do does did",
+    "fr": "le la les des est et une un du dans que qui pas pour sur ce au avec il elle ils nous vous je "
+    "mais ou sont été aux ces cette leur c' j' l' d' qu' n' s' euh être fait très",
+    "de": "der die das und ist nicht ein eine zu den von mit sich des auf für im dem auch es sie wir ich "
+    "war wird sind noch nach",
+    "es": "el los las del que es en y una por con para se lo su al como más pero sus le ya está muy hay fue",
+    "it": "il di che è e la per una sono del della con non si le dei nel alla gli anche come questo più",
+    "pt": "o os que não da do em uma para com se na no por mais as dos como mas foi ao ele das à seu",
+    "nl": "de het een van en is dat niet op te zijn met voor er maar ook als bij nog wordt",
+}
+_VOTES = {lang: frozenset(words.split()) for lang, words in _LATIN_VOTES.items()}
+
+
+def canonical(code: str) -> str:
+    """The primary subtag of a BCP-47/ISO 639 code, lower case (``fr-CA`` -> ``fr``); bad input
+    raises ``InputError``."""
+    c = str(code).strip()
+    if not _CODE.match(c):
+        raise InputError(f"language {code!r} is not a BCP-47/ISO 639 code (examples: en, fr, ar, hi, zh-Hans)")
+    return c.replace("_", "-").split("-")[0].lower()
+
+
+def script_name(ch: str) -> str | None:
+    """The Unicode script of a letter, as the first word of its name (LATIN, ARABIC, CJK...)."""
+    if not ch.isalpha() and unicodedata.category(ch) not in ("Mn", "Mc", "Lo"):
+        return None
+    try:
+        return unicodedata.name(ch).split()[0]
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=200_000)
+def word_script(word: str) -> str:
+    """Short script tag of a word's first letter: deva, knda, mlym, latn, arab, or the lower-cased
+    Unicode script name (cyrillic, cjk...); ``other`` when it has no letter."""
+    for ch in word:
+        name = script_name(ch)
+        if name:
+            return _SHORT_SCRIPT.get(name, name.lower())
+    return "other"
+
+
+def detect(text: str) -> str:
+    """The language of a text from its script; Latin-script text by function-word votes."""
+    counts: dict[str, int] = {}
+    latin_words = []
+    for word in text.split():
+        for ch in word:
+            name = script_name(ch)
+            if name:
+                counts[name] = counts.get(name, 0) + 1
+                if name == "LATIN":
+                    latin_words.append(word)
+                break
+    if not counts:
+        return UNDETERMINED
+    script = max(counts, key=lambda s: (counts[s], s))
+    if script != "LATIN":
+        return SCRIPT_LANG.get(script, UNDETERMINED)
+    votes = dict.fromkeys(_VOTES, 0)
+    for w in latin_words:
+        w = w.casefold().strip('.,;:!?"()')
+        for lang, words in _VOTES.items():
+            if w in words or (w.endswith("'") and w in words):
+                votes[lang] += 1
+    best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
+    return best if votes[best] > 0 else UNDETERMINED
+
+
+def has_own(lang: str) -> bool:
+    return lang in OWN
+
+
+def describe(lang: str) -> str:
+    """One line for records and help: which profile a code gets."""
+    if has_own(lang):
+        return f"{lang} (its own conventions)"
+    return f"{lang} (generic profile: script-aware fold, numbers, compounds, fillers, phonetic evidence)"
+
+
+__all__ = ["OWN", "SCRIPT_LANG", "UNDETERMINED", "canonical", "describe", "detect", "has_own", "word_script"]

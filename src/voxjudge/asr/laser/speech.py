@@ -1,0 +1,82 @@
+"""Speech phenomena, flagged where the word pairs are formed: fillers and hesitations, immediate
+repetitions, false starts (a partial word just before the word it starts).
+
+A flag is context (a repetition is only one beside its twin), so it travels on the pair
+(``RubricPair.note``) and is part of its identity; the labeler stays a function of the pair and
+its language. The filler lists ship in the rubric (``speech.fillers``, per language, plus ``*``
+for every language); the tiers are those of the rubric's ``filler``, ``repetition`` and
+``partial_word`` types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+from voxjudge.asr.laser.align import RubricPair, word_key
+from voxjudge.asr.laser.lang import fold
+
+FILLER, REPETITION, FALSE_START = "filler", "repetition", "false_start"
+
+
+@lru_cache(maxsize=64)
+def fillers(lang: str, rubric_path: str | None = None) -> frozenset[str]:
+    from voxjudge.asr.laser.rubric import LaserRubric
+
+    return LaserRubric.load(rubric_path).fillers(lang)
+
+
+def _joinkey(word: str) -> str:
+    return fold(word).replace("-", "").replace("'", "").replace("’", "")
+
+
+def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], lang: str, filler_words=None):
+    """The pairs with insertions and deletions that are speech phenomena noted (the streamed
+    path's runs of identical words pass through)."""
+    known = fillers(lang) if filler_words is None else filler_words
+    out = []
+    for p in pairs:
+        if type(p) is tuple:  # the streamed path's (i, j, n) run of identical words
+            out.append(p)
+            continue
+        if p.op == "substitute" and len(p.ref) == len(p.hyp) == 1:
+            # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
+            # when both sides are phenomena they are two, not one wrong word
+            gone = _phenomenon(p.ref[0], ref, p.ref_start, known)
+            new = _phenomenon(p.hyp[0], hyp, p.hyp_start, known)
+            if gone and new:
+                out.append(RubricPair(p.ref, (), "delete", p.ref_start, p.hyp_start, gone))
+                out.append(RubricPair((), p.hyp, "insert", p.ref_start + 1, p.hyp_start, new))
+                continue
+        note = ""
+        if p.op in ("insert", "delete") and len(p.ref) + len(p.hyp) == 1:
+            word, side, at = (p.hyp[0], hyp, p.hyp_start) if p.op == "insert" else (p.ref[0], ref, p.ref_start)
+            note = _phenomenon(word, side, at, known)
+        out.append(replace(p, note=note) if note else p)
+    return out
+
+
+def _phenomenon(word: str, side: Sequence[str], at: int, known: frozenset[str]) -> str:
+    """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''."""
+    k = word_key(word)
+    before = word_key(side[at - 1]) if at > 0 else None
+    after = word_key(side[at + 1]) if at + 1 < len(side) else None
+    if fold(word) in known:
+        return FILLER
+    if k and k in (before, after):
+        return REPETITION
+    if after and _false_start(word, side[at + 1]):
+        return FALSE_START
+    return ""
+
+
+def _false_start(word: str, nxt: str) -> bool:
+    """``nuclé nucléaires``, ``dé- début``: a cut-off start of the next word."""
+    cut, full = _joinkey(word).rstrip("-"), _joinkey(nxt)
+    return (word.endswith("-") and len(cut) >= 1 and full.startswith(cut)) or (
+        2 <= len(cut) < len(full) and full.startswith(cut)
+    )
+
+
+__all__ = ["FALSE_START", "FILLER", "REPETITION", "fillers", "flag"]
