@@ -369,9 +369,10 @@ def create_app(
                 "answer is kept. Open the item again to change it.",
                 link=f"/item/{seq}",
             )
-        view = await run_in_threadpool(flow.view, who.pk, seq)
-        if view.role == "training" and view.expected and form.get("action") != "skip":
-            return RedirectResponse(f"/item/{seq}?feedback=1", status_code=303)
+        if flow.training and form.get("action") != "skip":  # only studies with training clips look again
+            view = await run_in_threadpool(flow.view, who.pk, seq)
+            if view.role == "training" and view.expected:
+                return RedirectResponse(f"/item/{seq}?feedback=1", status_code=303)
         return RedirectResponse("/next" if form.get("go") != "stay" else f"/item/{seq}", status_code=303)
 
     async def item(request: Request) -> Response:
