@@ -69,11 +69,15 @@ def main() -> None:
                 best[name] = (min(wall, old[0]) if old else wall, max(rss, old[1]) if old else rss)
         size = (folder / "records.jsonl").stat().st_size / 2**20
         load = os.getloadavg()
-        print(f"{args.utterances:,} utterances; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
-              f"on {os.cpu_count()} cores; best of {args.runs}")
+        print(
+            f"{args.utterances:,} utterances; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
+            f"on {os.cpu_count()} cores; best of {args.runs}"
+        )
         v = best["voxjudge"]
-        print(f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s, peak RSS {v[1]:.0f} MB, "
-              f"records {size:.0f} MB")
+        print(
+            f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s, peak RSS {v[1]:.0f} MB, "
+            f"records {size:.0f} MB"
+        )
         if "jiwer" in best:
             j = best["jiwer"]
             print(f"  jiwer CLI (WER only):                            {j[0]:.1f} s, peak RSS {j[1]:.0f} MB")
