@@ -302,7 +302,7 @@ def test_cli_every_metric_side_by_side(examples, tmp_path, capsys):
         len(line.split("\t")[2].replace("<", " <").split())
         for line in (d / "hypotheses.tsv").read_text().splitlines()[1:]
     )
-    assert parsed.rows == 72 and parsed.svgs == 1 + 3 and parsed.scripts == 2  # the table's and the page's font note
+    assert parsed.rows == 72 and parsed.svgs == 1 + 3 + 1 and parsed.scripts == 2  # groups, scatters, theta sweep
     assert 0 < parsed.strips < n_words
     assert main(argv) == 0
     table_out = capsys.readouterr().out

@@ -111,7 +111,7 @@ def test_cli_score_on_examples(examples, tmp_path, capsys):
     html = report.read_text()
     parser = _Collect()
     parser.feed(html)
-    assert parser.tags.count("svg") == 2 and "Acceptance by human score" in html
+    assert parser.tags.count("svg") == 3 and "Acceptance by human score" in html  # groups, scatter, theta sweep
 
 
 def test_cli_from_annotators_merge_convert_and_build_refs_with_its_dry_run(examples, tmp_path, capsys):

@@ -133,6 +133,25 @@ def _coverage(records: Sequence[ScoredHypothesis], scored: Sequence[ScoredHypoth
     return out
 
 
+def coverage_lines(cover: dict[str, Any]) -> list[str]:
+    """What a partial run covers, in words, before any number (nothing when it covers everything);
+    the terminal summary and the report both say it this way."""
+    from voxjudge.io.join import coverage_text
+
+    lines = []
+    if cover.get("unscored"):
+        why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
+        lines.append(
+            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; each record says why); "
+            f"acceptance covers only the {cover['scored']} scored"
+        )
+    if cover.get("human"):
+        note = coverage_text(cover["human"], "scored hypotheses", "correlations and per-group rates cover")
+        if note:
+            lines.append(note)
+    return lines
+
+
 def _metric_summary(
     scored: Sequence[ScoredHypothesis],
     rated: Sequence[ScoredHypothesis],

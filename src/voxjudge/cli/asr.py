@@ -18,7 +18,15 @@ from voxjudge.cli.common import (
     speaker_labels,
     use_color,
     warn_leading_ids,
+    write_all,
     write_out,
+)
+from voxjudge.cli.report_options import (
+    add_report_options,
+    check_report_options,
+    report_outputs,
+    say_written,
+    wants_report,
 )
 from voxjudge.cli.views import render_compare, render_metrics
 
@@ -84,6 +92,7 @@ def register(groups) -> None:
     p.add_argument(
         "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
     )
+    add_report_options(p)
     p.set_defaults(func=cmd_compare)
 
     from voxjudge.cli import laser
@@ -203,7 +212,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(names) != 2 or not all(names):
         raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
     check_bootstrap_options(args)
-    check_outputs(records=[args.out])
+    check_outputs(records=[args.out], files=[args.report])
+    check_report_options(args)
     ref = read_file(args, args.ref)
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
@@ -223,21 +233,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
+    records = []
     if args.out:
         keys = ("wer", "cer", "hits", "substitutions", "deletions", "insertions")
-        write_out(
-            args.out,
-            [
-                {
-                    "id": ua["id"],
-                    "ref_words": ua["ref_words"],
-                    **{f"{k}_{s}": u[k] for k in keys for s, u in (("a", ua), ("b", ub))},
-                }
-                for ua, ub in zip(comparison.a.per_utterance(), comparison.b.per_utterance())
-            ],
-        )
+        records = [
+            {
+                "id": ua["id"],
+                "ref_words": ua["ref_words"],
+                **{f"{k}_{s}": u[k] for k in keys for s, u in (("a", ua), ("b", ub))},
+            }
+            for ua, ub in zip(comparison.a.per_utterance(), comparison.b.per_utterance())
+        ]
+    report = None
+    if wants_report(args):
+        from voxjudge.report.asr_compare import compare_report
+
+        settings = {
+            "names": names, "normalize": args.normalize, "split": args.split, "unit": args.unit, "ids": args.ids,
+            "format": args.format, "top": args.top,
+            "bootstrap": {"resamples": args.resamples, "confidence": args.confidence, "seed": args.bootstrap_seed},
+        }  # fmt: skip
+        inputs = {"ref": args.ref, "hyp_a": args.hyp_a, "hyp_b": args.hyp_b}
+        report = compare_report(comparison, summary, (names[0], names[1]), settings, inputs)
+    write_all({args.out: records, **report_outputs(args, report)})
     if args.json:
         print_json(summary)
+        say_written(args, report)
         return 0
     print(render_compare(summary, names))
+    say_written(args, report)
     return 0

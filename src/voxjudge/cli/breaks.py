@@ -9,6 +9,13 @@ from pathlib import Path
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all, write_text
 from voxjudge.cli.judge_options import add_judge_options, finish, make_judge, usage_line
+from voxjudge.cli.report_options import (
+    add_report_options,
+    check_report_options,
+    report_outputs,
+    say_written,
+    wants_report,
+)
 from voxjudge.cli.views import render_breaks_summary
 from voxjudge.errors import InputError
 from voxjudge.plural import counted
@@ -119,7 +126,7 @@ def register(groups) -> None:
     p.add_argument("--single", metavar="FILE", help="single-reference annotations for the baseline")
     add_bootstrap_options(p)
     p.add_argument("--out", metavar="FILE", help="per-hypothesis records (.jsonl, .csv, .tsv, .json)")
-    p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
+    add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _label_options(p)
     p.set_defaults(func=cmd_score)
@@ -253,6 +260,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     boot = bootstrap_kwargs(args)
     check_outputs(records=[args.out], files=[args.report])
+    check_report_options(args)
     labelset, label_map = _labels(args)
     table = ReferenceTable.load(args.refs, labelset if args.labels else None)
     metrics = parse_metrics(args.metric, args.theta, args.f1_mode, args.hierarchy, len(table.labelset.labels))
@@ -279,10 +287,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     }
     result = scored(records, settings, human, **boot, allow_partial=args.allow_partial)
     report = None
-    if args.report:
+    if wants_report(args):
         from voxjudge.breaks.report import lmre_report
 
-        report = lmre_report(result.summary, result.scored, result.human)
-    write_all({args.out: result.records, args.report: report})
+        report = lmre_report(result)
+    write_all({args.out: result.records, **report_outputs(args, report)})
     print_json(result.view()) if args.json else print(render_breaks_summary(result.summary))
+    say_written(args, report)
     return 0

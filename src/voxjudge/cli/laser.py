@@ -20,6 +20,13 @@ from voxjudge.cli.common import (
     write_out,
 )
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options, make_judge
+from voxjudge.cli.report_options import (
+    add_report_options,
+    check_report_options,
+    report_outputs,
+    say_written,
+    wants_report,
+)
 from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
 
@@ -65,7 +72,7 @@ def register(cmds) -> None:
     )
     add_bootstrap_options(p)  # for the CIs of the agreement with --human
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
-    p.add_argument("--report", metavar="FILE", help="self-contained HTML report")
+    add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_score)
 
@@ -200,6 +207,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     check_outputs(records=[args.out], files=[args.report])
+    check_report_options(args)
     rubric = LaserRubric.load(args.rubric)
     paired = read_pair(args, args.ref, args.hyp)
     human = None
@@ -231,17 +239,17 @@ def cmd_score(args: argparse.Namespace) -> int:
             human=human,
             progress=progress_bar,
             out=records,
-            keep_utterances=bool(args.report),  # the report shows every pair; nothing else needs them
+            keep_utterances=wants_report(args),  # the report shows every pair; nothing else needs them
         )
         if result.estimate is not None:
             print_json(result.estimate)
             return 0
         report = None
-        if args.report:
+        if wants_report(args):
             from voxjudge.asr.laser.report import laser_report
 
-            report = laser_report(result.summary, result.utterances, result.human)
-        write_all({args.out: records, args.report: report})
+            report = laser_report(result, {"ref": args.ref, "hyp": args.hyp, "human": args.human})
+        write_all({args.out: records, **report_outputs(args, report)})
     finally:
         if records is not None:
             records.discard()  # after write_all renamed it, there is nothing left to remove
@@ -249,6 +257,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print_json(result.summary)
     else:
         print(render_laser(result.summary))
+    say_written(args, report)
     if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.

@@ -6,9 +6,16 @@ import argparse
 import sys
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
-from voxjudge.cli.common import alias, check_outputs, fmt_rate, print_json, progress_bar, write_all, write_out
+from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all, write_out
 from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
-from voxjudge.cli.views import coverage_note, render_hit_rates, render_pairwise_analysis, render_winner
+from voxjudge.cli.report_options import (
+    add_report_options,
+    check_report_options,
+    report_outputs,
+    say_written,
+    wants_report,
+)
+from voxjudge.cli.views import render_comparison, render_pairwise_analysis, render_selection
 from voxjudge.errors import InputError
 from voxjudge.plural import counted
 
@@ -43,6 +50,7 @@ def register(groups) -> None:
     add_bootstrap_options(p)  # the CI of the accuracy
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_report_options(p)
     p.set_defaults(func=cmd_analyze)
 
     p = cmds.add_parser("compare", help="paired bootstrap of the accuracy difference of two judges")
@@ -53,6 +61,7 @@ def register(groups) -> None:
     add_bootstrap_options(p)
     _partial_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_report_options(p)
     p.set_defaults(func=cmd_compare)
 
     p = cmds.add_parser("select", help="best of N candidates by round-robin tournament; Hit@k with human top-k")
@@ -61,6 +70,7 @@ def register(groups) -> None:
     p.add_argument("--out", metavar="FILE", help="write the selections (JSONL)")
     p.add_argument("--records", metavar="FILE", help="also write every judgment record (JSONL)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_report_options(p)
     p.set_defaults(func=cmd_select)
 
     p = cmds.add_parser("distill", help="confidence-filtered teacher labels as chat-format SFT data")
@@ -262,6 +272,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from voxjudge.pairwise.result import analysed
 
     boot = bootstrap_kwargs(args)
+    check_outputs(files=[args.report])
+    check_report_options(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     records = _read_records(args.judgments)
@@ -271,12 +283,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     result = analysed(
         records, pairs, rubric, allow_partial=args.allow_partial, source=args.judgments, weights=weights, **boot
     )
-    print_json(result.view()) if args.json else print(render_pairwise_analysis(result.summary))
+    report = None
+    if wants_report(args):
+        from voxjudge.report.pairwise import analysis_report
+
+        report = analysis_report(result, {"judgments": args.judgments, "pairs": args.pairs, "rubric": args.rubric})
+    write_all(report_outputs(args, report))
+    print_json(result.view()) if args.json else print(render_pairwise_analysis(result.summary, args.judgments))
+    say_written(args, report)
     return 0
-
-
-def _pct(v) -> str:
-    return "–" if v is None else fmt_rate(v)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -284,6 +299,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from voxjudge.pairwise.result import compared
 
     boot = bootstrap_kwargs(args)
+    check_outputs(files=[args.report])
+    check_report_options(args)
     rubric = _rubric(args)
     pairs = read_pairs(args.pairs, check_audio=False)
     result = compared(
@@ -295,31 +312,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
         allow_partial=args.allow_partial,
         sources=(args.a, args.b),
     )
+    report = None
+    if wants_report(args):
+        from voxjudge.report.pairwise import comparison_report
+
+        report = comparison_report(result, {"judgments_a": args.a, "judgments_b": args.b, "pairs": args.pairs})
+    write_all(report_outputs(args, report))
     print_json(result.view()) if args.json else print(render_comparison(result))
+    say_written(args, report)
     return 0
-
-
-def render_comparison(result) -> str:
-    res = result.summary
-    lines = []
-    for name, key in (("judgments_a", "coverage_a"), ("judgments_b", "coverage_b")):
-        note = coverage_note(res[key])
-        if note:
-            lines.append(f"{result.settings[name]}:{note}")
-    lines.append(
-        f"{counted(res['n_pairs'], 'pair')}: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
-        f"difference {100 * res['difference']:+.2f} pts, "
-        f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
-        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
-    )
-    return "\n".join(lines)
 
 
 def cmd_select(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import read_candidate_sets, select_best
     from voxjudge.pairwise.checks import check_candidate_sets
 
-    check_outputs(records=[args.out, args.records])
+    check_outputs(records=[args.out, args.records], files=[args.report])
+    check_report_options(args)
     rubric = _rubric(args)
     sets = read_candidate_sets(args.candidates)
     judge, llm = _pair_judge(args, rubric)
@@ -336,17 +345,15 @@ def cmd_select(args: argparse.Namespace) -> int:
 
     settings = _judge_settings(args, judge, rubric)
     result = selected(selections, sets, rubric, settings, records, stopped=llm.stop_reason if llm else None)
-    write_all({args.out: result.records, args.records: records})
+    report = None
+    if wants_report(args):
+        from voxjudge.report.pairwise import selection_report
+
+        report = selection_report(result, {"candidates": args.candidates, "rubric": args.rubric})
+    write_all({args.out: result.records, args.records: records, **report_outputs(args, report)})
     print_json(result.view()) if args.json else print(render_selection(result))
+    say_written(args, report)
     return _incomplete(result, args, records, llm)
-
-
-def render_selection(result) -> str:
-    summary = result.summary
-    lines = [render_winner(r) for r in summary["selections"]]
-    if summary["n_rated"]:
-        lines.append(render_hit_rates(summary))
-    return "\n".join(lines)
 
 
 def cmd_distill(args: argparse.Namespace) -> int:

@@ -35,7 +35,7 @@ def register(groups) -> None:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    from voxjudge.cli.views import render_agreement
+    from voxjudge.cli.views import render_stats_agree
     from voxjudge.stats.agree_files import agree_files
 
     check_bootstrap_options(args)
@@ -51,5 +51,5 @@ def cmd_agree(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         seed=args.bootstrap_seed,
     )
-    print_json(result.view()) if args.json else print(render_agreement(result))
+    print_json(result.view()) if args.json else print(render_stats_agree(result))
     return 0

@@ -219,7 +219,9 @@ def render_breaks_summary(s: dict) -> str:
     con = console()
     with con.capture() as cap:
         cover = s.get("coverage") or {}
-        for line in breaks_coverage_lines(cover):
+        from voxjudge.breaks.summary import coverage_lines
+
+        for line in coverage_lines(cover):
             con.print(line, markup=False)
         partial = "PARTIAL, " if cover.get("partial") else ""
         t = Table(
@@ -254,31 +256,19 @@ def render_breaks_summary(s: dict) -> str:
     return cap.get().rstrip("\n")
 
 
-def breaks_coverage_lines(cover: dict) -> list[str]:
-    """What a partial LMRE run covers, said before any number (nothing when it covers everything)."""
-    lines = []
-    if cover.get("unscored"):
-        why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
-        lines.append(
-            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; see --out); "
-            f"acceptance covers only the {cover['scored']} scored"
-        )
-    if cover.get("human"):
-        note = render_join_coverage(cover["human"], "scored hypotheses", "correlations and per-group rates cover")
-        if note:
-            lines.append(note)
-    return lines
-
-
-def render_pairwise_analysis(report: dict) -> str:
+def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str:
     from voxjudge.cli.tables import Table
+    from voxjudge.pairwise.result import coverage_lines
 
     ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     con = console()
     with con.capture() as cap:
+        lines = coverage_lines(report, source)
+        for line in lines:
+            con.print(line, markup=False)
         t = Table(
-            title=f"{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
-            f"{report['n_labelled']} with human labels{coverage_note(report)}"
+            title=f"{'PARTIAL: ' if lines else ''}{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
+            f"{report['n_labelled']} with human labels"
         )
         t.add_column("measure")
         t.add_column("value", justify="right")
@@ -314,15 +304,32 @@ def _level(ci: dict) -> str:
     return "–" if ci.get("confidence") is None else f"{100 * ci['confidence']:g}%"
 
 
-def coverage_note(cover: dict) -> str:
-    """How much of the pairs file a set of judgments covers, when it is not all of it."""
-    if not cover["missing_pairs"] and not cover["unknown_pairs"]:
-        return ""
-    extra = f", {len(cover['unknown_pairs'])} judged pairs not in the file ignored" if cover["unknown_pairs"] else ""
-    return (
-        f" (partial: {cover['pairs_judged']} of {cover['pairs_in_file']} pairs judged, "
-        f"{_pct(cover['coverage'])}{extra})"
+def render_comparison(result) -> str:
+    """``pairwise compare``: coverage of each judgments file first, then the paired bootstrap."""
+    from voxjudge.pairwise.result import coverage_lines
+
+    res = result.summary
+    lines = []
+    for name, key in (("judgments_a", "coverage_a"), ("judgments_b", "coverage_b")):
+        lines += coverage_lines(res[key], result.settings[name])
+    lines.append(
+        f"{counted(res['n_pairs'], 'pair')}: accuracy A {_pct(res['accuracy_a'])}, B {_pct(res['accuracy_b'])}; "
+        f"difference {100 * res['difference']:+.2f} pts, "
+        f"{100 * res['confidence']:g}% CI [{100 * res['ci_low']:+.2f}, {100 * res['ci_high']:+.2f}] "
+        f"({res['n_resamples']} paired resamples of pair indices, seed {res['seed']})"
     )
+    return "\n".join(lines)
+
+
+def render_selection(result) -> str:
+    """``pairwise select``: failed judgments first, then one line per set and Hit@k."""
+    from voxjudge.report.pairwise import failure_lines
+
+    summary = result.summary
+    lines = failure_lines(summary) + [render_winner(r) for r in summary["selections"]]
+    if summary["n_rated"]:
+        lines.append(render_hit_rates(summary))
+    return "\n".join(lines)
 
 
 def render_winner(row: dict) -> str:
@@ -348,23 +355,12 @@ def render_hit_rates(summary: dict) -> str:
 def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
     """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
     Printed before any number, so a partial join is never read as the whole."""
-    left, right = cov["left"], cov["right"]
-    parts = []
-    if left["unmatched"]:
-        parts.append(
-            f"partial: {cov['matched']} of {left['n']} {what} of {left['name']} matched in {right['name']} "
-            f"({_pct(left['coverage'])}); {covered} only those {cov['matched']}"
-        )
-    if right["unmatched"]:
-        n = right["unmatched"]
-        parts.append(
-            f"{n} {'id' if n == 1 else 'ids'} of {right['name']} not among the {what} "
-            f"{'was' if n == 1 else 'were'} ignored"
-        )
-    return "; ".join(parts)
+    from voxjudge.io.join import coverage_text
+
+    return coverage_text(cov, what, covered)
 
 
-def render_agreement(result) -> str:
+def render_stats_agree(result) -> str:
     """``stats agree``: coverage first when partial, then the correlations."""
     from voxjudge.cli.tables import Table
 
@@ -481,6 +477,19 @@ def render_judge_card(s: dict) -> str:
 
 def fmt_cover(scored: int, total: int) -> str:
     return "100%" if scored == total else f"{100 * scored / total:.1f}%"
+
+
+def render_written(report_path: str | None, figures_dir: str | None, report) -> str:
+    """Where ``--report`` and ``--figures`` went."""
+    if report is None:
+        return ""
+    parts = []
+    if report_path:
+        parts.append(f"report -> {report_path}")
+    if figures_dir:
+        n = len(report.charts)
+        parts.append(f"{n} figure{'' if n == 1 else 's'} (PDF and PNG) -> {figures_dir}")
+    return "; ".join(parts)
 
 
 def render_studio_export(s: dict, out: str, systems: str | None = None) -> str:

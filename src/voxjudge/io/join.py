@@ -98,6 +98,22 @@ class Joined(Generic[L, R]):
         }
 
 
+def coverage_text(cov: dict[str, Any], what: str = "items", covered: str = "every number below covers") -> str:
+    """A ``Joined.coverage()`` in words, for a summary's first line or a report's coverage box;
+    "" when both sides matched fully."""
+    left, right = cov["left"], cov["right"]
+    parts = []
+    if left["unmatched"]:
+        parts.append(
+            f"partial: {cov['matched']} of {left['n']} {what} of {left['name']} matched in {right['name']} "
+            f"({100 * left['coverage']:.2f}%); {covered} only those {cov['matched']}"
+        )
+    if right["unmatched"]:
+        n = right["unmatched"]
+        parts.append(f"{_ids(n)} of {right['name']} not among the {what} {'was' if n == 1 else 'were'} ignored")
+    return "; ".join(parts)
+
+
 def few(ids: list[str]) -> str:
     """The first ids of a list, quoted, with how many more."""
     shown = ", ".join(repr(i) for i in ids[:_SHOW])
@@ -178,4 +194,4 @@ def join_by_id(
     )
 
 
-__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "few", "join_by_id"]
+__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "coverage_text", "few", "join_by_id"]

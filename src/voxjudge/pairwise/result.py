@@ -30,14 +30,36 @@ class PairwiseResult:
         return {"kind": self.kind, "settings": self.settings, "summary": self.summary, "records": self.records}
 
     def view(self) -> dict[str, Any]:
-        """What ``--json`` prints: the summary (its keys at the top, as before) with the settings."""
-        return {**self.summary, "settings": self.settings}
+        """What ``--json`` prints: ``partial`` first (true when the judgments cover only part of
+        the pairs or some failed), then the summary (its keys at the top, as before) and the settings."""
+        return {"partial": self.partial, **self.summary, "settings": self.settings}
+
+    @property
+    def partial(self) -> bool:
+        s = self.summary
+        covers = [s] if "pairs_in_file" in s else [s[k] for k in ("coverage_a", "coverage_b") if k in s]
+        return any(c["missing_pairs"] or c["unknown_pairs"] for c in covers) or bool(s.get("n_failed"))
 
     @classmethod
     def from_view(cls, kind: str, view: dict[str, Any], records: Sequence[dict[str, Any]] = ()) -> PairwiseResult:
         """The result back from its ``--json`` view (records come from the records file)."""
         summary = {k: v for k, v in view.items() if k != "settings"}
         return cls(kind, dict(view.get("settings") or {}), list(records), summary)
+
+
+def coverage_lines(cover: dict[str, Any], source: str) -> list[str]:
+    """A partial coverage of the pairs file in words, before any number (nothing when full)."""
+    missing, unknown = cover["missing_pairs"], cover["unknown_pairs"]
+    lines = []
+    if missing:
+        lines.append(
+            f"partial: {source} judges {cover['pairs_judged']} of the {cover['pairs_in_file']} pairs of the pairs "
+            f"file ({100 * cover['coverage']:.2f}%); every number covers only those {cover['pairs_judged']}"
+        )
+    if unknown:
+        n = len(unknown)
+        lines.append(f"{source}: {n} judged pair{'' if n == 1 else 's'} not in the pairs file ignored")
+    return lines
 
 
 def _rubric_settings(rubric: Rubric) -> dict[str, Any]:
@@ -194,4 +216,4 @@ def selected(
     return PairwiseResult("select", {**_rubric_settings(rubric), **settings}, rows, {**summary, "selections": rows})
 
 
-__all__ = ["PairwiseResult", "accuracy_interval", "analysed", "compared", "judged", "selected"]
+__all__ = ["PairwiseResult", "accuracy_interval", "coverage_lines", "analysed", "compared", "judged", "selected"]

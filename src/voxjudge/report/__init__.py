@@ -1,8 +1,11 @@
-"""Self-contained HTML reports: plain HTML and inline SVG charts, no external assets.
+"""Self-contained HTML reports: plain HTML with inline SVG charts drawn by matplotlib (the
+``report`` extra, imported only when a chart is drawn), and the same charts as PDF/PNG figures.
 
-Builders return strings; writing them is the caller's job (the library never prints)."""
+Builders return a ``Report`` (page and charts); writing it is the caller's job (the library
+never prints)."""
 
-from voxjudge.report.html import page, section, table
-from voxjudge.report.svg import grouped_bars, scatter
+from voxjudge.report import charts
+from voxjudge.report.document import Report, build_report, describe_inputs
+from voxjudge.report.html import figure, page, section, table
 
-__all__ = ["grouped_bars", "page", "scatter", "section", "table"]
+__all__ = ["Report", "build_report", "charts", "describe_inputs", "figure", "page", "section", "table"]

@@ -1,8 +1,11 @@
-"""Minimal HTML building blocks with escaping."""
+"""Minimal HTML building blocks with escaping. Numbers and intervals sit in ``td.num`` cells that
+never wrap; tables scroll sideways inside their own box rather than being clipped by the page."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -24,9 +27,15 @@ _STYLE = (
 body{font-family:FONTS;margin:2rem auto;max-width:1100px;color:#222}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
-th,td{border:1px solid #ddd;padding:.25rem .6rem;text-align:right}th{background:#f4f4f4}
+th,td{border:1px solid #ddd;padding:.25rem .6rem;text-align:right;vertical-align:top}th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}.note{color:#666;font-size:.85rem}
-svg text{font-family:FONTS}
+td.num,th.num{white-space:nowrap}td.text{text-align:left}.table-wrap{overflow-x:auto;max-width:100%}
+figure.chart{margin:1rem 0;max-width:720px}figure.chart svg{width:100%;height:auto;display:block}
+figure.chart figcaption{color:#666;font-size:.85rem}
+.partial{border:2px solid #c62828;background:#fff4f2;padding:.5rem 1rem;margin:1rem 0}
+.partial h2{margin-top:.25rem;border:none;color:#a31515}
+pre.settings{background:#f8f8f8;border:1px solid #ddd;padding:.5rem;white-space:pre-wrap;word-break:break-word}
+td.hash{font-family:monospace;font-size:.8rem;word-break:break-all;text-align:left}
 """
 ).replace("FONTS", FONT_STACK)
 
@@ -78,10 +87,40 @@ def correlation_text(c: dict[str, Any]) -> str:
     return f"{est:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
+_NUMERIC = re.compile(r"^[\s+\-–−.,0-9%\[\]()<>=e]*$")
+
+
+@dataclass(frozen=True)
+class Td:
+    """A cell with its own class (e.g. ``hash``: monospace, may break anywhere)."""
+
+    value: Any
+    cls: str
+
+
+def _td(value: Any) -> str:
+    if isinstance(value, Td):
+        return f'<td class="{value.cls}">{cell(value.value)}</td>'
+    return f'<td class="{_cls(value)}">{cell(value)}</td>'
+
+
+def _cls(value: Any) -> str:
+    """Numbers, percentages and intervals never wrap; other text does."""
+    if value is None or isinstance(value, (int, float)) or _NUMERIC.match(str(value)):
+        return "num"
+    return "text"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in rows)
+    return f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def figure(chart) -> str:
+    """A chart (``voxjudge.report.charts.Chart``) as inline SVG with its note as the caption."""
+    caption = f"<figcaption>{escape(chart.note)}</figcaption>" if chart.note else ""
+    return f'<figure class="chart" id="fig-{escape(chart.name)}">{chart.svg()}{caption}</figure>'
 
 
 def section(title: str, *parts: str, note: str | None = None) -> str:

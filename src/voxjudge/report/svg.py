@@ -1,4 +1,5 @@
-"""Two chart types as inline SVG: a scatter plot and grouped bars. Deterministic output."""
+"""Two chart types as inline SVG: a scatter plot and grouped bars. Deterministic output. Only the studio's
+metric page still uses them; the evaluator reports draw with matplotlib (report/charts.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,15 @@
-"""The LASER HTML report: every utterance's word pairs coloured by tier, the error-type
-breakdown, and LASER and 1-WER against human scores."""
+"""The LASER HTML report, a view of a LASER result: coverage first when partial, the summary,
+the error-type breakdown, LASER against WER per utterance, LASER and 1-WER against human scores,
+every utterance's word pairs coloured by tier, and the inputs and settings."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 from voxjudge.asr.laser.scoring import UtteranceScore
-from voxjudge.report import page, scatter, section, table
+from voxjudge.report import build_report, charts, figure, section, table
+from voxjudge.report.document import Report
 from voxjudge.report.html import correlation_text
 
 COLORS = {"match": "#ffffff", "no_penalty": "#e3f2e1", "minor": "#fff1c2", "major": "#f9d0cc"}
@@ -27,12 +28,22 @@ def _pairs_html(u: UtteranceScore) -> str:
     return "".join(cells)
 
 
-def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], human: dict[str, float] | None) -> str:
+def _coverage(summary: dict[str, Any]) -> list[str]:
+    """The coverage sentence of the table (``tally.coverage_text``), first in the page."""
     from voxjudge.asr.laser.tally import coverage_text
 
-    coverage = coverage_text(summary)
-    parts = [section("Coverage", f"<p><strong>{escape(coverage)}</strong></p>")] if coverage else []
-    parts += [
+    text = coverage_text(summary)
+    return [text] if text else []
+
+
+def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
+    """The report of a LASER result (``voxjudge.asr.laser.result.LaserResult``): its summary,
+    per-utterance values and, with human scores, the agreement. ``inputs``: the files by role
+    (``ref``, ``hyp``, ``human``), named with sizes and hashes."""
+    summary, utterances, human = result.summary, result.utterances, result.human
+    drawn: list[charts.Chart] = []
+    scored_utts = [u for u in utterances if u.laser is not None and u.wer is not None]
+    parts = [
         section(
             "Summary",
             table(
@@ -54,52 +65,76 @@ def laser_report(summary: dict[str, Any], utterances: Sequence[UtteranceScore], 
             "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; WER = corpus "
             f"word edits / reference words on {summary['wer_tokens']}; disputed = "
             "model labels that contradict a confident rule or the pair's operation (dashed red border)",
-        ),
-        section(
-            "Error types",
-            table(
-                ["type", "count", "penalty"], [[k, v["count"], v["penalty"]] for k, v in summary["error_types"].items()]
-            ),
-        ),
+        )
     ]
+    types = summary["error_types"]
+    type_parts = [table(["type", "count", "penalty"], [[k, v["count"], v["penalty"]] for k, v in types.items()])]
+    if types:
+        chart = charts.hbars(
+            "error-types", list(types), [v["count"] for v in types.values()], title="Error types", x_label="pairs"
+        )
+        drawn.append(chart)
+        type_parts.insert(0, figure(chart))
+    parts.append(section("Error types", *type_parts))
+    if scored_utts:
+        chart = charts.scatter(
+            "laser-vs-wer",
+            [u.wer for u in scored_utts],
+            [u.laser for u in scored_utts],
+            title="LASER vs WER per utterance",
+            x_label="WER",
+            y_label="LASER",
+        )
+        drawn.append(chart)
+        parts.append(section("LASER against WER", figure(chart)))
     if human and summary.get("agreement"):
-        scored = [u for u in utterances if u.laser is not None and u.id in human]
+        rated = [u for u in scored_utts if u.id in human]
         rows = [[name, *(correlation_text(c) for c in cs)] for name, cs in summary["agreement"].items()]
+        plots = []
+        for name, title, ys in (
+            ("laser-vs-human", "LASER vs human score", [u.laser for u in rated]),
+            ("one-minus-wer-vs-human", "1 - WER vs human score", [1 - u.wer for u in rated]),
+        ):
+            chart = charts.scatter(
+                name,
+                [human[u.id] for u in rated],
+                ys,
+                title=title,
+                x_label="human score",
+                y_label=title.split(" vs ")[0],
+            )
+            drawn.append(chart)
+            plots.append(figure(chart))
         parts.append(
             section(
                 "Agreement with human scores",
                 table(["metric", "pearson", "spearman", "kendall"], rows),
-                scatter(
-                    [human[u.id] for u in scored],
-                    [u.laser for u in scored],
-                    title="LASER vs human score",
-                    x_label="human score",
-                    y_label="LASER",
-                    jitter=0.0,
-                ),
-                scatter(
-                    [human[u.id] for u in scored],
-                    [1 - u.wer for u in scored],
-                    title="1 - WER vs human score",
-                    x_label="human score",
-                    y_label="1 - WER",
-                    jitter=0.0,
-                ),
+                *plots,
+                note=f"over the {len(rated)} scored utterances with a human score",
             )
         )
     legend = " ".join(
         f'<span style="background:{c};border:1px solid #ccc;padding:2px 6px">{k}</span>' for k, c in COLORS.items()
     )
     rows = "".join(
-        f"<tr><td>{escape(u.id)}</td><td>{'–' if u.laser is None else f'{u.laser:.3f}'}</td>"
-        f"<td>{'–' if u.wer is None else f'{u.wer:.3f}'}</td><td style='text-align:left'>{_pairs_html(u)}</td></tr>"
+        f"<tr><td>{escape(u.id)}</td><td class='num'>{'–' if u.laser is None else f'{u.laser:.3f}'}</td>"
+        f"<td class='num'>{'–' if u.wer is None else f'{u.wer:.3f}'}</td>"
+        f"<td style='text-align:left'>{_pairs_html(u)}</td></tr>"
         for u in utterances
     )
     parts.append(
         section(
             "Utterances (reference over hypothesis; hover for the reason)",
-            f"<p>{legend}</p><table><thead><tr><th>id</th><th>LASER</th><th>WER</th><th>pairs</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>",
+            f"<p>{legend}</p><div class='table-wrap'><table><thead><tr><th>id</th><th>LASER</th><th>WER</th>"
+            f"<th>pairs</th></tr></thead><tbody>{rows}</tbody></table></div>",
         )
     )
-    return page("ASR rubric scores (LASER)", *parts, subtitle="Generated by voxjudge asr score")
+    return build_report(
+        "ASR rubric scores (LASER)",
+        "asr score",
+        parts,
+        charts=drawn,
+        inputs=inputs or {},
+        settings={**result.settings, "rubric": summary.get("rubric"), "bootstrap": summary.get("bootstrap")},
+        coverage=_coverage(summary),
+    )

@@ -1,0 +1,91 @@
+"""The ``asr compare`` HTML report, a view of a ``Comparison`` and its summary: the measures of
+both systems with the deltas, the significance tests, per-utterance WER of A against B, the error
+counts side by side, the most frequent confusions, and the inputs and settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voxjudge.report import build_report, charts, figure, section, table
+from voxjudge.report.document import Report
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{100 * v:.2f}%"
+
+
+def compare_report(
+    comparison, summary: dict[str, Any], names: tuple[str, str], settings: dict[str, Any], inputs: dict[str, Any]
+) -> Report:
+    """``comparison``: ``voxjudge.asr.compare.Comparison``; ``summary``: its ``summary()``."""
+    a, b = names
+    s = summary
+    rows = [[k.upper(), _pct(s["a"][k]), _pct(s["b"][k]), f"{100 * s['delta'][k]:+.2f} pts"]
+            for k in ("wer", "cer", "mer", "wil", "wip")]  # fmt: skip
+    rows += [[k, s["a"][k], s["b"][k], f"{s['a'][k] - s['b'][k]:+d}"]
+             for k in ("hits", "substitutions", "deletions", "insertions")]  # fmt: skip
+    u = s["utterances"]
+    m, bs = s["significance"]["mapsswe"], s["significance"]["paired_bootstrap_wer"]
+    p_boot = f"p < {1 / bs['n_resamples']:.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+    sig = table(
+        ["test", "statistic", "interval", "p-value"],
+        [
+            ["MAPSSWE", f"{m['segments']} segments, mean difference {m['mean_difference']:+.3f}, z = {m['z']:+.3f}",
+             "–", f"{m['p_value']:.4g}"],
+            [f"paired bootstrap of the WER difference ({bs['n_resamples']} resamples, seed {bs['seed']})",
+             f"{100 * bs['difference']:+.2f} pts",
+             f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}]", p_boot],
+        ],
+    )  # fmt: skip
+    ua, ub = comparison.a.per_utterance(), comparison.b.per_utterance()
+    per_utt = charts.scatter(
+        "wer-per-utterance",
+        [x["wer"] for x in ua],
+        [y["wer"] for y in ub],
+        title=f"WER per utterance: {a} against {b}",
+        x_label=f"WER of {a}",
+        y_label=f"WER of {b}",
+        diagonal=True,
+    )
+    kinds = ("substitutions", "deletions", "insertions")
+    counts = charts.grouped_bars(
+        "error-counts",
+        list(kinds),
+        {a: [s["a"][k] for k in kinds], b: [s["b"][k] for k in kinds]},
+        title="Word errors by kind",
+        x_label="",
+        y_label="words",
+        y_max=None,
+    )
+    parts = [
+        section(
+            "Summary",
+            table(["measure", a, b, f"delta ({a} - {b})"], rows),
+            note=f"corpus level over {u['count']} utterances; {a} better on {u['a_better']}, {b} better on "
+            f"{u['b_better']}, ties {u['ties']}",
+        ),
+        section("Significance", sig),
+        section(
+            "Per utterance",
+            figure(per_utt),
+            figure(counts),
+            note=f"points above the dashed diagonal: utterances where {b} makes more errors than {a}",
+        ),
+    ]
+    for key, name in (("a", a), ("b", b)):
+        conf = s["confusions"][key]
+        parts.append(
+            section(
+                f"{name}: most frequent errors",
+                table(["substitution (ref → hyp)", "n"], [[f"{c['ref']} → {c['hyp']}", c["count"]]
+                                                         for c in conf["substitutions"]]),
+                table(["deleted", "n"], [[c["ref"], c["count"]] for c in conf["deletions"]]),
+                table(["inserted", "n"], [[c["hyp"], c["count"]] for c in conf["insertions"]]),
+            )
+        )  # fmt: skip
+    return build_report(
+        f"ASR comparison: {a} vs {b}", "asr compare", parts, charts=[per_utt, counts], inputs=inputs, settings=settings
+    )
+
+
+__all__ = ["compare_report"]
