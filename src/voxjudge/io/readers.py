@@ -9,8 +9,8 @@ import csv
 import io
 import json
 import re
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
