@@ -185,6 +185,8 @@ EXAMPLES: dict[str, list[str]] = {
 
 # Commands whose examples need a pip extra (every example of the command needs it).
 EXTRAS: dict[str, str] = {
+    "asr score": "report",  # an example writes --report (matplotlib)
+    "breaks score": "report",
     "asr train": "train",
     "studio": "studio",
     "studio init": "studio",
