@@ -7,6 +7,7 @@ import argparse
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
+from voxjudge.cli.laser import add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
 
@@ -65,14 +66,7 @@ def register(cmds) -> None:
     p.add_argument(
         "--normalize", default="basic", metavar="PRESET", help="normalization for WER and CER (default: basic)"
     )
-    p.add_argument(
-        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
-    )
-    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
-    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
-    p.add_argument(
-        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
-    )
+    add_llm_labelling_options(p)
     p.add_argument(
         "--methods",
         default="pearson,spearman",

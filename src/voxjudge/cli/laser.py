@@ -48,19 +48,12 @@ def register(cmds) -> None:
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")
     add_input_options(p)
     _common(p)
-    p.add_argument(
-        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
-    )
+    add_llm_labelling_options(p)
     p.add_argument(
         "--jobs",
         type=int,
         metavar="N",
         help="offline judges: worker processes (default: one per core; results are the same for any N)",
-    )
-    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
-    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
-    p.add_argument(
-        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
     )
     p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER and 1-WER")
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
@@ -127,6 +120,18 @@ def register(cmds) -> None:
     from voxjudge.cli import judge_card  # its own module (asr judge-card)
 
     judge_card.register(cmds)
+
+
+def add_llm_labelling_options(p) -> None:
+    """How an LLM judge labels LASER pairs; shared by asr score and asr judge-card."""
+    p.add_argument(
+        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
+    )
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
+    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
 
 
 def _common(p) -> None:
