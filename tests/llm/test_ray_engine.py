@@ -320,3 +320,16 @@ def test_a_refused_port_stops_a_ray_run_in_seconds_naming_the_url(tmp_path):
     assert len(outcome.unscored) == 24 and not outcome.answers
     assert outcome.stopped and f"cannot reach {url}: connection refused" in outcome.stopped
     assert took < 60, took  # Ray's own start-up included; each worker gives up after its quick retries
+
+
+def test_the_raylets_warnings_go_to_stderr_never_into_json_on_stdout(capsys):
+    # Ray's driver thread prints raylet warnings to stdout whatever log_to_driver says; one such
+    # warning once corrupted `asr score --engine ray --json`.
+    from ray._private import worker
+
+    ensure_ray(None)
+    ensure_ray(None)  # idempotent: wrapped once
+    capsys.readouterr()
+    worker.print_to_stdstream({"lines": ["WARNING: 8 PYTHON worker processes"], "pid": "raylet", "is_err": False}, False)
+    captured = capsys.readouterr()
+    assert captured.out == "" and "8 PYTHON worker processes" in captured.err

@@ -83,11 +83,30 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
     if hasattr(context, "print_on_execution_start"):
         context.print_on_execution_start = False
     _quiet_ray_logs()
+    _raylet_messages_to_stderr()
 
 
 def _quiet_ray_logs() -> None:
     for name in ("ray", "ray.data"):  # the library never prints; Ray's own chatter stays quiet
         logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _raylet_messages_to_stderr() -> None:
+    """Ray's driver prints the raylet's warnings ("8 PYTHON worker processes have been started")
+    to stdout from a background thread, whatever ``log_to_driver`` says; on stdout they corrupt
+    ``--json`` output, so they go to stderr like every other diagnostic."""
+    from ray._private import worker
+
+    printer = worker.print_to_stdstream
+    if getattr(printer, "_voxjudge_to_stderr", False):
+        return
+
+    @functools.wraps(printer)
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        printer({**data, "is_err": True}, ignore_prefix=ignore_prefix)
+
+    to_stderr._voxjudge_to_stderr = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = to_stderr
 
 
 @dataclass
