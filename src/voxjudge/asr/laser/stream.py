@@ -115,7 +115,7 @@ class ChunkScorer:
         self.labeler, _ = offline_labeler(
             settings.judge, settings.rubric, allow_rubric_mismatch=settings.allow_rubric_mismatch
         )
-        self.penalty = settings.rubric.penalty
+        self.penalty = settings.rubric.pair_penalty
         self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)
         self.key_ids: dict[str, int] = {}
         self.keys: list[str] = []  # key id -> key
@@ -209,7 +209,7 @@ class ChunkScorer:
         if todo:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
-                pen = self.penalty(lab.label)
+                pen = self.penalty(lab)
                 js = _js(
                     ScoredPair(
                         p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed
@@ -269,7 +269,7 @@ class ChunkScorer:
     def _probe(self, lang: str) -> None:
         """Whether identical words are a match with no penalty in ``lang`` for this judge."""
         (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
-        ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab.label) == 0
+        ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab) == 0
         self.identical[lang] = lab if ok else None
         self.identical_json[lang] = _IdenticalJSON(lab)
 
