@@ -224,7 +224,8 @@ def _name_like(word: str, lang: str) -> bool:
 
 
 def _strip_accents(word: str) -> str:
-    return unicodedata.normalize("NFC", "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch)))
+    bare = "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", bare)
 
 
 def _accent_slip(a: str, b: str, lang: str) -> bool:
