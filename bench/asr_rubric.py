@@ -115,7 +115,7 @@ def main() -> None:
     print(f"  jiwer WER: {wer:.2f}s;  LASER rules judge: {' + '.join(f'{t:.2f}' for t in times['rules'])}s;")
     print(f"  default judge: {' + '.join(f'{t:.2f}' for t in times['default'])}s")
     print(f"  default / rules: {default / rules:.2f}x (target <= 2x)")
-    print(f"  pair labels of the default judge on the first {first:,} pairs: {labels}")
+    print(f"  word-pair labels of the default judge on the first {first:,} sentence pairs: {labels}")
 
 
 if __name__ == "__main__":
