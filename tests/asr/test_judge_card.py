@@ -3,6 +3,8 @@ hypotheses a judge could not score, correlations as ``asr score --human`` comput
 
 from __future__ import annotations
 
+import dataclasses
+
 import jiwer
 import pytest
 
@@ -59,9 +61,11 @@ def test_an_unscored_hypothesis_is_coverage_not_a_disagreement():
     assert (unanimous["n"], unanimous["judged"], unanimous["unscored"]) == (2, 1, 1)
 
 
-def test_ratings_correlate_as_asr_score_human_does_with_the_raters_ceiling():
+def test_ratings_with_one_hypothesis_per_group_correlate_as_asr_score_human_does_with_the_raters_ceiling():
+    # each rating its own group: resampling groups is resampling items, as 'asr score --human' does
+    alone = [dataclasses.replace(r, group=r.id) for r in RATINGS]
     card = judge_card(
-        ratings=RATINGS,
+        ratings=alone,
         judges=["x"],
         laser=_fake_laser(),
         n_resamples=300,
@@ -72,9 +76,35 @@ def test_ratings_correlate_as_asr_score_human_does_with_the_raters_ceiling():
     human = [r.score for r in RATINGS]
     wer = [jiwer.wer(r.reference, r.hypothesis) for r in RATINGS]
     want = agreement([1 - w for w in wer], human, n_resamples=300)
-    assert [cell["by_metric"]["WER"][m] for m in ("pearson", "spearman", "kendall")] == [c.as_dict() for c in want]
+    for m, c in zip(("pearson", "spearman", "kendall"), want):
+        got = cell["by_metric"]["WER"][m]
+        assert {k: got[k] for k in ("estimate", "p_value", "n")} == {
+            k: c.as_dict()[k] for k in ("estimate", "p_value", "n")
+        }
+        assert (got["ci_low"], got["ci_high"]) == pytest.approx((c.ci_low, c.ci_high), abs=1e-12)
+    assert cell["groups"] == 5
     assert cell["raters"]["splits"] == 50 and 0 < cell["raters"]["ceiling"] <= 1
     assert card.summary["ratings"]["langs"] == ["en"] and list(card.summary["ratings"]["by_subset"]) == ["all"]
+
+
+def test_ratings_resample_whole_utterances_and_pair_every_metric_with_the_earlier_ones():
+    from voxjudge.stats.grouped import grouped_correlations
+
+    card = judge_card(ratings=RATINGS, judges=["x"], laser=_fake_laser(), n_resamples=300, methods=("pearson",))
+    cell = card.summary["ratings"]["by_subset"]["all"]
+    assert cell["groups"] == 3 and card.summary["ratings"]["bootstrap_unit"].startswith("utterance")
+    pairs = [("CER", "WER"), ("LASER x", "WER"), ("LASER x", "CER")]
+    assert [(d["a"], d["b"]) for d in cell["differences"]] == pairs
+    # the same numbers as the stats call on the card's values, grouped by reference
+    values = {m.name: [m.goodness((r.reference, r.hypothesis)) for r in RATINGS] for m in card.metrics}
+    want = grouped_correlations(
+        values, [r.score for r in RATINGS], [r.reference for r in RATINGS], ("pearson",), pairs=pairs, n_resamples=300
+    )
+    assert cell["differences"] == [d.as_dict() for d in want.differences]
+    assert cell["by_metric"]["CER"]["pearson"] == want.by_metric["CER"]["pearson"].as_dict()
+    # LASER here is 1 - WER: the same correlation on every resample, a difference of exactly 0
+    same = cell["differences"][1]
+    assert (same["difference"], same["ci_low"], same["ci_high"], same["p_value"]) == (0.0, 0.0, 0.0, 1.0)
 
 
 def test_constant_scores_give_a_note_not_nan():

@@ -187,3 +187,34 @@ def test_reads_the_hats_training_file():
     assert sum(p.certitude == 1 for p in prefs) == 178
     assert sum(p.certitude >= 0.7 for p in prefs) == 417
     assert sum(p.human == 0 for p in prefs) == 3
+
+
+def test_agreement_difference_by_hand():
+    from voxjudge.asr.preference import agreement_differences
+
+    # reference r1: people unanimous for A; metric "good" prefers A (agrees), "bad" ties (disagrees).
+    # reference r2: people for B 6 to 1; both metrics prefer B. Point: 1 - 1/2 = 1/2 over all;
+    # unanimous only r1: 1 - 0. A resample draws two references: r1 r1 -> 1, r2 r2 -> 0, mixed -> 1/2,
+    # so the 95% interval over all triplets is [0, 1] and a quarter of the resamples sit at 0.
+    prefs = [Preference("r1", "a", "b", 7, 0), Preference("r2", "c", "d", 1, 6)]
+    good = ([0.1, 0.9], [0.5, 0.2], False)  # error rates: lower is better
+    bad = ([0.3, 0.9], [0.3, 0.2], False)
+    levels = agreement_differences(prefs, ("good", good), ("bad", bad), n_resamples=4000, seed=0)
+    unanimous, seventy, everything = levels
+    assert (unanimous.judged, unanimous.a_agreement, unanimous.b_agreement, unanimous.difference) == (1, 1.0, 0.0, 1.0)
+    assert (unanimous.ci_low, unanimous.ci_high) == (1.0, 1.0)  # resamples without r1 have no unanimous triplet
+    assert (seventy.judged, seventy.difference) == (2, 0.5)
+    assert (everything.a, everything.b, everything.level) == ("good", "bad", "all")
+    assert (everything.ci_low, everything.ci_high) == (0.0, 1.0)
+    assert everything.p_value == pytest.approx(0.5, abs=0.05)  # 2 x P(r2 drawn twice) = 2 x 1/4
+
+
+def test_agreement_difference_uses_the_triplets_both_metrics_scored():
+    from voxjudge.asr.preference import agreement_differences
+
+    prefs = [Preference("r1", "a", "b", 7, 0), Preference("r2", "c", "d", 0, 7), Preference("r3", "e", "f", 5, 2)]
+    full = ([0.0, 1.0, 0.0], [1.0, 0.0, 1.0], False)  # agrees on all three
+    holes = ([0.0, None, 1.0], [1.0, 0.0, 0.0], False)  # r2 unscored; disagrees on r3
+    (_, _, everything) = agreement_differences(prefs, ("full", full), ("holes", holes), n_resamples=200)
+    assert (everything.judged, everything.a_agreement, everything.b_agreement) == (2, 1.0, 0.5)
+    assert everything.difference == 0.5 and everything.ci_low <= 0.5 <= everything.ci_high

@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 
 import jiwer
+import numpy as np
 import pytest
+import scipy.stats
 
 from voxjudge.asr.normalize import get_normalizer
 from voxjudge.asr.preference import preference_agreement, read_preferences
 from voxjudge.asr.ratings import read_ratings
 from voxjudge.cli.main import main
 from voxjudge.llm.fakeserver import FakeLLMServer
-from voxjudge.stats import agreement
+from voxjudge.stats import agreement, resample_chunks
 
 
 @pytest.fixture
@@ -50,7 +52,30 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     en = [r for r in ratings if r.lang == "en"]
     wer_en = [1 - jiwer.wer(norm(r.reference), norm(r.hypothesis)) for r in en]
     (pearson, *_) = agreement(wer_en, [r.score for r in en], n_resamples=300)
-    assert s["ratings"]["by_subset"]["en"]["by_metric"]["WER"]["pearson"] == pearson.as_dict()
+    got = s["ratings"]["by_subset"]["en"]["by_metric"]["WER"]["pearson"]
+    assert (got["estimate"], got["p_value"], got["n"]) == (pearson.estimate, pearson.p_value, pearson.n)
+    # the CI resamples whole utterances: scipy on each resample's hypotheses, the references drawn as
+    # the bootstrap draws them (seed 0)
+    refs = list(dict.fromkeys(r.reference for r in en))
+    x, y = np.array(wer_en), np.array([r.score for r in en])
+    rs = []
+    for row in next(resample_chunks(len(refs), 300, 0)):
+        take = [k for g in row for k, r in enumerate(en) if r.reference == refs[g]]
+        rs.append(scipy.stats.pearsonr(x[take], y[take]).statistic)
+    assert (got["ci_low"], got["ci_high"]) == pytest.approx(tuple(np.quantile(rs, [0.025, 0.975])), abs=1e-12)
+    # a paired difference from the same resamples: LASER - WER, per language
+    (d,) = [
+        d
+        for d in s["ratings"]["by_subset"]["en"]["differences"]
+        if (d["a"], d["b"], d["method"]) == ("LASER default", "WER", "pearson")
+    ]
+    assert d["difference"] == pytest.approx(d["a_estimate"] - pearson.estimate)
+    assert d["ci_low"] <= d["difference"] <= d["ci_high"] and d["groups"] == len(refs)
+    assert [(d["a"], d["b"]) for d in s["preferences"]["differences"]][::3] == [
+        ("CER", "WER"),
+        ("LASER default", "WER"),
+        ("LASER default", "CER"),
+    ]
     assert set(s["ratings"]["by_subset"]) == {"all", "ar", "en", "ml"} and s["ratings"]["methods"] == [
         "pearson",
         "spearman",
@@ -69,8 +94,18 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
         capsys, "--preferences", human[0], "--judge", "default", "--judge", "rules", "--resamples", 50
     )
     assert code == 0
-    rows = [line for line in stdout.splitlines() if line.startswith("│")]
+    card, differences = stdout.split("Differences, preferences")
+    rows = [line for line in card.splitlines() if line.startswith("│")]
     assert [r.split("│")[1].strip() for r in rows] == ["WER", "CER", "LASER default", "LASER rules"]
+    pairs = [r.split("│")[1].strip() for r in differences.splitlines() if r.startswith("│")]
+    assert pairs == [
+        "CER - WER",
+        "LASER default - WER",
+        "LASER default - CER",
+        "LASER rules - WER",
+        "LASER rules - CER",
+        "LASER rules - LASER default",
+    ]
     assert "prefer 100% (n=15)" in stdout and "a tie counts as disagreement" in stdout
     assert "ratings" not in stdout.split("\n", 3)[2]  # no ratings column without --ratings
 
@@ -87,6 +122,7 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
             ["--ratings", "{prefs}"],
             "ratings need columns hyp, a score (score, human_mean or rating; another column with --ratings-col)",
         ),
+        (["--ratings", "{ratings}", "--ratings-group-col", "speaker"], "speaker (named by --ratings-group-col)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(human, capsys, argv, message):
@@ -94,6 +130,19 @@ def test_bad_input_is_one_line_and_exit_2(human, capsys, argv, message):
     code, stdout, stderr = _run(capsys, *argv)
     assert code == 2 and stdout == ""
     assert stderr.startswith("voxjudge: error: ") and message in stderr and stderr.count("\n") == 1
+
+
+def test_ratings_group_column_chooses_what_moves_together(human, capsys):
+    base = ["--ratings", human[1], "--resamples", 200, "--methods", "pearson", "--json"]
+    by_reference = json.loads(_run(capsys, *base)[1])["ratings"]["by_subset"]["all"]
+    by_utterance = json.loads(_run(capsys, *base, "--ratings-group-col", "utterance")[1])["ratings"]["by_subset"]["all"]
+    by_system = json.loads(_run(capsys, *base, "--ratings-group-col", "system")[1])["ratings"]["by_subset"]["all"]
+    # the example's utterance column names its references one to one: the same resamples
+    assert by_reference == by_utterance and by_reference["groups"] == 12
+    assert by_system["groups"] == 4 and by_system["by_metric"] != by_reference["by_metric"]
+    assert (
+        by_system["by_metric"]["WER"]["pearson"]["estimate"] == by_reference["by_metric"]["WER"]["pearson"]["estimate"]
+    )
 
 
 def _items(request) -> list[dict]:
@@ -185,7 +234,10 @@ def test_ratings_by_id_join_the_texts_and_a_partial_join_needs_allow_partial(exa
                  "--human", str(hi / "human_b.tsv"), "--resamples", "200", "--json"]) == 0  # fmt: skip
     score = json.loads(capsys.readouterr().out)["agreement"]
     cell = s["ratings"]["by_subset"]["all"]["by_metric"]
-    assert cell["LASER default"]["pearson"] == score["laser"][0]
+    # one hypothesis per reference: resampling utterances is resampling hypotheses, as there
+    laser, want = cell["LASER default"]["pearson"], score["laser"][0]
+    assert {k: laser[k] for k in ("estimate", "p_value", "n")} == {k: want[k] for k in ("estimate", "p_value", "n")}
+    assert (laser["ci_low"], laser["ci_high"]) == pytest.approx((want["ci_low"], want["ci_high"]), abs=1e-12)
     assert cell["WER"]["pearson"]["estimate"] == pytest.approx(score["one_minus_wer"][0]["estimate"], abs=1e-12)
     few = tmp_path / "few.tsv"
     few.write_text("".join((hi / "human_b.tsv").read_text().splitlines(keepends=True)[:11]), encoding="utf-8")

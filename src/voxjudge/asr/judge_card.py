@@ -2,8 +2,11 @@
 
 Human preferences (which of two hypotheses people chose) give agreement at certitude 100%, 70%
 and all (``voxjudge.asr.preference``); human ratings of single hypotheses give Pearson, Spearman
-and Kendall with the same bootstrap as ``asr score --human`` (``voxjudge.stats.agreement``), and,
-when the file has per-rater scores, the raters' own split-half ceiling. Every metric scores each
+and Kendall (scipy's estimates) with CIs from a bootstrap that resamples whole utterances (every
+hypothesis of one reference together: ``voxjudge.stats.grouped``), and, when the file has
+per-rater scores, the raters' own split-half ceiling. Every pair of metrics also gets the paired
+difference of its figures (agreement at each level, each correlation) with a CI from the same
+resamples, which is what says whether one judge is really better than another. Every metric scores each
 unique (reference, hypothesis) once; a hypothesis a judge could not score (an LLM that gave no
 valid answer) is counted as coverage, never dropped from sight.
 """
@@ -14,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from voxjudge.asr.preference import Preference, preference_agreement
+from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement
 from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 
@@ -164,6 +167,22 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
             seed=boot["seed"],
         )
         by_metric[m.name] = [lv.as_dict() for lv in levels]
+    differences = []
+    for later, earlier in metric_pairs(metrics):
+
+        def scores(m: Metric):
+            a = [m.values[(p.reference, p.hyp_a)] for p in prefs]
+            return a, [m.values[(p.reference, p.hyp_b)] for p in prefs], m.higher_is_better
+
+        found = agreement_differences(
+            prefs,
+            (later.name, scores(later)),
+            (earlier.name, scores(earlier)),
+            n_resamples=boot["resamples"],
+            confidence=boot["confidence"],
+            seed=boot["seed"],
+        )
+        differences += [d.as_dict() for d in found]
     first = next(iter(by_metric.values()))
     return {
         "source": name,
@@ -173,8 +192,15 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
         "levels": {lv["level"]: lv["n"] for lv in first},
         "human_ties": first[-1]["human_ties"],
         "by_metric": by_metric,
+        "differences": differences,
         "bootstrap_unit": "reference group",
     }
+
+
+def metric_pairs(metrics: Sequence[Metric]) -> list[tuple[Metric, Metric]]:
+    """The pairs a card compares: every metric against each one listed before it (CER - WER,
+    LASER - WER, LASER - CER, a second judge - the first, ...)."""
+    return [(metrics[j], metrics[i]) for j in range(len(metrics)) for i in range(j)]
 
 
 def _ratings(
@@ -184,11 +210,16 @@ def _ratings(
     subsets: list[tuple[str, list[Rating]]] = [("all", ratings)]
     if len(langs) > 1:
         subsets += [(lang, [r for r in ratings if r.lang == lang]) for lang in langs]
-    out: dict[str, Any] = {"source": name, "items": len(ratings), "langs": langs, "methods": methods, "by_subset": {}}
+    out: dict[str, Any] = {
+        "source": name,
+        "items": len(ratings),
+        "langs": langs,
+        "methods": methods,
+        "bootstrap_unit": "utterance (all hypotheses of one reference)",
+        "by_subset": {},
+    }
     for subset, rows in subsets:
-        cell: dict[str, Any] = {"items": len(rows), "by_metric": {}}
-        for m in metrics:
-            cell["by_metric"][m.name] = _correlations(rows, m, boot, name, methods)
+        cell = _correlations(rows, metrics, boot, name, methods)
         if all(r.raters for r in rows):
             try:
                 cell["raters"] = split_half([r.raters for r in rows], n_splits=splits, seed=boot["seed"])
@@ -198,26 +229,36 @@ def _ratings(
     return out
 
 
-def _correlations(rows: list[Rating], m: Metric, boot: dict, name: str | None, methods: list[str]) -> dict[str, Any]:
-    from voxjudge.stats import AgreementUndefined, agreement
+def _correlations(rows: list[Rating], metrics: list[Metric], boot: dict, name: str | None, methods: list[str]) -> dict:
+    """Each metric's correlations with the ratings and every pair's paired differences, all from one
+    set of utterance resamples."""
+    from voxjudge.stats.grouped import grouped_correlations
 
-    pairs = [(m.goodness((r.reference, r.hypothesis)), r.score) for r in rows]
-    kept = [(x, h) for x, h in pairs if x is not None]
-    cell: dict[str, Any] = {"n": len(kept), "unscored": len(pairs) - len(kept)}
-    try:
-        found = agreement(
-            [x for x, _ in kept],
-            [h for _, h in kept],
-            methods,
-            metric_name=m.name,
-            human_name=name or "human",
-            n_resamples=boot["resamples"],
-            confidence=boot["confidence"],
-            seed=boot["seed"],
+    values = {m.name: [m.goodness((r.reference, r.hypothesis)) for r in rows] for m in metrics}
+    found = grouped_correlations(
+        values,
+        [r.score for r in rows],
+        [r.group for r in rows],
+        methods,
+        pairs=[(a.name, b.name) for a, b in metric_pairs(metrics)],
+        n_resamples=boot["resamples"],
+        confidence=boot["confidence"],
+        seed=boot["seed"],
+    )
+    by_metric: dict[str, Any] = {}
+    for m in metrics:
+        n = sum(v is not None for v in values[m.name])
+        cell: dict[str, Any] = {"n": n, "unscored": len(rows) - n}
+        got = found.by_metric[m.name]
+        by_metric[m.name] = (
+            {**cell, "note": got} if isinstance(got, str) else {**cell, **{k: c.as_dict() for k, c in got.items()}}
         )
-    except AgreementUndefined as e:
-        return {**cell, "note": str(e)}
-    return {**cell, **{c.method: c.as_dict() for c in found}}
+    return {
+        "items": len(rows),
+        "groups": found.groups,
+        "by_metric": by_metric,
+        "differences": [d.as_dict() for d in found.differences],
+    }
 
 
 def laser_scorer(options=None, progress=None) -> LaserScorer:

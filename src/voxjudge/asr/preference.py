@@ -6,7 +6,8 @@ chose; a tie on either side (the metric scores both alike, or people split evenl
 disagreement. Agreement is reported at *certitude* thresholds, certitude being the share of
 votes the winning side got: 100% (unanimous), 70% (at least 70%) and all triplets. Confidence
 intervals resample reference groups (every triplet of a reference moves together), on the same
-resamples for every threshold and every metric, so figures are paired.
+resamples for every threshold and every metric, so figures are paired: ``agreement_differences``
+gives one metric's agreement minus another's per level, with its CI from those resamples.
 """
 
 from __future__ import annotations
@@ -100,43 +101,22 @@ def preference_agreement(
         raise ValueError(f"{len(values_a)} and {len(values_b)} metric values for {n} preferences")
     if not 0 < confidence < 1:
         raise ValueError("confidence must be between 0 and 1")
+    judged, agree, metric = _verdicts(preferences, values_a, values_b, higher_is_better)
     human = np.array([p.human for p in preferences], dtype=int)
-    judged = np.array([a is not None and b is not None for a, b in zip(values_a, values_b)], dtype=bool)
-    sign = 1 if higher_is_better else -1
-    metric = np.array(
-        [sign * ((a > b) - (a < b)) if ok else 0 for a, b, ok in zip(values_a, values_b, judged)], dtype=int
-    )
-    agree = judged & (human != 0) & (metric == human)
-    group_of = {g: k for k, g in enumerate(dict.fromkeys(p.group for p in preferences))}
-    groups = np.array([group_of[p.group] for p in preferences], dtype=int)
-    certitude = [p.certitude for p in preferences]
-    masks = [np.array([c >= lowest for c in certitude], dtype=bool) for _, lowest in levels]
-    # per group, per level: judged and agreeing triplets; a resample sums the groups it drew
-    n_groups = len(group_of)
-    judged_g = np.zeros((len(levels), n_groups))
-    agree_g = np.zeros((len(levels), n_groups))
-    for k, mask in enumerate(masks):
-        np.add.at(judged_g[k], groups[mask & judged], 1)
-        np.add.at(agree_g[k], groups[mask & agree], 1)
-    samples: list[list[np.ndarray]] = [[] for _ in levels]
-    if n_groups:
-        for idx in resample_chunks(n_groups, n_resamples, seed):
-            for k in range(len(levels)):
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    samples[k].append(agree_g[k][idx].sum(axis=1) / judged_g[k][idx].sum(axis=1))
-    alpha = (1 - confidence) / 2
+    groups, n_groups, masks = _groups_and_levels(preferences, levels)
+    judged_g = _per_group(groups, n_groups, [mask & judged for mask in masks])
+    agree_g = _per_group(groups, n_groups, [mask & agree for mask in masks])
+    samples = _resampled(agree_g, judged_g, n_groups, n_resamples, seed)
     out = []
     for k, ((name, lowest), mask) in enumerate(zip(levels, masks)):
-        n_level, n_judged = int(mask.sum()), int((mask & judged).sum())
-        boot = np.concatenate(samples[k]) if samples[k] else np.empty(0)
-        boot = boot[np.isfinite(boot)]
-        low, high = (float(q) for q in np.quantile(boot, [alpha, 1 - alpha])) if boot.size else (None, None)
+        n_judged = int((mask & judged).sum())
+        low, high = _interval(samples[k], confidence)
         hits = int((mask & agree).sum())
         out.append(
             LevelAgreement(
                 level=name,
                 threshold=float(lowest),
-                n=n_level,
+                n=int(mask.sum()),
                 judged=n_judged,
                 agree=hits,
                 metric_ties=int((mask & judged & (metric == 0)).sum()),
@@ -147,6 +127,120 @@ def preference_agreement(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class LevelDifference:
+    """Agreement of metric ``a`` minus that of metric ``b`` at one certitude level, over the
+    ``judged`` triplets both scored, with a paired percentile CI and a two-sided bootstrap p-value."""
+
+    a: str
+    b: str
+    level: str
+    judged: int
+    a_agreement: float | None
+    b_agreement: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+Scores = tuple[Sequence[float | None], Sequence[float | None], bool]  # (values of A, of B, higher is better)
+
+
+def agreement_differences(
+    preferences: Sequence[Preference],
+    a: tuple[str, Scores],
+    b: tuple[str, Scores],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    levels: Sequence[tuple[str, Fraction]] = CERTITUDES,
+) -> list[LevelDifference]:
+    """Is metric ``a`` really better than ``b``? Per certitude level, agreement(a) - agreement(b)
+    over the triplets both metrics scored, each resample drawing the same reference groups as
+    ``preference_agreement`` with the same seed draws (so the difference is paired). ``a`` and
+    ``b`` are ``(name, (values_a, values_b, higher_is_better))``."""
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be between 0 and 1")
+    (name_a, (aa, ab, hib_a)), (name_b, (ba, bb, hib_b)) = a, b
+    if not (len(aa) == len(ab) == len(ba) == len(bb) == len(preferences)):
+        raise ValueError("each metric needs one value per hypothesis of every preference")
+    judged_a, agree_a, _ = _verdicts(preferences, aa, ab, hib_a)
+    judged_b, agree_b, _ = _verdicts(preferences, ba, bb, hib_b)
+    both = judged_a & judged_b
+    groups, n_groups, masks = _groups_and_levels(preferences, levels)
+    judged_g = _per_group(groups, n_groups, [mask & both for mask in masks])
+    gain_g = _per_group(groups, n_groups, [mask & both & agree_a for mask in masks]) - _per_group(
+        groups, n_groups, [mask & both & agree_b for mask in masks]
+    )
+    samples = _resampled(gain_g, judged_g, n_groups, n_resamples, seed)
+    out = []
+    for k, ((name, _), mask) in enumerate(zip(levels, masks)):
+        judged = int((mask & both).sum())
+        d = samples[k]
+        low, high = _interval(d, confidence)
+        p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))) if d.size else None
+        share_a = int((mask & both & agree_a).sum()) / judged if judged else None
+        share_b = int((mask & both & agree_b).sum()) / judged if judged else None
+        diff = share_a - share_b if judged else None  # type: ignore[operator]
+        out.append(LevelDifference(name_a, name_b, name, judged, share_a, share_b, diff, low, high, p))
+    return out
+
+
+def _verdicts(preferences: Sequence[Preference], values_a, values_b, higher_is_better: bool):
+    """Per triplet: scored on both sides; agrees with people; the metric's preference (+1 A, -1 B, 0 tie)."""
+    human = np.array([p.human for p in preferences], dtype=int)
+    judged = np.array([x is not None and y is not None for x, y in zip(values_a, values_b)], dtype=bool)
+    sign = 1 if higher_is_better else -1
+    metric = np.array(
+        [sign * ((x > y) - (x < y)) if ok else 0 for x, y, ok in zip(values_a, values_b, judged)], dtype=int
+    )
+    return judged, judged & (human != 0) & (metric == human), metric
+
+
+def _groups_and_levels(preferences: Sequence[Preference], levels: Sequence[tuple[str, Fraction]]):
+    group_of = {g: k for k, g in enumerate(dict.fromkeys(p.group for p in preferences))}
+    groups = np.array([group_of[p.group] for p in preferences], dtype=int)
+    certitude = [p.certitude for p in preferences]
+    masks = [np.array([c >= lowest for c in certitude], dtype=bool) for _, lowest in levels]
+    return groups, len(group_of), masks
+
+
+def _per_group(groups: np.ndarray, n_groups: int, masks: list[np.ndarray]) -> np.ndarray:
+    """(levels x groups) counts of the triplets each mask selects."""
+    out = np.zeros((len(masks), n_groups))
+    for k, mask in enumerate(masks):
+        np.add.at(out[k], groups[mask], 1)
+    return out
+
+
+def _resampled(numerator: np.ndarray, denominator: np.ndarray, n_groups: int, n_resamples: int, seed: int):
+    """Per level, the ratio of sums over each resample's groups (NaN-free)."""
+    samples: list[list[np.ndarray]] = [[] for _ in numerator]
+    if n_groups:
+        for idx in resample_chunks(n_groups, n_resamples, seed):
+            for k in range(len(numerator)):
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    samples[k].append(numerator[k][idx].sum(axis=1) / denominator[k][idx].sum(axis=1))
+    out = []
+    for chunks in samples:
+        boot = np.concatenate(chunks) if chunks else np.empty(0)
+        out.append(boot[np.isfinite(boot)])
+    return out
+
+
+def _interval(boot: np.ndarray, confidence: float) -> tuple[float | None, float | None]:
+    alpha = (1 - confidence) / 2
+    if not boot.size:
+        return None, None
+    low, high = np.quantile(boot, [alpha, 1 - alpha])
+    return float(low), float(high)
 
 
 # ---- reading ----

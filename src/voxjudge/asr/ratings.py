@@ -1,11 +1,15 @@
 """Human ratings of single hypotheses (reference, hypothesis, a score), and how well the raters
-agree with each other: the split-half reliability of their mean, the ceiling for any metric."""
+agree with each other: the split-half reliability of their mean, the ceiling for any metric.
+
+Each rating has a ``group``, what a bootstrap resamples as one unit: the reference by default, so
+that all the hypotheses of one utterance (several systems' outputs of the same sentence, which
+are not independent of each other) move together."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +28,18 @@ class Rating:
     score: float
     lang: str | None = None
     raters: tuple[float, ...] | None = None  # per-rater scores, when the file has them
+    group: Hashable = None  # the bootstrap's unit; None: the reference
+
+    def __post_init__(self) -> None:
+        if self.group is None:
+            object.__setattr__(self, "group", self.reference)
 
 
-def read_ratings(path: str | Path, *, column: str | None = None) -> list[Rating]:
+def read_ratings(path: str | Path, *, column: str | None = None, group_column: str | None = None) -> list[Rating]:
     """Ratings from CSV/TSV/JSONL: ``ref`` (or ``reference``), ``hyp`` (or ``hypothesis``), the
     score ``column`` (default: the first of score, human_mean, rating), optional ``id``, ``lang``
-    and ``ratings`` (the per-rater scores as a JSON list, for the raters' split-half agreement)."""
+    and ``ratings`` (the per-rater scores as a JSON list, for the raters' split-half agreement).
+    ``group_column`` names the column the bootstrap resamples by (default: the reference)."""
     from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
 
     path = str(path)
@@ -49,10 +59,12 @@ def read_ratings(path: str | Path, *, column: str | None = None) -> list[Rating]
     missing = [name for name, col in (("ref", ref_col), ("hyp", hyp_col)) if col is None]
     if score_col is None or score_col not in columns:
         missing.append(score_col or "a score (score, human_mean or rating; another column with {ratings_col})")
+    if group_column and group_column not in columns:
+        missing.append(f"{group_column} (named by {{ratings_group_col}})")
     if missing:
         raise InputError(
             f"{path}: ratings need columns {', '.join(missing)} (found: {', '.join(sorted(columns))})",
-            options={"ratings_col": "column="},
+            options={"ratings_col": "column=", "ratings_group_col": "group_column="},
         )
     out, seen = [], set()
     for n, row in rows:
@@ -68,6 +80,7 @@ def read_ratings(path: str | Path, *, column: str | None = None) -> list[Rating]
                 _number(path, n, row.get(score_col), score_col),
                 (str(row["lang"]).strip() or None) if row.get("lang") is not None else None,
                 _raters(path, n, row.get("ratings")) if "ratings" in columns else None,
+                (str(row.get(group_column) or "").strip() or None) if group_column else None,
             )
         )
     return out

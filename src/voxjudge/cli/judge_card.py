@@ -16,9 +16,12 @@ DESCRIPTION = (
     "pick a judge. Preferences (which of two hypotheses of one reference people chose): the share of "
     "triplets where the metric prefers the hypothesis most people chose, at certitude 100%% (unanimous), "
     "70%% and all; a tie on either side counts as disagreement; CIs resample references. Ratings (a score "
-    "per hypothesis): Pearson, Spearman and Kendall with the metric, as 'asr score --human' computes them, "
-    "per language when the file has a lang column, and the raters' split-half ceiling when it has their "
-    "own scores. A hypothesis a judge could not score is reported as coverage and makes the exit status 3."
+    "per hypothesis): Pearson, Spearman and Kendall with the metric, per language when the file has a lang "
+    "column, with CIs that resample whole utterances (all hypotheses of one reference together), and the "
+    "raters' split-half ceiling when it has their own scores. Every metric is also compared with each one "
+    "above it: the difference of agreement and of correlation, with a paired CI from the same resamples "
+    "(marked ! when it excludes 0). A hypothesis a judge could not score is reported as coverage and makes "
+    "the exit status 3."
 )
 
 
@@ -52,6 +55,12 @@ def register(cmds) -> None:
     )
     p.add_argument(
         "--ratings-col", metavar="COL", help="score column of --ratings (default: score, human_mean or rating)"
+    )
+    p.add_argument(
+        "--ratings-group-col",
+        metavar="COL",
+        help="--ratings column to resample by, e.g. utterance (default: the reference: all hypotheses of one "
+        "reference move together)",
     )
     p.add_argument(
         "--judge",
@@ -170,7 +179,11 @@ def _ratings(args: argparse.Namespace):
     if not args.ratings:
         return None, None
     if not args.ref:
-        return read_ratings(args.ratings, column=args.ratings_col), None
+        return read_ratings(args.ratings, column=args.ratings_col, group_column=args.ratings_group_col), None
+    if args.ratings_group_col:
+        raise InputError(
+            "--ratings-group-col names a column of a --ratings file with texts; without them the reference groups"
+        )
     from voxjudge.io.scores import read_scores
 
     paired = read_pair(args, args.ref, args.hyp)

@@ -352,6 +352,7 @@ def render_hit_rates(summary: dict) -> str:
         parts.append(f"(no Hit@{'/'.join(map(str, missing))}: no set labels a top {missing[0]})")
     return " ".join(parts)
 
+
 def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
     """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
     Printed before any number, so a partial join is never read as the whole."""
@@ -452,6 +453,9 @@ def render_judge_card(s: dict) -> str:
             if any("ceiling" in c for c in ceilings):
                 by.add_row("raters' ceiling", *(f"{c['ceiling']:.3f}" if "ceiling" in c else "" for c in ceilings))
             con.print(by)
+        diffs = _card_differences(prefs, ratings, method, subsets, level)
+        for table in diffs:
+            con.print(table)
         if prefs:
             splits = prefs["human_ties"]
             con.print(
@@ -470,9 +474,57 @@ def render_judge_card(s: dict) -> str:
                     f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
                     f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
                 )
-            con.print(note)
+            con.print(note + f"; CIs resample whole utterances ({ratings['by_subset']['all']['groups']} references)")
+        if diffs:
+            con.print(
+                "differences: the row's metric minus the other, on the items both scored, with a paired CI from "
+                "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
+                "(or less) with people here"
+            )
         con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
     return cap.get().rstrip("\n")
+
+
+def _card_differences(prefs: dict | None, ratings: dict | None, method: str, subsets: list[str], level: str):
+    """The judge card's paired differences, one row per pair of metrics: a table with a column per
+    preference level, one with a column per ratings subset (the headline correlation)."""
+    from voxjudge.cli.tables import Table
+
+    def text(d: dict, scale: float, digits: int) -> str:
+        if d["difference"] is None:
+            return "–"
+        low, high = d["ci_low"], d["ci_high"]
+        sure = low is not None and (low > 0 or high < 0)
+        ci = "" if low is None else f" [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+        return f"{scale * d['difference']:+.{digits}f}{ci}{' !' if sure else ''}"
+
+    parts: list[tuple[str, dict[str, list[dict]], float, int]] = []
+    if prefs and prefs.get("differences"):
+        parts.append(("preferences, agreement in points", {"prefer": prefs["differences"]}, 100, 1))
+    if ratings:
+        by = {
+            sub: [d for d in ratings["by_subset"][sub].get("differences", []) if d["method"] == method]
+            for sub in subsets
+        }
+        if any(by.values()):
+            parts.append((f"ratings, {method.title()}", by, 1, 3))
+    tables = []
+    for title, by_column, scale, digits in parts:
+        cells: dict[tuple[str, str], dict[str, str]] = {}
+        columns: list[str] = []
+        for name, found in by_column.items():
+            for d in found:
+                column = f"{name} {d['level']}" if "level" in d else name
+                columns += [column] if column not in columns else []
+                cells.setdefault((d["a"], d["b"]), {})[column] = text(d, scale, digits)
+        t = Table(title=f"Differences, {title} ({level} paired bootstrap CI)")
+        t.add_column("metric pair")
+        for column in columns:
+            t.add_column(column, justify="right")
+        for (a, b), row in cells.items():
+            t.add_row(f"{a} - {b}", *(row.get(c, "–") for c in columns))
+        tables.append(t)
+    return tables
 
 
 def fmt_cover(scored: int, total: int) -> str:

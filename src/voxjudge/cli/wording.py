@@ -25,6 +25,7 @@ FLAGS = {
     "no_cache": "--no-cache",
     "per_item": "--per-item",
     "ratings_col": "--ratings-col",
+    "ratings_group_col": "--ratings-group-col",
     "repeats": "--repeats",
     "samples": "--samples ",
     "sampling_seed": "--sampling-seed",
