@@ -298,9 +298,7 @@ def test_counts_across_chunk_boundaries_equal_jiwer_per_utterance():
         assert w.counts() == _chunk_counts(words.alignments[k])
         assert c.counts() == _chunk_counts(chars.alignments[k])
     assert result.word == count_errors(refs, hyps)
-    assert [d for d, _ in seen] == [CHUNK, 2 * CHUNK, len(refs)] and {n for _, n in seen} == {
-        len(refs)
-    }
+    assert [d for d, _ in seen] == [CHUNK, 2 * CHUNK, len(refs)] and {n for _, n in seen} == {len(refs)}
 
 
 def _chunk_counts(chunks) -> dict[str, int]:
