@@ -6,6 +6,7 @@ import pytest
 
 from voxjudge.asr.laser import rubric_align, score
 from voxjudge.asr.laser.align import word_key
+from voxjudge.asr.laser.scoring import rules_labeler
 
 
 @pytest.mark.parametrize(
@@ -20,7 +21,8 @@ from voxjudge.asr.laser.align import word_key
     ],
 )
 def test_punctuation_and_case_do_not_break_matches(ref, hyp, laser, errors):
-    u = score([ref], [hyp], lang="en")[0]
+    # the rules judge: the default one adds a small calibrated penalty per case/punctuation edit
+    u = score([ref], [hyp], lang="en", labeler=rules_labeler)[0]
     assert u.laser == pytest.approx(laser)
     assert [(p.ref, p.hyp, p.op) for p in u.pairs if p.label != "match"] == errors
 
@@ -32,7 +34,7 @@ def test_original_words_are_kept_for_display():
         ("home,", "", "delete"),
         ("now.", "now", "equal"),
     ]
-    u = score(["Go home, now."], ["go now"], lang="en")[0]
+    u = score(["Go home, now."], ["go now"], lang="en", labeler=rules_labeler)[0]
     assert u.pairs[2].reason == "identical apart from case or punctuation"
     assert u.pairs[0].label == "match"
 

@@ -94,6 +94,8 @@ def test_a_language_without_its_own_lists_gets_the_generic_profile():
         ("en", "Houghton", "Horton", "hɔːtən", "hɔːɹtən"),
         ("hi", "हेयर", "हेअर", "heːjəɾ", "heːəɾ"),
         ("fr", "nucléaires", "nuclé", "nykleɛʁ", "nykle"),
+        ("ml", "ബസ്", "ബസ്സ്", "bɐsɨ", "bɐssɨ"),
+        ("ar", "الطالب", "الطلاب", "ʔat̪aːlab", "ʔat̪laːb"),  # the student / the students
     ],
 )
 def test_real_phonemes_from_the_wheel(lang, a, b, ipa_a, ipa_b):
@@ -145,6 +147,53 @@ def test_fillers_repetitions_false_starts_and_compounds_where_pairs_are_formed()
     assert [p.error_type for p in u.pairs] == ["compound_word"]
 
 
+@pytest.mark.parametrize(
+    "lang, ref, hyp, filler",
+    [
+        ("fr", "je pense que oui", "euh je pense que oui", "euh"),  # as HATS transcribes it
+        ("fr", "c' est vrai", "ben c' est vrai", "ben"),
+        ("en", "I think so", "I um think so", "um"),
+        ("en", "we went home", "we er went home", "er"),
+        ("de", "ich glaube es", "ich äh glaube es", "äh"),
+        ("hi", "मैं घर जा रहा हूँ", "मैं अं घर जा रहा हूँ", "अं"),
+        ("ar", "ذهبت إلى المدرسة", "ذهبت امم إلى المدرسة", "امم"),
+    ],
+)
+def test_fillers_per_language_from_the_rubric(lang, ref, hyp, filler):
+    (u,) = score([ref], [hyp], lang=lang, labeler=rules_labeler_for(RUBRIC))
+    assert [(p.hyp, p.error_type, p.label) for p in u.pairs if p.label != "match"] == [(filler, "filler", "no_penalty")]
+
+
+def test_a_filler_of_another_language_is_an_addition():
+    (u,) = score(["I think so"], ["I euh think so"], lang="en", labeler=rules_labeler_for(RUBRIC))
+    assert [(p.hyp, p.error_type) for p in u.pairs if p.label != "match"] == [("euh", "addition")]
+
+
+def test_graded_penalty_by_hand():
+    """Per character edit of a penalised pair (``edit``) and per case/punctuation edit of a pair
+    that matches apart from them (``surface``); nothing for the rules judge."""
+    cal = Calibration(edit=2**-6, surface=2**-3)
+    refs, hyps = ["She knows the gene."], ["she knows the gin"]
+    (u,) = score(refs, hyps, lang="en", labeler=rules_labeler_for(RUBRIC, {"*": cal}))
+    got = {(p.ref, p.hyp): (p.label, p.penalty) for p in u.pairs if p.ref != p.hyp}
+    # She/she: 1 case edit; gene/gin (folded: gene -> gin): e->i and a dropped e, 2 edits on a major
+    assert got == {("She", "she"): ("match", 1 / 8), ("gene.", "gin"): ("major", 1 + 2 / 64)}
+    assert u.laser == 1 - (1 / 8 + 1 + 2 / 64) / 4
+    assert "graded +0.03125 (character edits: 2)" in [p.reason for p in u.pairs if p.ref == "gene."][0]
+    (plain,) = score(refs, hyps, lang="en", labeler=rules_labeler_for(RUBRIC))
+    assert plain.laser == 0.75
+
+
+def test_the_shipped_judge_breaks_a_tie_people_did_not_see_as_one():
+    """A HATS triplet (7 of 7 people chose A): both hypotheses have one major, a tie for the
+    rules judge; the default judge's graded penalty prefers the one spelled closer (1 edit, not 2)."""
+    ref = "il reconnaît sans langue de bois ses difficultés"
+    a, b = "il reconnaît sans lanque de bois ses difficultés", "il reconnaît sans manque de bois ses difficultés"
+    rules = [u.laser for u in score([ref, ref], [a, b], lang="fr", labeler=rules_labeler_for(RUBRIC))]
+    default = [u.laser for u in score([ref, ref], [a, b], lang="fr", labeler=offline_labeler(None, RUBRIC)[0])]
+    assert rules[0] == rules[1] and default[0] > default[1]
+
+
 def test_a_flag_is_part_of_the_pair_identity():
     plain = RubricPair((), ("je",), "insert", 1, 1)
     flagged = RubricPair((), ("je",), "insert", 1, 1, "repetition")
@@ -182,11 +231,12 @@ def test_the_tuning_loop_agrees_with_the_judge_card_on_hats():
 def test_calibrated_rescoring_equals_scoring_with_that_calibration():
     """The grid search re-tiers prepared pairs; it must give what a full run under the same
     calibration gives (the calibrated judge is what ships)."""
-    refs = ["le début de centres nucléaires militaires", "the eukaryotes grow", AR_REF]
-    hyps = ["euh le le début de centres nuclé militaires", "the ucariotes grow", "وأما الشبر الثالث"]
+    refs = ["le début de centres nucléaires militaires", "The eukaryotes grow, slowly.", AR_REF]
+    hyps = ["euh le le début de centres nuclé militaires", "the ucariotes grow slowly", "وأما الشبر الثالث"]
     prep = prepare(refs, hyps, None, RUBRIC, rules_labeler_for(RUBRIC))
     tiers = {**RUBRIC.tiers, "match": 0.0}
-    for cal in (Calibration(), Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6)):
+    graded = Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6, edit=2**-6, surface=2**-3)
+    for cal in (Calibration(), Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6), graded):
         want = [u.laser for u in score(refs, hyps, rubric=RUBRIC, labeler=rules_labeler_for(RUBRIC, {"*": cal}))]
         assert prep.scores(cal, tiers) == pytest.approx(want)
 

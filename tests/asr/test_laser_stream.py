@@ -131,3 +131,13 @@ def test_the_judge_is_asked_once_per_unique_pair(monkeypatch):
     # one probe for identical words, then the one mismatch, for 4,500 pairs (hand-counted below)
     assert pairs.count((("cat",), ("bat",), "substitute")) == 1 and len(pairs) == 2
     assert result.summary["labels"] == {"match": 4000, "no_penalty": 0, "minor": 0, "major": 500}
+
+
+def test_bounded_caches_start_again_without_changing_a_byte(tmp_path, monkeypatch):
+    from voxjudge.asr.laser import stream
+
+    monkeypatch.setattr(stream, "CHUNK", 40)
+    monkeypatch.setattr(stream, "MAX_LABELS", 5)  # cleared between almost every chunk
+    monkeypatch.setattr(stream, "MAX_TOKENS", 12)
+    refs, hyps, ids = _random_corpus(400, 11)
+    _same(tmp_path, refs, hyps, ids, "default", None, 1)

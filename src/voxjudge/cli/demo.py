@@ -2,7 +2,7 @@
 
 Each section is one command a user can type (shown above its output) and prints exactly what that
 command prints: the demo calls the same library functions with the command's defaults and renders
-with the same renderers (``cli/views.py``). ``tests/cli/test_demo.py`` runs every command and
+with the same renderers (``cli/views/``). ``tests/cli/test_demo.py`` runs every command and
 compares, so the demo cannot drift from the tools.
 """
 

@@ -15,7 +15,7 @@ from voxjudge.cli.common import (
     console,
     print_json,
     progress_bar,
-    read_pair,
+    read_pair_streamed,
     write_all,
     write_out,
 )
@@ -214,7 +214,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_outputs(records=[args.out], files=[args.report])
     check_report_options(args)
     rubric = LaserRubric.load(args.rubric)
-    paired = read_pair(args, args.ref, args.hyp)
+    paired = read_pair_streamed(args, args.ref, args.hyp)
     human = None
     if args.human:  # read before the work: a bad file fails fast
         from voxjudge.io.scores import read_scores
@@ -236,9 +236,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     records = RecordStream(args.out) if args.out and not args.dry_run else None
     try:
         result = run_laser(
-            paired.references,
-            paired.hypotheses,
-            paired.ids,
+            paired=paired,
             judge=args.judge,
             options=options,
             human=human,

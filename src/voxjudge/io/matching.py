@@ -29,6 +29,10 @@ class Paired:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __iter__(self):
+        """``(id, reference, hypothesis)`` rows, as ``streamed.PairedStream`` gives them."""
+        return zip(self.ids, self.references, self.hypotheses)
+
 
 def _few(items: list[str]) -> str:
     shown = ", ".join(items[:_SHOW])

@@ -1,6 +1,11 @@
 """Readers for utterance texts: line-aligned text, Kaldi ``id text``, TSV/CSV with a header, JSONL.
 
 Every problem is an ``InputError`` naming the file and line and saying how to fix it.
+
+``read_texts`` reads a file whole. ``scan_texts`` + ``iter_texts`` read it line by line, in
+constant memory (for corpora of millions of utterances): the scan checks the file as
+``read_texts`` would and keeps 8 bytes per utterance (a hash of its id); on any problem it lets
+``read_texts`` raise, so the message is the same whichever way the file is read.
 """
 
 from __future__ import annotations
@@ -9,8 +14,11 @@ import csv
 import io
 import json
 import re
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import count, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -83,18 +91,39 @@ def read_lines(path: str | Path) -> list[str]:
     return split_lines(text)
 
 
+def iter_lines(path: str | Path) -> Iterator[str]:
+    """The lines ``read_lines`` gives, read one at a time. A decoding problem raises
+    ``UnicodeDecodeError``: the scan lets ``read_lines`` word it."""
+    # newline="": lines end at \n, \r\n or \r, as in split_lines, and keep their ending
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for line in f:
+            yield line.rstrip("\r\n")
+
+
 def table_rows(path: str | Path, lines: list[str], delimiter: str) -> tuple[list[str], list[tuple[int, dict]]]:
     """The header and ``(line number, row)`` pairs of a CSV/TSV file given as lines."""
+    header, rows = _table_rows(path, io.StringIO("\n".join(lines)), delimiter)
+    return header, list(rows)
+
+
+def _table_rows(path, source: Iterable[str], delimiter: str) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     if csv.field_size_limit() < _CSV_FIELD_LIMIT:
         csv.field_size_limit(_CSV_FIELD_LIMIT)
-    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+    reader = csv.DictReader(source, delimiter=delimiter)
+    kind = "TSV" if delimiter == "\t" else "CSV"
     try:
         header = reader.fieldnames or []
-        rows = [(reader.line_num, row) for row in reader]
     except csv.Error as e:
-        kind = "TSV" if delimiter == "\t" else "CSV"
         raise InputError(f"{path}:{reader.line_num}: not valid {kind} ({e})") from None
-    return list(header), rows
+
+    def rows() -> Iterator[tuple[int, dict]]:
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except csv.Error as e:
+            raise InputError(f"{path}:{reader.line_num}: not valid {kind} ({e})") from None
+
+    return list(header), rows()
 
 
 def read_bytes(path: str | Path, what: str = "file") -> bytes:
@@ -156,40 +185,88 @@ def read_texts(
     kind = _detect(path, fmt, ids)
     if lines is None:
         lines = read_lines(path)
+    parsed = _Parsed(path, kind, lines, text_field, id_field, speaker_field, text_setting)
+    records = list(parsed)
     if kind == "text":
-        numbers = range(1, len(lines) + 1)
-        fields = zip(map(str, numbers), lines, numbers, repeat(None))
-        return TextSet(str(path), list(map(_new_tuple, repeat(TextRecord), fields)), False)  # (all in C)
-    if kind == "kaldi":
-        records, has_ids = _kaldi(path, lines), True
-    elif kind == "jsonl":
-        records, has_ids = _jsonl(path, lines, text_field, id_field, speaker_field, text_setting)
-    else:
-        delimiter = "\t" if kind == "tsv" else ","
-        records, has_ids = _table(path, lines, delimiter, text_field, id_field, speaker_field, text_setting)
+        return TextSet(str(path), records, False)
     if not records:
         raise InputError(f"{path}: no utterances found")
     _check_unique(path, records)
-    return TextSet(str(path), records, has_ids)
+    return TextSet(str(path), records, parsed.has_ids)
 
 
 _new_tuple = tuple.__new__  # a record without the NamedTuple's Python-level __new__
 
 
-def _kaldi(path: str | Path, lines: list[str]) -> list[TextRecord]:
-    records = []
+def _joined(lines: Iterable[str]) -> Iterator[str]:
+    """Lines as ``io.StringIO("\\n".join(lines))`` gives them back (the csv module's input)."""
+    it = iter(lines)
+    prev = next(it, None)
+    for line in it:
+        yield prev + "\n"
+        prev = line
+    if prev:
+        yield prev
+
+
+class _Parsed:
+    """The records of a file's lines, as they are parsed; ``has_ids`` is known once they are all read."""
+
+    def __init__(self, path, kind, lines: Iterable[str], text_field, id_field, speaker_field, text_setting):
+        self.path, self.kind, self.lines = path, kind, lines
+        self.fields = (text_field, id_field, speaker_field, text_setting)
+        self.has_ids = kind != "text"
+
+    def __iter__(self) -> Iterator[TextRecord]:
+        path, kind, lines = self.path, self.kind, self.lines
+        text_field, id_field, speaker_field, text_setting = self.fields
+        if kind == "text":
+            numbers = count(1)
+            fields = zip(map(str, count(1)), lines, numbers, repeat(None))
+            return map(_new_tuple, repeat(TextRecord), fields)  # (all in C)
+        if kind == "kaldi":
+            return _kaldi(path, lines)
+        if kind == "jsonl":
+            return self._jsonl(_jsonl_objects(path, lines))
+        return self._table(_table_rows(path, _joined(lines), "\t" if kind == "tsv" else ","))
+
+    def _jsonl(self, objects) -> Iterator[TextRecord]:
+        text_field, id_field, speaker_field, text_setting = self.fields
+        for n, obj in objects:
+            self.has_ids = self.has_ids and obj.get(id_field) not in (None, "")
+            yield _from_mapping(self.path, n, obj, text_field, id_field, speaker_field, list(obj), text_setting)
+
+    def _table(self, table) -> Iterator[TextRecord]:
+        text_field, id_field, speaker_field, text_setting = self.fields
+        header, rows = table
+        if text_field not in header:
+            raise InputError(
+                f"{self.path}:1: no column {text_field!r} in the header (columns: {', '.join(header)}); "
+                + _name_it(text_field, text_setting, "column"),
+                options={text_setting: text_setting} if text_setting else None,
+            )
+        self.has_ids = id_field in header
+        for n, row in rows:
+            if all(v in (None, "") for v in row.values()):
+                continue
+            yield _from_mapping(self.path, n, row, text_field, id_field, speaker_field, header, text_setting)
+
+
+def _kaldi(path: str | Path, lines: Iterable[str]) -> Iterator[TextRecord]:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         parts = line.strip().split(maxsplit=1)
-        records.append(TextRecord(parts[0], parts[1] if len(parts) > 1 else "", n))
-    return records
+        yield TextRecord(parts[0], parts[1] if len(parts) > 1 else "", n)
 
 
-def jsonl_objects(path: str | Path, lines: list[str] | None = None) -> list[tuple[int, dict]]:
+def jsonl_objects(path: str | Path, lines: Iterable[str] | None = None) -> list[tuple[int, dict]]:
     """``(line number, object)`` for every non-blank line of a JSONL file; anything else is an error."""
-    out = []
-    for n, line in enumerate(read_lines(path) if lines is None else lines, 1):
+    return list(_jsonl_objects(path, read_lines(path) if lines is None else lines))
+
+
+def _jsonl_objects(path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -198,33 +275,7 @@ def jsonl_objects(path: str | Path, lines: list[str] | None = None) -> list[tupl
             raise InputError(f"{path}:{n}: not valid JSON ({e.msg} at column {e.colno})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{n}: expected a JSON object per line, got {type(obj).__name__}")
-        out.append((n, obj))
-    return out
-
-
-def _jsonl(path, lines, text_field, id_field, speaker_field, text_setting) -> tuple[list[TextRecord], bool]:
-    records = []
-    has_ids = True
-    for n, obj in jsonl_objects(path, lines):
-        has_ids = has_ids and obj.get(id_field) not in (None, "")
-        records.append(_from_mapping(path, n, obj, text_field, id_field, speaker_field, list(obj), text_setting))
-    return records, has_ids
-
-
-def _table(path, lines, delimiter, text_field, id_field, speaker_field, text_setting) -> tuple[list[TextRecord], bool]:
-    header, rows = table_rows(path, lines, delimiter)
-    if text_field not in header:
-        raise InputError(
-            f"{path}:1: no column {text_field!r} in the header (columns: {', '.join(header)}); "
-            + _name_it(text_field, text_setting, "column"),
-            options={text_setting: text_setting} if text_setting else None,
-        )
-    records = []
-    for n, row in rows:
-        if all(v in (None, "") for v in row.values()):
-            continue
-        records.append(_from_mapping(path, n, row, text_field, id_field, speaker_field, header, text_setting))
-    return records, id_field in header
+        yield n, obj
 
 
 def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns, text_setting) -> TextRecord:
@@ -257,3 +308,87 @@ def _check_unique(path, records: list[TextRecord]) -> None:
         if r.id in seen:
             raise InputError(f"{path}:{r.line}: duplicate id {r.id!r} (first on line {seen[r.id]}); ids must be unique")
         seen[r.id] = r.line
+
+
+class _Whole(Exception):
+    """The file is read whole after all: to word a problem as ``read_texts`` does, or after a hash
+    collision between two ids."""
+
+
+@dataclass(frozen=True)
+class TextScan:
+    """A file of utterances checked line by line (``scan_texts``): its size, whether it has ids,
+    and a 64-bit hash of each id in file order -- or, for a pipe (read once) or after a hash
+    collision, the file read whole (``whole``)."""
+
+    path: str
+    whole: TextSet | None
+    kind: str = "text"
+    count: int = 0
+    has_ids: bool = False
+    id_hashes: array = None  # type: ignore[assignment]
+    settings: dict | None = None
+
+    def records(self) -> Iterator[TextRecord]:
+        """The records again, in file order (read from the file once more unless held whole)."""
+        if self.whole is not None:
+            return iter(self.whole.records)
+        s = self.settings or {}
+        fields = (s["text_field"], s["id_field"], s["speaker_field"], s["text_setting"])
+        return iter(_Parsed(self.path, self.kind, iter_lines(self.path), *fields))
+
+    def text_set(self) -> TextSet:
+        return self.whole if self.whole is not None else read_texts(self.path, **(self.settings or {}))
+
+
+def scan_texts(
+    path: str | Path,
+    *,
+    fmt: str = "auto",
+    ids: bool = False,
+    text_field: str = "text",
+    id_field: str = "id",
+    speaker_field: str | None = "speaker",
+    text_setting: str | None = "text_field",
+) -> TextScan:
+    """Check a file as ``read_texts`` does, line by line, keeping 8 bytes per utterance; any problem
+    is raised by ``read_texts`` itself (same message, same precedence)."""
+    kind = _detect(path, fmt, ids)
+    settings = {
+        "fmt": fmt,
+        "ids": ids,
+        "text_field": text_field,
+        "id_field": id_field,
+        "speaker_field": speaker_field,
+        "text_setting": text_setting,
+    }
+    if not Path(path).is_file():  # a pipe can be read only once; a missing file is worded by read_texts
+        return TextScan(str(path), read_texts(path, **settings))
+    hashes = array("q")
+    try:
+        parsed = _Parsed(path, kind, iter_lines(path), text_field, id_field, speaker_field, text_setting)
+        if kind == "text":
+            n, blank = 0, True
+            for r in parsed:
+                n += 1
+                if blank and r.text.strip():
+                    blank = False
+        else:
+            hashes.extend(map(hash, map(itemgetter(0), parsed)))  # the ids
+            n = len(hashes)
+            blank = not n
+        if blank or _repeats(hashes):
+            raise _Whole
+    except (InputError, UnicodeDecodeError, _Whole):
+        return TextScan(str(path), read_texts(path, **settings))
+    return TextScan(str(path), None, kind, n, parsed.has_ids, hashes, settings)
+
+
+def _repeats(hashes: array) -> bool:
+    """Whether two hashes are equal (a duplicate id, or a collision)."""
+    if len(hashes) < 2:
+        return False
+    import numpy as np
+
+    a = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    return bool((a[1:] == a[:-1]).any())

@@ -4,57 +4,39 @@ accounting and the call log. Every model-based judgment in voxjudge goes through
 A call's life: cache lookup per sample index -> budget check -> rate limits -> concurrency slot ->
 backend call with a timeout -> retries with backoff on transient errors -> answer cached at once
 -> JSON extracted and validated against the schema -> one repair request if invalid -> else the
-sample is returned *unscored* with the raw text and the reason.
+sample is returned *unscored* with the raw text and the reason. The limits, timeout, retries and
+fail-fast stops of one backend call live in ``voxjudge.llm.retry`` (``RetriedCalls``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voxjudge.llm.cache import Cache, default_cache_path, request_keys
-from voxjudge.llm.errors import (
-    BudgetExceeded,
-    ConfigError,
-    PermanentError,
-    TransientError,
-    Unreachable,
-)
+from voxjudge.llm.errors import BudgetExceeded, ConfigError, PermanentError, TransientError
 from voxjudge.llm.limits import RateLimiter
 from voxjudge.llm.parse import InvalidOutput, parse_structured
 from voxjudge.llm.records import RecordLog
 from voxjudge.llm.registry import Backend, Capabilities, backend_class, capabilities_of, create_backend
-from voxjudge.llm.retry import RetryPolicy
+from voxjudge.llm.retry import RetriedCalls, RetryPolicy
 from voxjudge.llm.secrets import redact
 from voxjudge.llm.spec import JudgeSpec, parse_spec
 from voxjudge.llm.types import Message, Request, Response, Usage
-from voxjudge.llm.usage import (
-    PriceTable,
-    UsageMeter,
-    audio_seconds,
-    estimate_request_tokens,
-)
+from voxjudge.llm.usage import PriceTable, UsageMeter, estimate_request_tokens
 
 REPAIR_PROMPT = (
     "Your previous answer could not be used: {reason}. Reply again with only the JSON value, "
     "exactly as the schema requires."
 )
-_FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
-# A 500 whose body repeats word for word is the server rejecting this request, not a hiccup
-# (e.g. a request field it cannot handle): retrying it six more times only costs time.
-_DETERMINISTIC_IF_REPEATED = {500, 501}
-# A server that cannot be reached (refused, DNS, TLS) gets these quick retries, in seconds (one
-# that is still starting up), then the run stops: backing off for minutes would not change it.
-_UNREACHABLE_DELAYS = (0.25, 0.75)
 _DEFAULT = object()
 
 
-class Judge:
+class Judge(RetriedCalls):
     def __init__(
         self,
         spec: JudgeSpec | str,
@@ -219,117 +201,6 @@ class Judge:
             return await self._call_with_retries(request, n, item_id, indices, tokens)
         finally:
             self._reserved -= reserved
-
-    async def _call_with_retries(self, request: Request, n: int, item_id: str | None, indices: list[int], tokens: int):
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.concurrency)
-        attempt = 0
-        quick = 0  # quick retries spent on an unreachable server
-        previous: str | None = None
-        while True:
-            await self.limiter.acquire(tokens + request.max_tokens * n)
-            start = time.perf_counter()
-            async with self._slots:
-                try:
-                    result = await asyncio.wait_for(self.backend.complete(request, n), self.timeout)
-                    error: TransientError | Unreachable | None = None
-                except asyncio.TimeoutError:
-                    error = TransientError(f"{self.spec.provider}: no answer within {self.timeout:g}s")
-                except (TransientError, Unreachable) as e:
-                    error = e
-                except PermanentError as e:
-                    self.meter.failures += 1
-                    message = redact(str(e))
-                    self._log(
-                        request,
-                        item_id,
-                        event="error",
-                        sample_indices=indices,
-                        attempt=attempt,
-                        error=message,
-                        status=e.status,
-                        latency=time.perf_counter() - start,
-                    )
-                    if e.status in _FATAL_STATUS:
-                        raise ConfigError(f"{self.spec.name}: {message}") from None
-                    raise PermanentError(message, status=e.status) from None
-            latency = time.perf_counter() - start
-            if isinstance(error, Unreachable):
-                await self._unreachable(error, quick, request, item_id, indices, attempt, latency)
-                quick += 1
-                continue
-            if error is None:
-                break
-            message = redact(str(error))
-            repeated = error.status in _DETERMINISTIC_IF_REPEATED and message == previous
-            previous = message
-            final = attempt >= self.retry.max_retries or repeated
-            self._log(
-                request,
-                item_id,
-                event="error" if final else "retry",
-                sample_indices=indices,
-                attempt=attempt,
-                error=message,
-                status=error.status,
-                latency=latency,
-            )
-            if repeated:
-                self.meter.failures += 1
-                raise PermanentError(
-                    f"the server gave the same error twice, not retried: {message}", status=error.status
-                )
-            if final:
-                self.meter.failures += 1
-                raise TransientError(f"gave up after {attempt + 1} attempts: {message}", status=error.status)
-            self.meter.retries += 1
-            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
-            attempt += 1
-        usage = result.usage
-        usage.audio_seconds = audio_seconds(request)
-        self.meter.add(usage)
-        self._log(
-            request,
-            item_id,
-            event="call",
-            sample_indices=indices,
-            attempt=attempt,
-            usage=usage.as_dict(),
-            latency=round(latency, 4),
-            finish_reasons=[s.finish_reason for s in result.samples],
-            structured=result.structured,
-        )
-        return result, usage, latency
-
-    async def _unreachable(
-        self,
-        error: Unreachable,
-        quick: int,
-        request: Request,
-        item_id: str | None,
-        indices: list[int],
-        attempt: int,
-        latency: float,
-    ) -> None:
-        """A quick retry or two, then the run stops: later calls fail at once with the same reason."""
-        message = redact(str(error))
-        final = quick >= len(_UNREACHABLE_DELAYS) or self.unreachable is not None
-        self._log(
-            request,
-            item_id,
-            event="error" if final else "retry",
-            sample_indices=indices,
-            attempt=attempt + quick,
-            error=message,
-            latency=latency,
-        )
-        if final:
-            self.meter.failures += 1
-            self.unreachable = self.unreachable or message
-            self.stop_reason = self.stop_reason or self.unreachable
-            raise Unreachable(self.unreachable, url=error.url)
-        self.meter.retries += 1
-        await asyncio.sleep(_UNREACHABLE_DELAYS[quick])
 
     async def _validate(self, request: Request, response: Response, item_id: str | None) -> None:
         try:

@@ -1,9 +1,38 @@
-"""Retry policy: exponential backoff with jitter, honouring the server's Retry-After."""
+"""Retries and fail-fast stops: how one backend call is attempted, retried or given up.
+
+``RetryPolicy`` says how long to wait; ``RetriedCalls`` (the part of ``Judge`` that makes one
+backend call) says whether to try again: transient errors (429, 5xx, timeouts) back off and
+retry; a permanent error, or a 500 repeated word for word, is not retried; 401/403/404 stop the
+run; a server that cannot be reached gets two quick retries, then every later call fails at once.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.secrets import redact
+from voxjudge.llm.types import Request
+from voxjudge.llm.usage import audio_seconds
+
+if TYPE_CHECKING:
+    from voxjudge.llm.limits import RateLimiter
+    from voxjudge.llm.registry import Backend
+    from voxjudge.llm.spec import JudgeSpec
+    from voxjudge.llm.usage import UsageMeter
+
+_FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
+# A 500 whose body repeats word for word is the server rejecting this request, not a hiccup
+# (e.g. a request field it cannot handle): retrying it six more times only costs time.
+_DETERMINISTIC_IF_REPEATED = {500, 501}
+# A server that cannot be reached (refused, DNS, TLS) gets these quick retries, in seconds (one
+# that is still starting up), then the run stops: backing off for minutes would not change it.
+_UNREACHABLE_DELAYS = (0.25, 0.75)
 
 
 @dataclass
@@ -20,3 +49,135 @@ class RetryPolicy:
             return min(self.max_delay, retry_after) * (1 + 0.1 * self.rng.random())
         ceiling = min(self.max_delay, self.base_delay * 2**attempt)
         return ceiling / 2 + self.rng.random() * ceiling / 2  # "equal jitter"
+
+
+class RetriedCalls:
+    """Mixed into ``Judge``: one backend call under the rate limits and a concurrency slot, with a
+    timeout, retried or stopped as the module docstring says. Every attempt is logged; the
+    meter counts retries and failures. ``unreachable`` and ``stop_reason`` are set when the
+    server cannot be reached, so the judge fails later calls at once."""
+
+    # Set by Judge.__init__ (a cluster judge swaps in the cluster's limiter and slots).
+    spec: JudgeSpec
+    backend: Backend
+    meter: UsageMeter
+    limiter: RateLimiter
+    retry: RetryPolicy
+    timeout: float
+    concurrency: int
+    _slots: Any
+    unreachable: str | None
+    stop_reason: str | None
+
+    _log: Callable[..., None]  # one call-log record: (request, item_id, **fields)
+
+    async def _call_with_retries(self, request: Request, n: int, item_id: str | None, indices: list[int], tokens: int):
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        attempt = 0
+        quick = 0  # quick retries spent on an unreachable server
+        previous: str | None = None
+        while True:
+            await self.limiter.acquire(tokens + request.max_tokens * n)
+            start = time.perf_counter()
+            async with self._slots:
+                try:
+                    result = await asyncio.wait_for(self.backend.complete(request, n), self.timeout)
+                    error: TransientError | Unreachable | None = None
+                except asyncio.TimeoutError:
+                    error = TransientError(f"{self.spec.provider}: no answer within {self.timeout:g}s")
+                except (TransientError, Unreachable) as e:
+                    error = e
+                except PermanentError as e:
+                    self.meter.failures += 1
+                    message = redact(str(e))
+                    self._log(
+                        request,
+                        item_id,
+                        event="error",
+                        sample_indices=indices,
+                        attempt=attempt,
+                        error=message,
+                        status=e.status,
+                        latency=time.perf_counter() - start,
+                    )
+                    if e.status in _FATAL_STATUS:
+                        raise ConfigError(f"{self.spec.name}: {message}") from None
+                    raise PermanentError(message, status=e.status) from None
+            latency = time.perf_counter() - start
+            if isinstance(error, Unreachable):
+                await self._unreachable(error, quick, request, item_id, indices, attempt, latency)
+                quick += 1
+                continue
+            if error is None:
+                break
+            message = redact(str(error))
+            repeated = error.status in _DETERMINISTIC_IF_REPEATED and message == previous
+            previous = message
+            final = attempt >= self.retry.max_retries or repeated
+            self._log(
+                request,
+                item_id,
+                event="error" if final else "retry",
+                sample_indices=indices,
+                attempt=attempt,
+                error=message,
+                status=error.status,
+                latency=latency,
+            )
+            if repeated:
+                self.meter.failures += 1
+                raise PermanentError(
+                    f"the server gave the same error twice, not retried: {message}", status=error.status
+                )
+            if final:
+                self.meter.failures += 1
+                raise TransientError(f"gave up after {attempt + 1} attempts: {message}", status=error.status)
+            self.meter.retries += 1
+            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+            attempt += 1
+        usage = result.usage
+        usage.audio_seconds = audio_seconds(request)
+        self.meter.add(usage)
+        self._log(
+            request,
+            item_id,
+            event="call",
+            sample_indices=indices,
+            attempt=attempt,
+            usage=usage.as_dict(),
+            latency=round(latency, 4),
+            finish_reasons=[s.finish_reason for s in result.samples],
+            structured=result.structured,
+        )
+        return result, usage, latency
+
+    async def _unreachable(
+        self,
+        error: Unreachable,
+        quick: int,
+        request: Request,
+        item_id: str | None,
+        indices: list[int],
+        attempt: int,
+        latency: float,
+    ) -> None:
+        """A quick retry or two, then the run stops: later calls fail at once with the same reason."""
+        message = redact(str(error))
+        final = quick >= len(_UNREACHABLE_DELAYS) or self.unreachable is not None
+        self._log(
+            request,
+            item_id,
+            event="error" if final else "retry",
+            sample_indices=indices,
+            attempt=attempt + quick,
+            error=message,
+            latency=latency,
+        )
+        if final:
+            self.meter.failures += 1
+            self.unreachable = self.unreachable or message
+            self.stop_reason = self.stop_reason or self.unreachable
+            raise Unreachable(self.unreachable, url=error.url)
+        self.meter.retries += 1
+        await asyncio.sleep(_UNREACHABLE_DELAYS[quick])

@@ -21,6 +21,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from voxjudge.asr.alignment import align_tokens
 
@@ -140,25 +141,43 @@ def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent 
                 RubricPair((ref[c.ref_start + k],), (hyp[c.hyp_start + k],), "equal", c.ref_start + k, c.hyp_start + k)
                 for k in range(c.ref_end - c.ref_start)
             ]
-    return _swaps(pairs, word_key)
+    return swaps(pairs, _word_keys)
 
 
-def _swaps(pairs: list[RubricPair], key: Callable[[str], str]) -> list[RubricPair]:
+def _equal_pair(item) -> RubricPair | None:
+    return item if type(item) is RubricPair and item.op == "equal" else None
+
+
+def swaps(
+    items: list,
+    keys: Callable[[tuple[str, ...]], list[str]],
+    single: Callable[[Any], RubricPair | None] = _equal_pair,
+) -> list:
     """An edit script may spell an adjacent swap as insert x, keep y, delete x (or the mirror);
-    that is one reordering, not two errors."""
-    out: list[RubricPair] = []
-    k = 0
-    while k < len(pairs):
-        a, b, c = pairs[k], pairs[k + 1] if k + 1 < len(pairs) else None, pairs[k + 2] if k + 2 < len(pairs) else None
-        if b is not None and c is not None and b.op == "equal":
-            if a.op == "insert" and c.op == "delete" and [key(w) for w in a.hyp] == [key(w) for w in c.ref]:
-                out.append(RubricPair(b.ref + c.ref, a.hyp + b.hyp, "swap", b.ref_start, a.hyp_start))
-                k += 3
-                continue
-            if a.op == "delete" and c.op == "insert" and [key(w) for w in a.ref] == [key(w) for w in c.hyp]:
-                out.append(RubricPair(a.ref + b.ref, b.hyp + c.hyp, "swap", a.ref_start, b.hyp_start))
-                k += 3
-                continue
+    that is one reordering, not two errors. ``keys`` gives the comparison keys of a pair's words;
+    ``single`` says which item is one kept word (as an equal pair) -- the streamed path's items
+    include runs of identical words (``stream.py``), the rest are ``RubricPair``s."""
+    out: list = []
+    k, n = 0, len(items)
+    while k < n:
+        a = items[k]
+        if k + 2 < n and type(a) is RubricPair and a.op in ("insert", "delete"):
+            c = items[k + 2]
+            if type(c) is RubricPair and c.op in ("insert", "delete") and c.op != a.op:
+                b = single(items[k + 1])
+                if b is not None:
+                    if a.op == "insert" and keys(a.hyp) == keys(c.ref):
+                        out.append(RubricPair(b.ref + c.ref, a.hyp + b.hyp, "swap", b.ref_start, a.hyp_start))
+                        k += 3
+                        continue
+                    if a.op == "delete" and keys(a.ref) == keys(c.hyp):
+                        out.append(RubricPair(a.ref + b.ref, b.hyp + c.hyp, "swap", a.ref_start, b.hyp_start))
+                        k += 3
+                        continue
         out.append(a)
         k += 1
     return out
+
+
+def _word_keys(words: tuple[str, ...]) -> list[str]:
+    return [word_key(w) for w in words]

@@ -31,7 +31,7 @@ import numpy as np
 
 from voxjudge.asr.laser.conventions import Calibration
 from voxjudge.asr.laser.rubric import LaserRubric
-from voxjudge.asr.laser.rules import Label
+from voxjudge.asr.laser.rules import PENALISED, Label, pair_edits
 from voxjudge.errors import InputError
 
 FORMAT = "voxjudge-laser-calibration-1"
@@ -46,6 +46,13 @@ GRID = {
     "repetition": ("no_penalty", "minor"),
     "partial": ("minor", "major"),
 }
+# the graded part (``rules.residual``), fitted after the tiers: per character edit of a penalised
+# pair, per case/punctuation edit of a pair that matches apart from them; powers of two so that
+# penalties add exactly in any order (the streamed and the whole-file scores stay byte-identical)
+GRADED = {
+    "edit": (0.0, 2**-10, 2**-8, 2**-6, 2**-4),
+    "surface": (0.0, 2**-5, 2**-4, 2**-3, 2**-2, 3 * 2**-3),
+}
 NOTICE = (
     "Calibrated on asr_sentence_ratings_train.csv (asr-metric-evaluation, MIT licence, "
     "LICENSE-asr-metric-evaluation.txt) and hats_pairs_train.tsv (HATS, metric-evaluator, MIT licence, "
@@ -54,9 +61,12 @@ NOTICE = (
 _SPEECH = {"filler": "filler", "repetition": "repetition", "partial_word": "partial"}
 
 
-def grid() -> list[Calibration]:
-    keys = list(GRID)
-    return [Calibration(**dict(zip(keys, values))) for values in itertools.product(*(GRID[k] for k in keys))]
+def grid(base: Calibration | None = None, space: dict | None = None) -> list[Calibration]:
+    """Every calibration of ``space`` (the tiers' grid by default), other fields from ``base``."""
+    space = GRID if space is None else space
+    keys = list(space)
+    base = base or Calibration()
+    return [replace(base, **dict(zip(keys, values))) for values in itertools.product(*(space[k] for k in keys))]
 
 
 # ---- data ---------------------------------------------------------------------------------------
@@ -96,9 +106,14 @@ class Prepared:
     words: np.ndarray
     speech_owner: np.ndarray
     speech_kind: list[str]
+    fixed_edits: np.ndarray  # character edits of the fixed pairs that are penalised, per utterance
+    surface: np.ndarray  # case/punctuation edits of the pairs that match apart from them, per utterance
+    edits: np.ndarray  # character edits of each evidence pair
+    speech_edits: np.ndarray  # of each speech pair
 
     def scores(self, cal: Calibration, tiers: dict[str, float]) -> np.ndarray:
-        pen = self.fixed.copy()
+        """Utterance scores under ``cal``: what ``rules.classify`` and ``rules.residual`` give."""
+        pen = self.fixed + cal.edit * self.fixed_edits + cal.surface * self.surface
         if len(self.owner):
             major, near = tiers["major"], tiers[cal.near]
             extra = np.full(len(self.owner), major)
@@ -109,9 +124,10 @@ class Prepared:
             alike = ok & (self.sound >= 1.0)
             tier = np.where(self.words, tiers[cal.homophone_word], tiers[cal.homophone])
             extra[alike] = np.where(self.function, major, tier)[alike]
-            np.add.at(pen, self.owner, extra)
+            np.add.at(pen, self.owner, extra + cal.edit * self.edits * (extra > 0))
         if len(self.speech_owner):
-            np.add.at(pen, self.speech_owner, np.array([tiers[getattr(cal, k)] for k in self.speech_kind]))
+            extra = np.array([tiers[getattr(cal, k)] for k in self.speech_kind])
+            np.add.at(pen, self.speech_owner, extra + cal.edit * self.speech_edits * (extra > 0))
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.ref_words > 0, 1 - pen / np.maximum(self.ref_words, 1), np.nan)
 
@@ -123,21 +139,28 @@ def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRu
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
     labels: list[Label] = labeler(items)
     ref_words = np.array([sum(len(p.ref) for p in pairs) for _, _, pairs in aligned], dtype=float)
-    fixed = np.zeros(len(aligned))
-    owner, facts, speech_owner, speech_kind = [], [], [], []
+    fixed, fixed_edits, surface = np.zeros(len(aligned)), np.zeros(len(aligned)), np.zeros(len(aligned))
+    owner, facts, edits, speech_owner, speech_kind, speech_edits = [], [], [], [], [], []
     k = 0
     for u, (_, _, pairs) in enumerate(aligned):
-        for _ in pairs:
+        for p in pairs:
             lab = labels[k]
             k += 1
+            chars, written = pair_edits(p) if lab.label != "match" or p.ref != p.hyp else (0, 0)
             if lab.evidence is not None:
                 owner.append(u)
                 facts.append(lab.evidence)
+                edits.append(chars)
             elif lab.error_type in _SPEECH:
                 speech_owner.append(u)
                 speech_kind.append(_SPEECH[lab.error_type])
+                speech_edits.append(chars)
             else:
                 fixed[u] += rubric.penalty(lab.label)
+                if lab.label in PENALISED:
+                    fixed_edits[u] += chars
+                elif lab.label == "match":
+                    surface[u] += written
     f = np.array(facts, dtype=float).reshape(-1, 5)
     return Prepared(
         ref_words,
@@ -150,6 +173,10 @@ def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRu
         f[:, 4].astype(bool),
         np.array(speech_owner, dtype=np.intp),
         speech_kind,
+        fixed_edits,
+        surface,
+        np.array(edits, dtype=float),
+        np.array(speech_edits, dtype=float),
     )
 
 
@@ -222,12 +249,19 @@ def _codes(groups: Sequence[str]) -> np.ndarray:
 
 
 def best(task_list: Sequence[Task], rubric: LaserRubric, rows: Sequence | None = None) -> Calibration:
-    """The grid's calibration with the best mean objective over the tasks (first on ties: the
-    grid lists the rubric's defaults first)."""
+    """The best calibration by mean objective over the tasks, in three steps: the tiers' grid
+    (graded part off), then the graded part's grid under those tiers, then the tiers again under
+    that graded part. On ties the first wins (the grids list the rubric's defaults first)."""
     tiers = {**rubric.tiers, "match": 0.0}
     rows = rows or [None] * len(task_list)
+    found = _best_of(grid(), task_list, tiers, rows)
+    found = _best_of(grid(found, GRADED), task_list, tiers, rows)
+    return _best_of(grid(found), task_list, tiers, rows)
+
+
+def _best_of(candidates: list[Calibration], task_list, tiers, rows) -> Calibration:
     found, top = None, -np.inf
-    for cal in grid():
+    for cal in candidates:
         value = float(np.mean([t.objective(cal, tiers, r) for t, r in zip(task_list, rows)]))
         if value > top + 1e-12:
             found, top = cal, value

@@ -66,6 +66,11 @@ class LaserRubric:
     def penalty(self, label: str) -> float:
         return 0.0 if label == "match" else self.tiers[label]
 
+    def pair_penalty(self, lab) -> float:
+        """A labelled pair's penalty: its tier's, plus the calibrated graded part (``Label.residual``,
+        0 but under the default judge's calibration)."""
+        return (0.0 if lab.label == "match" else self.tiers[lab.label]) + lab.residual
+
     def type(self, type_id: str) -> ErrorType:
         for t in self.types:
             if t.id == type_id:

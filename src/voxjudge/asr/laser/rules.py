@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair
@@ -58,6 +58,7 @@ class Label:
     # side in characters, both sides known words); lets calibration re-tier a pair without
     # classifying it again
     evidence: tuple | None = field(default=None, compare=False)
+    residual: float = 0.0  # the calibrated graded penalty added to the tier's (``residual``)
 
 
 _UK_US = [
@@ -115,10 +116,13 @@ def _plain(word: str) -> str:
 def _uk_us(a: str, b: str) -> bool:
     if (len(a) > 5 and a.replace("our", "or") == b) or (len(b) > 5 and b.replace("our", "or") == a):
         return True  # colour/color, favourite/favorite (not four/for: short words are left alone)
-    for uk, us in _UK_US[1:]:
-        if re.sub(uk, us, a) == b or re.sub(uk, us, b) == a:
+    for sub, us in _UK_US_SUBS:
+        if sub(us, a) == b or sub(us, b) == a:
             return True
     return False
+
+
+_UK_US_SUBS = [(re.compile(uk).sub, us) for uk, us in _UK_US[1:]]  # compiled once (a lookup per call cost 5%)
 
 
 @lru_cache(maxsize=100_000)
@@ -435,6 +439,44 @@ _NOTES = {
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
+    lab = _classify(pair, lang, conventions)
+    cal = (conventions if conventions is not None else conventions_for(lang)).calibration
+    if cal.edit or cal.surface:
+        extra, count, unit = residual(pair, lab.label, cal)
+        if extra:
+            return replace(lab, residual=extra, reason=f"{lab.reason}; graded +{extra:g} ({unit}: {count})")
+    return lab
+
+
+PENALISED = ("minor", "major")
+
+
+def pair_edits(pair: RubricPair) -> tuple[int, int]:
+    """(character edits between the folded sides, edits between the sides as written): what the
+    graded penalty counts (``residual``)."""
+    from rapidfuzz.distance import Levenshtein
+
+    fr, fh = " ".join(fold(w) for w in pair.ref), " ".join(fold(w) for w in pair.hyp)
+    return Levenshtein.distance(fr, fh), Levenshtein.distance(" ".join(pair.ref), " ".join(pair.hyp))
+
+
+def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
+    """(graded penalty, count, what was counted): what the calibration adds to a pair's tier
+    penalty. ``edit`` per character edit between the folded sides of a minor or major pair (of two
+    wrong words the one spelled further off costs more; an added or dropped word costs its
+    length); ``surface`` per case or punctuation edit of a pair that matches apart from them (the
+    raters saw casing and punctuation). Nothing for no-penalty pairs, nor under the rubric's
+    defaults (0)."""
+    if label in PENALISED and cal.edit:
+        n = pair_edits(pair)[0]
+        return cal.edit * n, n, "character edits"
+    if label == "match" and cal.surface and pair.ref != pair.hyp:
+        n = pair_edits(pair)[1]
+        return cal.surface * n, n, "case/punctuation edits"
+    return 0.0, 0, ""
+
+
+def _classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
     note = pair.note

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,10 +52,11 @@ def _no_progress(_what: str) -> AbstractContextManager:
 
 
 def run_laser(
-    references: Sequence[str],
-    hypotheses: Sequence[str],
+    references: Sequence[str] = (),
+    hypotheses: Sequence[str] = (),
     ids: Sequence[str] | None = None,
     *,
+    paired: Iterable[tuple[str, str, str]] | None = None,
     judge: Any = "default",
     options: LaserOptions | None = None,
     human: dict[str, float] | None = None,
@@ -66,6 +67,10 @@ def run_laser(
     """LASER for a corpus: per-utterance scores, the summary, and the agreement with ``human``
     scores by id when given. ``judge``: a spec string or a ``voxjudge.llm.Judge``.
 
+    ``paired``: the utterances as ``(id, reference, hypothesis)`` rows with a length instead of
+    the three sequences -- e.g. ``io.streamed.PairedStream``, read from the files as offline
+    judges score them (an LLM judge holds them all).
+
     ``out``: where the per-utterance records go as they are produced -- a path (written whole
     when the run ends) or a ``RecordStream`` the caller renames into place. Offline judges
     stream: with ``keep_utterances=False`` the result holds only the summary, and memory does not
@@ -74,9 +79,8 @@ def run_laser(
 
     sink = RecordStream(out) if isinstance(out, (str, Path)) else out
     try:
-        result = _run(
-            references, hypotheses, ids, judge, options or LaserOptions(), human, progress, sink, keep_utterances
-        )
+        options = options or LaserOptions()
+        result = _run(references, hypotheses, ids, paired, judge, options, human, progress, sink, keep_utterances)
         if isinstance(out, (str, Path)):
             sink.commit()
     except BaseException:
@@ -86,18 +90,23 @@ def run_laser(
     return result
 
 
-def _run(references, hypotheses, ids, judge, options: LaserOptions, human, progress, sink, keep: bool) -> LaserResult:
+def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
     from voxjudge.asr.laser.judges import is_offline, offline_labeler
 
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
-    ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     boot = _boot(options)
     spec = judge if isinstance(judge, str) else judge.spec.full_name
     settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang}
     if isinstance(judge, str) and is_offline(judge):
         offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
-        return _streamed(references, hypotheses, ids, judge, rubric, options, settings, human, progress, sink, keep)
+        if paired is None:
+            ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
+            paired = _Rows(zip(ids, references, hypotheses), len(ids))
+        return _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep)
+    if paired is not None:
+        ids, references, hypotheses = (list(c) for c in zip(*paired)) if len(paired) else ([], [], [])
+    ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     owned = isinstance(judge, str)
     llm = options.llm.judge(judge, dry_run=options.dry_run) if owned else judge
     # the model-judged run, its dry run and its recorded settings use the same options
@@ -126,7 +135,20 @@ def _run(references, hypotheses, ids, judge, options: LaserOptions, human, progr
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
 
 
-def _streamed(references, hypotheses, ids, judge, rubric, options, settings, human, progress, sink, keep):
+class _Rows:
+    """Rows with a length (what ``_streamed`` reads)."""
+
+    def __init__(self, rows: Iterable[tuple[str, str, str]], n: int):
+        self.rows, self.n = rows, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        return iter(self.rows)
+
+
+def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep):
     """An offline judge over chunks (``stream.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
     from voxjudge.asr.laser.stream import StreamSettings, default_jobs, score_chunks
@@ -144,7 +166,8 @@ def _streamed(references, hypotheses, ids, judge, rubric, options, settings, hum
     jobs = options.jobs if options.jobs is not None else default_jobs()
     tally, figures, utterances, done = LaserTally(), [], [], 0
     with progress(f"labelling word pairs ({judge})") as update:
-        for chunk in score_chunks(zip(ids, references, hypotheses), stream, jobs=jobs, total=len(ids)):
+        total = len(paired)
+        for chunk in score_chunks(paired, stream, jobs=jobs, total=total):
             if sink is not None:
                 sink.write_lines(chunk.lines)
             events = iter(chunk.events)
@@ -157,7 +180,7 @@ def _streamed(references, hypotheses, ids, judge, rubric, options, settings, hum
             utterances += chunk.utterances
             done += len(chunk.figures)
             if update is not None:
-                update(done, len(ids))
+                update(done, total)
     boot = _boot(options)
     summary = tally.summary(rubric)
     return laser_result(utterances, rubric, settings, {}, human=human, summary=summary, figures=figures, **boot)

@@ -102,7 +102,7 @@ def score_aligned(
         u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k])
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
-            pen = rubric.penalty(lab.label)
+            pen = rubric.pair_penalty(lab)
             u.pairs.append(
                 ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
             )

@@ -1,0 +1,132 @@
+"""``asr metrics`` and ``asr compare``: the classic error rates, their counts and settings."""
+
+from __future__ import annotations
+
+from voxjudge.cli.common import console, fmt_rate
+from voxjudge.plural import counted
+
+_COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
+
+
+def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speakers) -> str:
+    """The ``asr metrics`` tables: the rates of the units counted, and ``unit``'s counts."""
+    from voxjudge.cli.tables import Table
+
+    counts = result.corpus_word if unit == "word" else result.corpus_char
+    unit_name = {"word": "words", "char": "chars", "grapheme": "graphemes"}[unit]
+    rates = [k for k in ("wer", "cer", "mer", "wil", "wip") if k in summary]
+    n = counted(summary["utterances_count"], "utterance")
+    table = Table(title=f"Corpus level: {n} ({ref_path} vs {hyp_path})")
+    for col in rates:
+        table.add_column(col.upper(), justify="right")
+    for col in ("ref " + unit_name, "hits", "sub", "del", "ins"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        *(fmt_rate(summary[k]) for k in rates),
+        *(str(v) for v in (counts.ref_len, counts.hits, counts.substitutions, counts.deletions, counts.insertions)),
+    )
+    # Plain text, no rich: the tables are laid out already, and importing rich cost more than
+    # rendering (asr metrics is timed as a whole process).
+    out = [table.render()]
+    words = "wer" in summary
+    shown = [k for k in ("wer", "cer") if k in summary]
+    if speakers:
+        st = Table(title="Per speaker (corpus level within each speaker)")
+        cols = ["speaker", "utts", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "sub", "del", "ins"):
+            st.add_column(col, justify="left" if col == "speaker" else "right")
+        for name, s in speakers.items():
+            prefix = "" if words else "char_"
+            st.add_row(
+                name,
+                str(s["utterances_count"]),
+                str(s["ref_words"] if words else s["ref_chars"]),
+                *(fmt_rate(s[k]) for k in shown),
+                *(str(s[prefix + k]) for k in ("substitutions", "deletions", "insertions")),
+            )
+        out.append(st.render())
+    if utterances:
+        ut = Table(title="Per utterance (input order)")
+        cols = ["id", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
+        for col in (*cols, "hits", "sub", "del", "ins"):
+            ut.add_column(col, justify="left" if col == "id" else "right")
+        prefix = "" if words else "char_"
+        for u in utterances:
+            ut.add_row(
+                u["id"],
+                str(u["ref_words"] if words else u["ref_chars"]),
+                *(fmt_rate(u[k]) for k in shown),
+                *(str(u[prefix + k]) for k in _COUNT_KEYS),
+            )
+        out.append(ut.render())
+    out.append(_text_settings(summary))
+    return "\n".join(out)
+
+
+def _text_settings(summary: dict) -> str:
+    """The normalisation, word split and CER unit every error rate of a table was computed on."""
+    cer_unit = f"  CER unit={summary['cer_unit']}" if "cer_unit" in summary else ""
+    return (
+        f"normalize={summary['normalize']}  split={summary['split']}{cer_unit}  "
+        "(corpus level = errors summed over utterances / reference units)"
+    )
+
+
+def _bootstrap_p(p: float, resamples: int) -> str:
+    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 1/B."""
+    return f"p < {1 / resamples:.2g}" if p == 0 else f"p={p:.4g}"
+
+
+def render_compare(s: dict, names: list[str]) -> str:
+    from voxjudge.cli.tables import Table
+
+    a, b = names
+    con = console()
+    with con.capture() as cap:
+        t = Table(title=f"{a} vs {b} on {counted(s['utterances']['count'], 'utterance')} (delta = {a} - {b})")
+        for col in ("measure", a, b, "delta"):
+            t.add_column(col, justify="left" if col == "measure" else "right")
+        for k in ("wer", "cer", "mer", "wil", "wip"):
+            t.add_row(k.upper(), fmt_rate(s["a"][k]), fmt_rate(s["b"][k]), f"{100 * s['delta'][k]:+.2f} pts")
+        for k in _COUNT_KEYS:
+            t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
+        con.print(t)
+        if "normalize" in s:
+            con.print(_text_settings(s))
+        u = s["utterances"]
+        con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
+        m = s["significance"]["mapsswe"]
+        bs = s["significance"]["paired_bootstrap_wer"]
+        con.print(
+            f"MAPSSWE: {m['segments']} segments, mean error difference {m['mean_difference']:+.3f}, "
+            f"z={m['z']:+.3f}, p={m['p_value']:.4g}"
+        )
+        con.print(
+            f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
+            f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
+            f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({bs['n_resamples']} resamples, seed {bs['seed']})"
+        )
+        for key, name in (("a", a), ("b", b)):
+            conf = s["confusions"][key]
+            ct = Table(title=f"{name}: most frequent errors")
+            ct.add_column("substitution (ref → hyp)")
+            ct.add_column("n", justify="right")
+            ct.add_column("deleted")
+            ct.add_column("n", justify="right")
+            ct.add_column("inserted")
+            ct.add_column("n", justify="right")
+            rows = max(len(conf["substitutions"]), len(conf["deletions"]), len(conf["insertions"]))
+            for i in range(rows):
+                sub = conf["substitutions"][i] if i < len(conf["substitutions"]) else None
+                de = conf["deletions"][i] if i < len(conf["deletions"]) else None
+                ins = conf["insertions"][i] if i < len(conf["insertions"]) else None
+                ct.add_row(
+                    f"{sub['ref']} → {sub['hyp']}" if sub else "",
+                    str(sub["count"]) if sub else "",
+                    de["ref"] if de else "",
+                    str(de["count"]) if de else "",
+                    ins["hyp"] if ins else "",
+                    str(ins["count"]) if ins else "",
+                )
+            con.print(ct)
+    return cap.get().rstrip("\n")

@@ -1,0 +1,154 @@
+"""``asr judge-card``: each metric's agreement with people, preferences and ratings."""
+
+from __future__ import annotations
+
+from voxjudge.cli.common import console
+from voxjudge.cli.views.shared import render_join_coverage
+
+
+def render_judge_card(s: dict) -> str:
+    """``asr judge-card``: one row per metric, preference agreement per certitude and correlation with
+    ratings side by side; coverage comes before the figures, partial rows are marked."""
+    from voxjudge.cli.tables import Table
+    from voxjudge.report.html import correlation_text
+
+    prefs, ratings = s.get("preferences"), s.get("ratings")
+    names = [m["name"] for m in s["metrics"]]
+    partial = {n for n in names if s["coverage"][n]["scored"] < s["coverage"][n]["total"]}
+    level = f"{100 * s['bootstrap']['confidence']:g}%"
+    lines = []
+    for n in sorted(partial, key=names.index):
+        c = s["coverage"][n]
+        lines.append(
+            f"partial: {n} scored {c['scored']} of {c['total']} hypotheses ({c['total'] - c['scored']} unscored); "
+            "its figures (*) are over what it scored only"
+        )
+
+    def pct(cell: dict, mark: str) -> str:
+        if cell["agreement"] is None:
+            return "–"
+        ci = "" if cell["ci_low"] is None else f" [{100 * cell['ci_low']:.1f}, {100 * cell['ci_high']:.1f}]"
+        return f"{100 * cell['agreement']:.1f}{mark}{ci}"
+
+    method = ratings["methods"][0] if ratings else "pearson"
+
+    def corr(cell: dict, mark: str) -> str:
+        return correlation_text(cell[method]) + mark if method in cell else correlation_text(cell)
+
+    subsets = list(ratings["by_subset"]) if ratings else []
+    t = Table(title=f"Judge card: agreement with people ({level} bootstrap CI)")
+    t.add_column("metric")
+    t.add_column("coverage", justify="right")
+    if prefs:
+        for name, n in prefs["levels"].items():
+            t.add_column(f"prefer {name} (n={n})", justify="right")
+    if ratings:
+        t.add_column(f"ratings {method.title()} (n={ratings['by_subset']['all']['items']})", justify="right")
+    for n in names:
+        c = s["coverage"][n]
+        mark = "*" if n in partial else ""
+        row = [n, fmt_cover(c["scored"], c["total"])]
+        if prefs:
+            row += [pct(cell, mark) for cell in prefs["by_metric"][n]]
+        if ratings:
+            row.append(corr(ratings["by_subset"]["all"]["by_metric"][n], mark))
+        t.add_row(*row)
+    raters = (ratings or {}).get("by_subset", {}).get("all", {}).get("raters")
+    if raters and "ceiling" in raters:
+        t.add_row("raters' ceiling", "", *([""] * len(prefs["levels"]) if prefs else []), f"{raters['ceiling']:.3f}")
+    join = (ratings or {}).get("join")
+    if join and (cover := render_join_coverage(join, "hypotheses", "the ratings figures cover")):
+        lines.insert(0, cover)
+    con = console()
+    with con.capture() as cap:
+        for line in lines:
+            con.print(line)
+        con.print(t)
+        if len(subsets) > 1:
+            by = Table(title=f"Ratings by language: {method.title()} ({level} bootstrap CI)")
+            by.add_column("metric")
+            for sub in subsets[1:]:
+                by.add_column(f"{sub} (n={ratings['by_subset'][sub]['items']})", justify="right")
+            for n in names:
+                mark = "*" if n in partial else ""
+                by.add_row(n, *(corr(ratings["by_subset"][sub]["by_metric"][n], mark) for sub in subsets[1:]))
+            ceilings = [ratings["by_subset"][sub].get("raters") or {} for sub in subsets[1:]]
+            if any("ceiling" in c for c in ceilings):
+                by.add_row("raters' ceiling", *(f"{c['ceiling']:.3f}" if "ceiling" in c else "" for c in ceilings))
+            con.print(by)
+        diffs = _card_differences(prefs, ratings, method, subsets, level)
+        for table in diffs:
+            con.print(table)
+        if prefs:
+            splits = prefs["human_ties"]
+            con.print(
+                f"preferences: {prefs['source'] or 'given'}, {prefs['triplets']} triplets of {prefs['groups']} "
+                f"references, {prefs['votes']} votes. prefer = % of triplets where the metric prefers the "
+                "hypothesis most people chose, among those whose winning side got 100% of the votes "
+                "(unanimous), at least 70%, or any share (all); a tie counts as disagreement (the metric "
+                f"scores both alike, or people split evenly: {splits} triplet{'' if splits == 1 else 's'} here)"
+            )
+        if ratings:
+            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
+            if method != "pearson" or len(ratings["methods"]) > 1:
+                note += f" ({', '.join(ratings['methods'])} in --json)"
+            if raters and "ceiling" in raters:
+                note += (
+                    f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
+                    f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
+                )
+            con.print(note + f"; CIs resample whole utterances ({ratings['by_subset']['all']['groups']} references)")
+        if diffs:
+            con.print(
+                "differences: the row's metric minus the other, on the items both scored, with a paired CI from "
+                "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
+                "(or less) with people here"
+            )
+        con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
+    return cap.get().rstrip("\n")
+
+
+def _card_differences(prefs: dict | None, ratings: dict | None, method: str, subsets: list[str], level: str):
+    """The judge card's paired differences, one row per pair of metrics: a table with a column per
+    preference level, one with a column per ratings subset (the headline correlation)."""
+    from voxjudge.cli.tables import Table
+
+    def text(d: dict, scale: float, digits: int) -> str:
+        if d["difference"] is None:
+            return "–"
+        low, high = d["ci_low"], d["ci_high"]
+        sure = low is not None and (low > 0 or high < 0)
+        ci = "" if low is None else f" [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+        return f"{scale * d['difference']:+.{digits}f}{ci}{' !' if sure else ''}"
+
+    parts: list[tuple[str, dict[str, list[dict]], float, int]] = []
+    if prefs and prefs.get("differences"):
+        parts.append(("preferences, agreement in points", {"prefer": prefs["differences"]}, 100, 1))
+    if ratings:
+        by = {
+            sub: [d for d in ratings["by_subset"][sub].get("differences", []) if d["method"] == method]
+            for sub in subsets
+        }
+        if any(by.values()):
+            parts.append((f"ratings, {method.title()}", by, 1, 3))
+    tables = []
+    for title, by_column, scale, digits in parts:
+        cells: dict[tuple[str, str], dict[str, str]] = {}
+        columns: list[str] = []
+        for name, found in by_column.items():
+            for d in found:
+                column = f"{name} {d['level']}" if "level" in d else name
+                columns += [column] if column not in columns else []
+                cells.setdefault((d["a"], d["b"]), {})[column] = text(d, scale, digits)
+        t = Table(title=f"Differences, {title} ({level} paired bootstrap CI)")
+        t.add_column("metric pair")
+        for column in columns:
+            t.add_column(column, justify="right")
+        for (a, b), row in cells.items():
+            t.add_row(f"{a} - {b}", *(row.get(c, "–") for c in columns))
+        tables.append(t)
+    return tables
+
+
+def fmt_cover(scored: int, total: int) -> str:
+    return "100%" if scored == total else f"{100 * scored / total:.1f}%"

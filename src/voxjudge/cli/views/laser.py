@@ -1,0 +1,67 @@
+"""``asr score``: the LASER table, its WER beside it, error types, agreement with people."""
+
+from __future__ import annotations
+
+from voxjudge.cli.common import console
+from voxjudge.cli.views.shared import pct, render_join_coverage
+
+
+def render_laser(s: dict) -> str:
+    from voxjudge.cli.tables import Table
+
+    con = console()
+    with con.capture() as cap:
+        from voxjudge.asr.laser.tally import coverage_text
+
+        c = s.get("coverage") or {}
+        for note in (
+            coverage_text(s),
+            c.get("human") and render_join_coverage(c["human"], "scored utterances", "the agreement covers"),
+        ):
+            if note:
+                con.print(note)
+        scored = f"{c['scored']} of {c['utterances']}" if c.get("unscored") else str(s["n"])
+        t = Table(title=f"LASER ({s['judge']}): {scored} utterances scored, {s['ref_words']} reference words")
+        for col in ("LASER micro", "LASER macro", "WER (corpus, %)", "no penalty", "minor", "major", "unscored"):
+            t.add_column(col, justify="right")
+        f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731
+        t.add_row(
+            f(s["laser_micro"]),
+            f(s["laser_macro"]),
+            pct(s["wer"]),
+            str(s["labels"]["no_penalty"]),
+            str(s["labels"]["minor"]),
+            str(s["labels"]["major"]),
+            str(s["n_unscored"]),
+        )
+        con.print(t)
+        con.print(
+            f"WER: corpus level ({s['wer_errors']} word edits / {s['wer_ref_words']} reference words) on "
+            f"{s['wer_tokens']}"
+        )
+        e = Table(title="Error types")
+        for col in ("type", "count", "penalty"):
+            e.add_column(col, justify="left" if col == "type" else "right")
+        for name, cell in s["error_types"].items():
+            e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
+        con.print(e)
+        if s.get("agreement"):
+            from voxjudge.report.html import correlation_text
+
+            level = 100 * (s.get("bootstrap") or {}).get("confidence", 0.95)
+            a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
+            for col in ("metric", "pearson", "spearman", "kendall"):
+                a.add_column(col, justify="left" if col == "metric" else "right")
+            for name, cs in s["agreement"].items():
+                a.add_row(name, *(correlation_text(c) for c in cs))
+            con.print(a)
+        if s.get("disputed"):
+            con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
+        if s.get("llm") and "sent_to_model" in s["llm"]:
+            con.print(
+                f"pairs sent to the model: {s['llm']['sent_to_model']} of {s['llm']['pairs']} "
+                f"({s['llm']['settled_by_rules']} settled by the rules, {s['llm']['unscored']} unscored) in "
+                f"{s['llm']['requests']} requests, one utterance each ({s['llm']['requests_if_shared']} if "
+                "utterances shared batches)"
+            )
+    return cap.get().rstrip("\n")

@@ -1,0 +1,28 @@
+"""``stats agree``: correlations of a metric with human scores."""
+
+from __future__ import annotations
+
+from voxjudge.cli.common import console
+from voxjudge.cli.views.shared import render_join_coverage
+
+
+def render_stats_agree(result) -> str:
+    """``stats agree``: coverage first when partial, then the correlations."""
+    from voxjudge.cli.tables import Table
+
+    s = result.settings
+    level = f"{100 * s['bootstrap']['confidence']:g}%"
+    t = Table(title=f"Agreement of {s['metric']} with {s['human']} on {result.n} items")
+    for col in ("method", "estimate", f"{level} CI", "p-value"):
+        t.add_column(col, justify="left" if col == "method" else "right")
+    for r in result.correlations:
+        t.add_row(r.method, f"{r.estimate:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"{r.p_value:.3g}")
+    con = console()
+    with con.capture() as cap:
+        note = render_join_coverage(result.coverage)
+        if note:
+            con.print(note, markup=False)
+        con.print(t)
+        boot = s["bootstrap"]
+        con.print(f"percentile bootstrap, {boot['resamples']} resamples, seed {boot['seed']}")
+    return cap.get().rstrip("\n")

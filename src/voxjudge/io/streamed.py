@@ -1,0 +1,51 @@
+"""Reference and hypothesis files paired as they are read, for corpora of millions of utterances.
+
+``pair_files`` scans both files (``readers.scan_texts``: 8 bytes per utterance) and, when they
+list the same ids in the same order (or are line-aligned with as many lines), gives a
+``PairedStream`` that reads both files again, line by line, as the utterances are used. Files
+in different orders, a pipe, and every problem go through the whole-file readers
+(``matching.pair_texts``), so pairing, errors and messages are theirs, whichever way is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from voxjudge.errors import InputError
+from voxjudge.io.matching import Paired, leading_ids, pair_texts
+from voxjudge.io.readers import TextScan
+
+
+@dataclass(frozen=True)
+class PairedStream:
+    """``(id, reference, hypothesis)`` rows in reference order, read from the files as they are used."""
+
+    ref: TextScan
+    hyp: TextScan
+
+    def __len__(self) -> int:
+        return self.ref.count
+
+    def __iter__(self) -> Iterator[tuple[str, str, str]]:
+        by_id = self.ref.has_ids
+        for r, h in zip(self.ref.records(), self.hyp.records(), strict=True):
+            if by_id and r.id != h.id:  # the scan saw the same ids in the same order
+                raise InputError(f"{self.hyp.path}:{h.line}: the file changed while it was read; run again")
+            yield r.id, r.text, h.text
+
+    @cached_property
+    def leading_ids(self) -> tuple[str, ...]:
+        """As ``Paired.leading_ids`` (read on demand: it stops at the first line without one)."""
+        if self.ref.has_ids:
+            return ()
+        return leading_ids((r.text for r in self.ref.records()), (h.text for h in self.hyp.records()))
+
+
+def pair_files(ref: TextScan, hyp: TextScan) -> Paired | PairedStream:
+    """Pair two scanned files: streamed when they are in the same order, else read whole."""
+    streamable = ref.whole is None and hyp.whole is None and ref.has_ids == hyp.has_ids
+    if streamable and (ref.id_hashes == hyp.id_hashes if ref.has_ids else ref.count == hyp.count):
+        return PairedStream(ref, hyp)
+    return pair_texts(ref.text_set(), hyp.text_set())
