@@ -22,23 +22,15 @@ def score_files(tmp_path):
     return tmp_path, metric, human
 
 
+def agree(d, *options):
+    """``stats agree`` of the fixture's WER column with its human scores."""
+    argv = ["stats", "agree", "--metric", str(d / "metric.tsv"), "--metric-col", "wer", "--human", str(d / "human.txt")]
+    return main([*argv, *options])
+
+
 def test_agree_json_equals_scipy(capsys, score_files):
     d, metric, human = score_files
-    code = main(
-        [
-            "stats",
-            "agree",
-            "--metric",
-            str(d / "metric.tsv"),
-            "--metric-col",
-            "wer",
-            "--human",
-            str(d / "human.txt"),
-            "--json",
-            "--resamples",
-            "1000",
-        ]
-    )
+    code = agree(d, "--json", "--resamples", "1000")
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["n"] == 40
     got = {c["method"]: c for c in out["correlations"]}
@@ -49,22 +41,7 @@ def test_agree_json_equals_scipy(capsys, score_files):
 
 def test_agree_table(capsys, score_files):
     d, _, _ = score_files
-    code = main(
-        [
-            "stats",
-            "agree",
-            "--metric",
-            str(d / "metric.tsv"),
-            "--metric-col",
-            "wer",
-            "--human",
-            str(d / "human.txt"),
-            "--methods",
-            "pearson",
-            "--resamples",
-            "300",
-        ]
-    )
+    code = agree(d, "--methods", "pearson", "--resamples", "300")
     out = capsys.readouterr().out
     assert code == 0 and "pearson" in out and "kendall" not in out and "95% CI" in out
 

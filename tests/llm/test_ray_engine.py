@@ -330,6 +330,8 @@ def test_the_raylets_warnings_go_to_stderr_never_into_json_on_stdout(capsys):
     ensure_ray(None)
     ensure_ray(None)  # idempotent: wrapped once
     capsys.readouterr()
-    worker.print_to_stdstream({"lines": ["WARNING: 8 PYTHON worker processes"], "pid": "raylet", "is_err": False}, False)
+    worker.print_to_stdstream(
+        {"lines": ["WARNING: 8 PYTHON worker processes"], "pid": "raylet", "is_err": False}, False
+    )
     captured = capsys.readouterr()
     assert captured.out == "" and "8 PYTHON worker processes" in captured.err

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-from voxjudge.cli.main import main
 from voxjudge.cli.wording import worded
 from voxjudge.llm.advice import ANSWERED, FAILED, NOT_ASKED, kinds_of, reason_key, rerun_advice
 from voxjudge.llm.fakeserver import FakeLLMServer, request_schema
@@ -44,42 +43,20 @@ def changed_words(provider, body):
     return answer
 
 
-def build(srv, examples, tmp_path, *extra):
-    texts = tmp_path / "texts.txt"
-    texts.write_text("\n".join((examples / "breaks/texts.txt").read_text().splitlines()[:4]) + "\n")
-    return main(
-        [
-            "breaks",
-            "build-refs",
-            "--texts",
-            str(texts),
-            "--pool",
-            str(examples / "breaks/pool.txt"),
-            "--n-iter",
-            "2",
-            "--judge",
-            "openai/m",
-            "--base-url",
-            srv.url + "/v1",
-            "--out",
-            str(tmp_path / "t.jsonl"),
-            "--cache",
-            str(tmp_path / "cache.sqlite"),
-            "--json",
-            *extra,
-        ]  # fmt: skip
-    )
+def build(build_refs, srv, tmp_path, *extra):
+    judge = ["--judge", "openai/m", "--base-url", srv.url + "/v1", "--n-iter", "2"]
+    return build_refs(*judge, "--cache", str(tmp_path / "cache.sqlite"), "--json", *extra, texts=4)
 
 
-def test_build_refs_with_changed_words_says_a_rerun_cannot_help(examples, tmp_path, capsys):
+def test_build_refs_with_changed_words_says_a_rerun_cannot_help(build_refs, tmp_path, capsys):
     with FakeLLMServer(responder=changed_words) as srv:
-        assert build(srv, examples, tmp_path) == 3
+        assert build(build_refs, srv, tmp_path) == 3
         first = capsys.readouterr()
         sent = srv.count()
-        assert build(srv, examples, tmp_path) == 3
+        assert build(build_refs, srv, tmp_path) == 3
         again = capsys.readouterr()
         assert srv.count() == sent  # the rerun sent 0 requests: every answer came from the cache
-        assert build(srv, examples, tmp_path, "--no-cache") == 3
+        assert build(build_refs, srv, tmp_path, "--no-cache") == 3
         no_cache = capsys.readouterr().err
     assert json.loads(first.out)["dropped"] == {"words changed": 8}
     err = first.err
@@ -91,9 +68,9 @@ def test_build_refs_with_changed_words_says_a_rerun_cannot_help(examples, tmp_pa
     assert "cache" not in no_cache.replace("--no-cache", "") and "mostly answers the same" in no_cache
 
 
-def test_failed_calls_are_advised_a_rerun(examples, tmp_path, capsys):
+def test_failed_calls_are_advised_a_rerun(build_refs, tmp_path, capsys):
     with FakeLLMServer() as srv:
         srv.faults = ["500"] * 200
-        assert build(srv, examples, tmp_path, "--max-retries", "0", "--no-cache") == 3
+        assert build(build_refs, srv, tmp_path, "--max-retries", "0", "--no-cache") == 3
     err = capsys.readouterr().err
     assert "call failed" in err and "Rerun the same command to ask again" in err and "come from the cache" not in err

@@ -71,127 +71,49 @@ def test_unusable_answers_are_unscored_not_major_and_exit_3(asr_files, tmp_path,
 
 
 @pytest.fixture
-def prices(tmp_path):
+def priced(tmp_path):
+    """``priced(srv)``: options for a judge on ``srv`` whose every call costs more than the 0.01 USD limit."""
     path = tmp_path / "prices.json"
     # 2 USD per thousand tokens: a call's worst case (prompt + max_tokens) is around a dollar
     path.write_text(json.dumps({"models": {"openai/priced": {"input_per_mtok": 2000.0, "output_per_mtok": 2000.0}}}))
-    return str(path)
+    return lambda srv: ["--judge", "openai/priced", "--base-url", srv.url + "/v1", "--no-cache", "--prices", str(path),
+                        "--max-cost", "0.01"]  # fmt: skip
 
 
-def test_max_cost_stops_asr_score_cleanly(asr_files, tmp_path, capsys, prices):
+def test_max_cost_stops_asr_score_cleanly(asr_files, tmp_path, capsys, priced):
     ref, hyp = asr_files
     with FakeLLMServer() as srv:
-        code = main(
-            [
-                "asr",
-                "score",
-                "--ref",
-                ref,
-                "--hyp",
-                hyp,
-                "--judge",
-                "openai/priced",
-                "--base-url",
-                srv.url + "/v1",
-                "--no-cache",
-                "--prices",
-                prices,
-                "--max-cost",
-                "0.01",
-                "--batch-size",
-                "1",
-                "--json",
-            ]
-        )
+        code = main(["asr", "score", "--ref", ref, "--hyp", hyp, *priced(srv), "--batch-size", "1", "--json"])
     out = capsys.readouterr()
     assert code == 3 and "Traceback" not in out.err
     assert "stopped early: cost limit of 0.01 USD reached" in out.err and "Rerun the same command" in out.err
     assert json.loads(out.out)["stopped"].startswith("cost limit of 0.01 USD")
 
 
-def test_max_cost_stops_build_refs_cleanly(examples, tmp_path, capsys, prices):
-    b = examples / "breaks"
+def test_max_cost_stops_build_refs_cleanly(build_refs, capsys, priced):
     with FakeLLMServer() as srv:
-        code = main(
-            [
-                "breaks",
-                "build-refs",
-                "--texts",
-                str(b / "texts.txt"),
-                "--pool",
-                str(b / "pool.txt"),
-                "--n-iter",
-                "3",
-                "--judge",
-                "openai/priced",
-                "--base-url",
-                srv.url + "/v1",
-                "--no-cache",
-                "--prices",
-                prices,
-                "--max-cost",
-                "0.01",
-                "--out",
-                str(tmp_path / "t.jsonl"),
-            ]
-        )
+        code = build_refs(*priced(srv), "--n-iter", "3")
     err = capsys.readouterr().err
     assert code == 3 and "Traceback" not in err and "stopped early: cost limit" in err
 
 
-def test_max_cost_stops_pairwise_judge_cleanly(examples, tmp_path, capsys, prices):
+def test_max_cost_stops_pairwise_judge_cleanly(examples, tmp_path, capsys, priced):
     pairs = examples / "pairwise" / "pairs.jsonl"
     rec = json.loads(pairs.read_text().splitlines()[0])
     rec["audio_a"], rec["audio_b"] = (str(pairs.parent / rec[k]) for k in ("audio_a", "audio_b"))
     (tmp_path / "one.jsonl").write_text(json.dumps(rec) + "\n")
     with FakeLLMServer() as srv:
-        code = main(
-            [
-                "pairwise",
-                "judge",
-                "--pairs",
-                str(tmp_path / "one.jsonl"),
-                "--judge",
-                "openai/priced",
-                "--base-url",
-                srv.url + "/v1",
-                "--no-cache",
-                "--prices",
-                prices,
-                "--max-cost",
-                "0.01",
-                "--samples",
-                "2",
-                "--out",
-                str(tmp_path / "j.jsonl"),
-            ]
-        )
+        argv = ["pairwise", "judge", "--pairs", str(tmp_path / "one.jsonl"), *priced(srv), "--samples", "2"]
+        code = main([*argv, "--out", str(tmp_path / "j.jsonl")])
     err = capsys.readouterr().err
     assert code == 3 and "Traceback" not in err and "stopped early: cost limit" in err
     records = [json.loads(line) for line in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert records and all(r["error"] and "not asked" in r["error"] and r["abstained"] for r in records)
 
 
-def test_dry_run_needs_no_key(examples, tmp_path, capsys, monkeypatch):
+def test_dry_run_needs_no_key(build_refs, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    b = examples / "breaks"
-    code = main(
-        [
-            "breaks",
-            "build-refs",
-            "--texts",
-            str(b / "texts.txt"),
-            "--pool",
-            str(b / "pool.txt"),
-            "--n-iter",
-            "2",
-            "--judge",
-            "openai/gpt-4o-mini",
-            "--dry-run",
-            "--out",
-            str(tmp_path / "t.jsonl"),
-        ]
-    )
+    code = build_refs("--n-iter", "2", "--judge", "openai/gpt-4o-mini", "--dry-run")
     out = capsys.readouterr()
     assert code == 0 and json.loads(out.out)["requests"] > 0 and not (tmp_path / "t.jsonl").exists()
     (tmp_path / "r.txt").write_text("the cat sat on the mat\n")

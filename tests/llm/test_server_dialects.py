@@ -11,7 +11,6 @@ import json
 
 import pytest
 
-from voxjudge.cli.main import main
 from voxjudge.llm import Judge, Request
 from voxjudge.llm.fakeserver import FakeLLMServer
 from voxjudge.llm.grammar import answer_grammar
@@ -97,29 +96,9 @@ def test_a_fixed_mode_is_sent_as_is_without_asking():
         assert r.ok and srv.requests[0][1]["guided_json"] == SCHEMA and srv.probes == []
 
 
-def test_build_refs_pins_each_texts_words_on_a_constrained_server(examples, tmp_path, capsys):
-    texts = tmp_path / "texts.txt"
-    texts.write_text("\n".join((examples / "breaks/texts.txt").read_text().splitlines()[:3]) + "\n")
+def test_build_refs_pins_each_texts_words_on_a_constrained_server(build_refs, capsys):
     with FakeLLMServer(dialect="vllm") as srv:
-        code = main(
-            [
-                "breaks",
-                "build-refs",
-                "--texts",
-                str(texts),
-                "--pool",
-                str(examples / "breaks/pool.txt"),
-                "--n-iter",
-                "1",
-                "--judge",
-                "openai/m",
-                "--base-url",
-                srv.url + "/v1",
-                "--no-cache",
-                "--out",
-                str(tmp_path / "t.jsonl"),
-            ]  # fmt: skip
-        )
+        code = build_refs("--judge", "openai/m", "--base-url", srv.url + "/v1", "--n-iter", "1", "--no-cache", texts=3)
         bodies = [b for _, b in srv.requests]
     err = capsys.readouterr().err
     assert code == 3  # the fake's answers are not annotations of the texts: refused by the check
@@ -127,7 +106,7 @@ def test_build_refs_pins_each_texts_words_on_a_constrained_server(examples, tmp_
     patterns = [b["structured_outputs"]["json"]["properties"]["items"]["items"]["properties"]["annotation"]
                 for b in bodies[:3]]  # fmt: skip
     assert all("pattern" in p for p in patterns)  # one text per request, its words pinned
-    words = [line.split() for line in texts.read_text().splitlines()]
+    words = [line.split() for line in build_refs.texts.read_text().splitlines()]
     assert all(any(w[0] in p["pattern"] and w[-1].strip(".,") in p["pattern"] for p in patterns) for w in words)
     json.loads(json.dumps(bodies))  # plain JSON on the wire
 

@@ -74,6 +74,22 @@ def live():
         s.stop()
 
 
+@pytest.fixture
+def pairwise_study(tmp_path, live):
+    """The example pairwise study served live, 2 raters per item: (server, tokens of ann, bob and the
+    admin boss, store)."""
+    from voxjudge.studio.app import create_app
+    from voxjudge.studio.store import Store, default_url
+    from voxjudge.studio.study import init_study, open_store
+
+    init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=2)
+    store = open_store(tmp_path / "s")
+    tokens = {n: store.invite(n) for n in ("ann", "bob")}
+    tokens["boss"] = store.invite("boss", admin=True)
+    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
+    return server, tokens, store
+
+
 def _pg_bin() -> Path | None:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     return Path(found[-1]).parent if found else None

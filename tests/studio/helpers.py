@@ -72,3 +72,13 @@ def client_for(server, token: str, *, admin: bool = False):
     c = httpx.Client(base_url=server.url, follow_redirects=True, timeout=30)
     assert sign_in(c, token, admin=admin).status_code == 200
     return c
+
+
+def hindi_sentence_study(path, *, per_item: int = 2):
+    """An asr-sentence study of the Hindi example (sys_b against the references); returns its store."""
+    from tests.studio.conftest import EXAMPLES
+    from voxjudge.studio.study import init_study, open_store
+
+    hi = EXAMPLES / "asr/hi"
+    init_study(path, "asr-sentence", hi / "ref.txt", hyp=hi / "sys_b.txt", ids=True, per_item=per_item)
+    return open_store(path)

@@ -10,11 +10,10 @@ import threading
 import httpx
 import pytest
 
-from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields, sign_in
 from voxjudge.studio.app import create_app
 from voxjudge.studio.store import Store, default_url
-from voxjudge.studio.study import init_study, open_store
+from voxjudge.studio.study import init_study
 
 
 def _client(server, token: str, admin: bool = False) -> httpx.Client:
@@ -22,16 +21,6 @@ def _client(server, token: str, admin: bool = False) -> httpx.Client:
 
 
 _form = form_fields
-
-
-@pytest.fixture
-def pairwise_study(tmp_path, live):
-    init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=2)
-    store = open_store(tmp_path / "s")
-    tokens = {n: store.invite(n) for n in ("ann", "bob")}
-    tokens["boss"] = store.invite("boss", admin=True)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
-    return server, tokens, store
 
 
 def test_link_sets_cookie_and_drops_token_from_url(pairwise_study):

@@ -7,22 +7,14 @@ import json
 import pytest
 
 from tests.studio.conftest import EXAMPLES
-from tests.studio.helpers import work
+from tests.studio.helpers import hindi_sentence_study, work
 from voxjudge.cli.main import main
 from voxjudge.errors import InputError
 from voxjudge.studio.study import export_study, init_study, open_store
 
 
 def test_asr_sentence_export_is_read_by_asr_score(tmp_path, capsys):
-    init_study(
-        tmp_path / "s",
-        "asr-sentence",
-        EXAMPLES / "asr/hi/ref.txt",
-        hyp=EXAMPLES / "asr/hi/sys_b.txt",
-        ids=True,
-        per_item=2,
-    )
-    store = open_store(tmp_path / "s")
+    store = hindi_sentence_study(tmp_path / "s")
     # annotator 1 counts one major error everywhere, annotator 2 one minor error
     work(store, "ann", lambda v: {"major": 1, "minor": 0, "no_penalty": 0})
     work(store, "bob", lambda v: {"major": 0, "minor": 1, "no_penalty": 2})

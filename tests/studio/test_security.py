@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.studio.conftest import EXAMPLES
-from tests.studio.helpers import client_for, form_fields, sign_in, work
+from tests.studio.helpers import client_for, form_fields, hindi_sentence_study, sign_in, work
 from voxjudge.errors import InputError
 from voxjudge.studio.app import create_app
 from voxjudge.studio.flow import Flow, all_answers
@@ -36,16 +36,6 @@ def _wav(path: Path, seconds: float = 0.2) -> Path:
     return path
 
 
-@pytest.fixture
-def pairwise(tmp_path, live):
-    init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=2)
-    store = open_store(tmp_path / "s")
-    tokens = {n: store.invite(n) for n in ("ann", "bob")}
-    tokens["boss"] = store.invite("boss", admin=True)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
-    return server, tokens, store
-
-
 def _me(client) -> str:
     return re.search(r'<span class="who">.*?·\s*(\w+)', client.get("/next").text, re.S).group(1)
 
@@ -53,8 +43,8 @@ def _me(client) -> str:
 # --- 1. sessions ---------------------------------------------------------------------------------
 
 
-def test_a_link_from_another_site_cannot_swap_the_session(pairwise):
-    server, tokens, _ = pairwise
+def test_a_link_from_another_site_cannot_swap_the_session(pairwise_study):
+    server, tokens, _ = pairwise_study
     ann = client_for(server, tokens["ann"])
     sid = ann.cookies["vj_a"]
     assert tokens["ann"] not in sid  # the cookie is a session id, not the personal token
@@ -79,8 +69,8 @@ def test_a_link_from_another_site_cannot_swap_the_session(pairwise):
     assert old.get("/next").status_code == 403
 
 
-def test_sign_in_rotates_and_sign_out_and_expiry_end_the_session(pairwise):
-    server, tokens, store = pairwise
+def test_sign_in_rotates_and_sign_out_and_expiry_end_the_session(pairwise_study):
+    server, tokens, store = pairwise_study
     ann = client_for(server, tokens["ann"])
     first = ann.cookies["vj_a"]
     sign_in(ann, tokens["ann"])
@@ -136,8 +126,8 @@ def test_secure_cookie_and_origin_behind_a_tls_proxy(tmp_path, live):
     assert r.status_code == 403
 
 
-def test_host_header_is_checked_and_every_response_has_the_security_headers(pairwise, tmp_path, live):
-    server, tokens, store = pairwise
+def test_host_header_is_checked_and_every_response_has_the_security_headers(pairwise_study, tmp_path, live):
+    server, tokens, store = pairwise_study
     assert httpx.get(server.url + "/", headers={"Host": "evil.example"}).status_code == 400
     named = live(lambda: create_app(Store(default_url(tmp_path / "s")), allowed_hosts=["studio.lan"]))
     assert httpx.get(named.url + "/", headers={"Host": "studio.lan:8750"}).status_code == 200
@@ -274,15 +264,7 @@ def test_audio_type_comes_from_the_content_not_the_name(tmp_path, live):
 
 
 def test_asr_sentence_admin_page_loads(tmp_path, live):
-    init_study(
-        tmp_path / "s",
-        "asr-sentence",
-        EXAMPLES / "asr/hi/ref.txt",
-        hyp=EXAMPLES / "asr/hi/sys_b.txt",
-        ids=True,
-        per_item=2,
-    )
-    store = open_store(tmp_path / "s")
+    store = hindi_sentence_study(tmp_path / "s")
     work(store, "ann", lambda v: {"major": 1, "minor": 0, "no_penalty": 0})
     work(store, "bob", lambda v: {"major": 0, "minor": len(v.payload["hyp"]) % 3, "no_penalty": 0})
     boss = store.invite("boss", admin=True)
@@ -368,8 +350,8 @@ def _overflow(server, token):
         assert ann.post(path, data={}).status_code in (404, 405), path
 
 
-def test_overflowing_ids_are_404_on_sqlite(pairwise):
-    server, tokens, _ = pairwise
+def test_overflowing_ids_are_404_on_sqlite(pairwise_study):
+    server, tokens, _ = pairwise_study
     _overflow(server, tokens["ann"])
 
 

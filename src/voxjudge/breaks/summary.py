@@ -22,6 +22,7 @@ import numpy as np
 from voxjudge.breaks.annotation import TEXT_NORMALIZATION
 from voxjudge.breaks.scorer import Metric, ScoredHypothesis, metrics_for
 from voxjudge.breaks.similarity import Similarity
+from voxjudge.plural import counted
 
 THETA_SWEEP = np.round(np.linspace(0.0, 0.9, 10), 2)
 _PER_METRIC = (
@@ -126,9 +127,9 @@ def _coverage(records: Sequence[ScoredHypothesis], scored: Sequence[ScoredHypoth
         "rated": None if joined is None else len(joined),
     }
     out["partial"] = bool(out["unscored"]) or bool(joined is not None and joined.left_partial)
-    covers = {"acceptance": f"{len(scored)} of {len(records)} hypotheses (the scored ones)"}
+    covers = {"acceptance": f"{len(scored)} of {counted(len(records), 'hypothesis')} (the scored ones)"}
     if joined is not None:
-        covers["agreement"] = f"{len(joined)} of {len(records)} hypotheses (scored, with a human score)"
+        covers["agreement"] = f"{len(joined)} of {counted(len(records), 'hypothesis')} (scored, with a human score)"
     out["covers"] = covers
     return out
 
@@ -142,8 +143,8 @@ def coverage_lines(cover: dict[str, Any]) -> list[str]:
     if cover.get("unscored"):
         why = ", ".join(f"{n} {reason}" for reason, n in cover["unscored_reasons"].items())
         lines.append(
-            f"partial: {cover['scored']} of {cover['hypotheses']} hypotheses scored ({why}; each record says why); "
-            f"acceptance covers only the {cover['scored']} scored"
+            f"partial: {cover['scored']} of {counted(cover['hypotheses'], 'hypothesis')} scored ({why}; each "
+            f"record says why); acceptance covers only the {cover['scored']} scored"
         )
     if cover.get("human"):
         note = coverage_text(cover["human"], "scored hypotheses", "correlations and per-group rates cover")

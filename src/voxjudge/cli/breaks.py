@@ -240,10 +240,11 @@ def render_build(r: dict, out: str) -> str:
     """The build's status line for people (``--json`` gives the same numbers to scripts)."""
     dropped = sum(r["dropped"].values())
     return (
-        f"{out}: {r['references_kept']} references for {r['texts']} texts from {r['answers']} answers in "
-        f"{r['iterations']} iterations (kept when seen in more than {r['min_count']:g}; "
-        f"{r['references_before_filter']} before that); {r['word_mismatch_retried']} answers asked again, "
-        f"{dropped} dropped, {r['texts_without_references']} texts without a reference; " + usage_line(r["usage"])
+        f"{out}: {counted(r['references_kept'], 'reference')} for {counted(r['texts'], 'text')} from "
+        f"{counted(r['answers'], 'answer')} in {counted(r['iterations'], 'iteration')} (kept when seen in more "
+        f"than {r['min_count']:g}; {r['references_before_filter']} before that); "
+        f"{counted(r['word_mismatch_retried'], 'answer')} asked again, {dropped} dropped, "
+        f"{counted(r['texts_without_references'], 'text')} without a reference; " + usage_line(r["usage"])
     )
 
 

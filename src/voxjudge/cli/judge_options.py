@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.wording import worded
+from voxjudge.plural import counted
 
 EXIT_INCOMPLETE = 3
 EXIT_STATUS_HELP = (
@@ -147,8 +148,8 @@ def finish(
 def usage_line(usage: dict) -> str:
     """A judge's usage counters as one readable status line."""
     cost = "unknown" if usage.get("cost_usd") is None else f"{usage['cost_usd']:.4f} USD"
+    counts = (("requests", "request"), ("cache_hits", "cache hit"), ("retries", "retry"), ("failures", "failure"))
     return (
-        f"{usage['requests']} requests, {usage['cache_hits']} cache hits, {usage['retries']} retries, "
-        f"{usage['failures']} failures, {usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}, "
-        f"{usage['wall_seconds']:.1f}s"
+        ", ".join(counted(usage[key], noun) for key, noun in counts)
+        + f", {usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}, {usage['wall_seconds']:.1f}s"
     )

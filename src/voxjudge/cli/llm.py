@@ -14,6 +14,7 @@ from voxjudge.cli.judge_options import (
     make_judge,
     say_notices,
 )
+from voxjudge.plural import counted
 
 PING_SCHEMA = {
     "type": "object",
@@ -202,8 +203,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     unscored = sum(1 for rec in records for smp in rec["samples"] if smp["error"])
     cost = "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f} USD"
     print(
-        f"{judge.spec.full_name}: {len(records)}/{len(items)} items, {usage['requests']} requests, "
-        f"{usage['cache_hits']} cache hits, {usage['retries']} retries, {unscored} unscored samples, "
+        f"{judge.spec.full_name}: {len(records)}/{counted(len(items), 'item')}, "
+        f"{counted(usage['requests'], 'request')}, {counted(usage['cache_hits'], 'cache hit')}, "
+        f"{counted(usage['retries'], 'retry')}, {counted(unscored, 'unscored sample')}, "
         f"{usage['input_tokens']}+{usage['output_tokens']} tokens, cost {cost}",
         file=sys.stderr,
     )

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 
 L = TypeVar("L")
 R = TypeVar("R")
@@ -121,7 +122,7 @@ def few(ids: list[str]) -> str:
 
 
 def _ids(n: int) -> str:
-    return f"{n} id" if n == 1 else f"{n} ids"
+    return counted(n, "id")
 
 
 def _are(ids: list[str]) -> str:

@@ -17,6 +17,7 @@ from voxjudge.pairwise.data import CandidateSet, Pair
 from voxjudge.pairwise.protocol import aggregate
 from voxjudge.pairwise.rubric import Rubric
 from voxjudge.pairwise.tournament import Selection, hit_rates
+from voxjudge.plural import counted
 
 
 @dataclass
@@ -57,8 +58,7 @@ def coverage_lines(cover: dict[str, Any], source: str) -> list[str]:
             f"file ({100 * cover['coverage']:.2f}%); every number covers only those {cover['pairs_judged']}"
         )
     if unknown:
-        n = len(unknown)
-        lines.append(f"{source}: {n} judged pair{'' if n == 1 else 's'} not in the pairs file ignored")
+        lines.append(f"{source}: {counted(len(unknown), 'judged pair')} not in the pairs file ignored")
     return lines
 
 

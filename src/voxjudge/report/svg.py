@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
+from voxjudge.plural import counted
+
 PALETTE = ("#3366cc", "#dc3912", "#ff9900", "#109618", "#990099")
 W, H, LEFT, BOTTOM, TOP, RIGHT = 560, 340, 60, 50, 30, 20
 LEGEND_BAND = 20  # a row above the plot for the legend, so it never covers the data
@@ -94,7 +96,7 @@ def scatter(
     for (a, b), n in sorted(counts.items()):
         cx = a + (rng.uniform(-jitter, jitter) if jitter else 0.0)
         r = 3.0 * math.sqrt(n)
-        label = f"{n} items at" if n > 1 else "1 item at"
+        label = f"{counted(n, 'item')} at"
         out.append(
             f'<circle cx="{px(cx):.1f}" cy="{py(b):.1f}" r="{r:.1f}" fill="{PALETTE[0]}" fill-opacity="0.5" '
             f'stroke="{PALETTE[0]}" data-count="{n}"><title>{label} ({a:g}, {b:.3g})</title></circle>'

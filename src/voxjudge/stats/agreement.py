@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 from voxjudge.stats.correlation import METHODS, Correlation, correlate
 
@@ -50,13 +51,13 @@ def check_agreement(
     """Raise ``AgreementUndefined`` unless ``agreement`` can be computed for these scores."""
     reason = None
     if len(metric) < MIN_ITEMS:
-        reason = f"only {len(metric)} scored item{'' if len(metric) == 1 else 's'}"
+        reason = f"only {counted(len(metric), 'scored item')}"
     else:
         for name, values in ((metric_name, metric), (human_name, human)):
             if not all(math.isfinite(v) for v in values):
                 reason = f"a {name} score is not a finite number"
             elif len(set(values)) < 2:
-                reason = f"the {name} scores are all equal ({len(values)} items)"
+                reason = f"the {name} scores are all equal ({counted(len(values), 'item')})"
             if reason:
                 break
     if reason:

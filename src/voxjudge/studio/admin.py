@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from voxjudge.plural import counted
 from voxjudge.studio import media
 from voxjudge.studio.agreement import agreement, human_consensus
 from voxjudge.studio.flow import all_answers
@@ -158,10 +159,10 @@ class AdminView:
                     or ("every rating the same" if len(scores) >= 5 and len(set(scores)) == 1 else ""),
                 }
             )
-        counted = defaultdict(int)
+        answers_per_item = defaultdict(int)
         for a in answers:
             if a["status"] == "answered" and not a["repeat"] and a["role"] != "training":
-                counted[a["item_id"]] += 1
+                answers_per_item[a["item_id"]] += 1
         heard = self.clips_heard() if any(a["flag"] for a in answers) else {}
         flags = [
             {
@@ -178,7 +179,7 @@ class AdminView:
         warnings = []
         if len(people) < k:
             warnings.append(
-                f"{len(people)} annotator{'s' if len(people) != 1 else ''} invited, but every item needs {k} "
+                f"{counted(len(people), 'annotator')} invited, but every item needs {k} "
                 f"(per item): no item can be complete until {k - len(people)} more are invited"
             )
         mos = None
@@ -195,8 +196,8 @@ class AdminView:
             "task": task,
             "per_item": self.config["per_item"],
             "n_items": n_items,
-            "complete": sum(1 for n in counted.values() if n >= self.config["per_item"]),
-            "answered_items": len(counted),
+            "complete": sum(1 for n in answers_per_item.values() if n >= self.config["per_item"]),
+            "answered_items": len(answers_per_item),
             "n_answers": len(answers),
             "annotators": rows,
             "flags": flags,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from voxjudge.cli.common import console
 from voxjudge.cli.views.shared import render_join_coverage
+from voxjudge.plural import counted
 
 
 def render_judge_card(s: dict) -> str:
@@ -86,7 +87,7 @@ def render_judge_card(s: dict) -> str:
                 f"references, {prefs['votes']} votes. prefer = % of triplets where the metric prefers the "
                 "hypothesis most people chose, among those whose winning side got 100% of the votes "
                 "(unanimous), at least 70%, or any share (all); a tie counts as disagreement (the metric "
-                f"scores both alike, or people split evenly: {splits} triplet{'' if splits == 1 else 's'} here)"
+                f"scores both alike, or people split evenly: {counted(splits, 'triplet')} here)"
             )
         if ratings:
             note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
@@ -97,7 +98,11 @@ def render_judge_card(s: dict) -> str:
                     f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
                     f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
                 )
-            con.print(note + f"; CIs resample whole utterances ({ratings['by_subset']['all']['groups']} references)")
+            groups, unit = ratings["by_subset"]["all"]["groups"], ratings["bootstrap_unit"]
+            what = (
+                f"{groups} utterances, all hypotheses of one together" if unit == "utterance" else f"{groups} by {unit}"
+            )
+            con.print(f"{note}; CIs resample whole groups ({what})")
         if diffs:
             con.print(
                 "differences: the row's metric minus the other, on the items both scored, with a paired CI from "

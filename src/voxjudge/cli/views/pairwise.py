@@ -22,7 +22,8 @@ def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str
         for line in lines:
             con.print(line, markup=False)
         t = Table(
-            title=f"{'PARTIAL: ' if lines else ''}{report['n_pairs']} pairs, {report['n_judgments']} judgments, "
+            title=f"{'PARTIAL: ' if lines else ''}{counted(report['n_pairs'], 'pair')}, "
+            f"{counted(report['n_judgments'], 'judgment')}, "
             f"{report['n_labelled']} with human labels"
         )
         t.add_column("measure")

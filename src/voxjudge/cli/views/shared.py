@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import fmt_rate
+from voxjudge.plural import counted
 
 
 def pct(v) -> str:
@@ -26,6 +27,5 @@ def render_written(report_path: str | None, figures_dir: str | None, report) -> 
     if report_path:
         parts.append(f"report -> {report_path}")
     if figures_dir:
-        n = len(report.charts)
-        parts.append(f"{n} figure{'' if n == 1 else 's'} (PDF and PNG) -> {figures_dir}")
+        parts.append(f"{counted(len(report.charts), 'figure')} (PDF and PNG) -> {figures_dir}")
     return "; ".join(parts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from voxjudge.cli.common import console
 from voxjudge.cli.views.shared import render_join_coverage
+from voxjudge.plural import counted
 
 
 def render_stats_agree(result) -> str:
@@ -12,7 +13,7 @@ def render_stats_agree(result) -> str:
 
     s = result.settings
     level = f"{100 * s['bootstrap']['confidence']:g}%"
-    t = Table(title=f"Agreement of {s['metric']} with {s['human']} on {result.n} items")
+    t = Table(title=f"Agreement of {s['metric']} with {s['human']} on {counted(result.n, 'item')}")
     for col in ("method", "estimate", f"{level} CI", "p-value"):
         t.add_column(col, justify="left" if col == "method" else "right")
     for r in result.correlations:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from voxjudge.plural import counted
+
 
 def render_studio_export(s: dict, out: str, systems: str | None = None) -> str:
     """``studio export``: how much of the study the file covers (partial mid-study), who was dropped, MOS."""
     lines = [
-        f"wrote {s['written']} of {s['items']} items to {out} ({s['answered']} of {s['items']} items had answers"
+        f"wrote {s['written']} of {counted(s['items'], 'item')} to {out} ({s['answered']} of "
+        f"{counted(s['items'], 'item')} had answers"
         + (
             "; the study is not complete: evaluators read it as partial human data)"
             if s["answered"] < s["items"]
