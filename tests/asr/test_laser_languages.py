@@ -148,6 +148,30 @@ def test_fillers_repetitions_false_starts_and_compounds_where_pairs_are_formed()
 
 
 @pytest.mark.parametrize(
+    "ref, hyp, label, reason",
+    [
+        ("pôle", "pole", "minor", "an accent slip"),  # HATS: people preferred it to 'paul'
+        ("événement", "évènement", "minor", "an accent slip"),
+        ("décidemment", "décidément", "minor", "an accent slip"),  # and a doubled letter
+        ("installé", "installlé", "minor", "doubled or transposed letter"),
+        ("à", "a", "major", "a function word was replaced"),  # a preposition for a verb: two words
+        ("où", "ou", "major", "a function word was replaced"),
+    ],
+)
+def test_french_accent_and_doubled_letter_slips(ref, hyp, label, reason):
+    got = classify(pair_of(ref, hyp), "fr", RUBRIC.conventions("fr"))
+    assert got.label == label and got.reason.startswith(reason)
+
+
+def test_a_capital_on_a_contraction_or_function_word_is_no_name():
+    """The sentence ratings' raters: 'We're' -> 'weare' is a wrong word, not another rendering
+    of a name; 'Kerry' -> 'Carey' still is."""
+    assert classify(pair_of("We're", "weare"), "en").label == "major"
+    assert classify(pair_of("I'll", "i'l"), "en").label == "major"
+    assert classify(pair_of("Kerry", "Carey"), "en").error_type == "proper_noun"
+
+
+@pytest.mark.parametrize(
     "lang, ref, hyp, filler",
     [
         ("fr", "je pense que oui", "euh je pense que oui", "euh"),  # as HATS transcribes it

@@ -105,13 +105,16 @@ def judge_card(
     normalize: str = "basic",
     methods: Sequence[str] = METHODS,
     ratings_join: dict[str, Any] | None = None,
+    ratings_unit: str = "utterance",
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
     judge (default: ``laser_scorer()``, the shipped rubric through ``run_laser``); ``names`` labels
     the human sets (e.g. by file) in the summary; ``methods``: the correlations with ratings
     (pearson, spearman, kendall; the first is the card's headline); ``ratings_join``: the coverage
-    of the join that built ``ratings`` from separate files (``join_ratings``), shown first."""
+    of the join that built ``ratings`` from separate files (``join_ratings``), shown first;
+    ``ratings_unit``: what ``Rating.group`` holds, for the summary (default: the utterance, i.e.
+    the reference)."""
     from voxjudge.stats.correlation import METHODS as KNOWN
 
     if not methods or any(m not in KNOWN for m in methods):
@@ -137,6 +140,7 @@ def judge_card(
         summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
     if ratings:
         summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
+        summary["ratings"]["bootstrap_unit"] = ratings_unit
         if ratings_join is not None:
             summary["ratings"]["join"] = ratings_join
     runs = {m.name: m.run for m in metrics if m.run}
@@ -215,7 +219,6 @@ def _ratings(
         "items": len(ratings),
         "langs": langs,
         "methods": methods,
-        "bootstrap_unit": "utterance (all hypotheses of one reference)",
         "by_subset": {},
     }
     for subset, rows in subsets:

@@ -93,6 +93,8 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --ratings {HUMAN}/ratings_sample.csv",
         f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --judge default --judge rules "
         "--resamples 2000 --json",
+        f"voxjudge asr judge-card --ratings {HUMAN}/ratings_sample.csv --ratings-group-col utterance "
+        "--methods pearson,kendall",
     ],
     "asr classify": [
         f"voxjudge asr align --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --out pairs.csv && "

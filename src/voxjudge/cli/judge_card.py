@@ -154,6 +154,7 @@ def card_options(args: argparse.Namespace):
         "normalize": args.normalize,
         "methods": methods,
         "ratings_join": join,
+        "ratings_unit": args.ratings_group_col or "utterance",
         **boot,
     }
     return prefs, ratings, judges, options, card

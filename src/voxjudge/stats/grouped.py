@@ -94,9 +94,11 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def weighted_ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Average ranks (1-based, ties shared) of ``x`` in each row's expanded sample."""
+    from scipy.sparse import csr_matrix
+
     values, inverse = np.unique(x, return_inverse=True)
-    per_value = np.zeros((w.shape[0], len(values)))
-    np.add.at(per_value.T, inverse, w.T)
+    onehot = csr_matrix((np.ones(len(x)), (np.arange(len(x)), inverse)), shape=(len(x), len(values)))
+    per_value = np.asarray((onehot.T @ w.T).T)  # each value's weight in each row
     before = np.cumsum(per_value, axis=1) - per_value
     return (before + (per_value + 1) / 2)[:, inverse]
 
@@ -172,15 +174,18 @@ def grouped_correlations(
                 defined[(key, n)] = None
             except AgreementUndefined as e:
                 defined[(key, n)] = str(e)
-    boot: dict[tuple[tuple[str, ...], str, str], list[np.ndarray]] = {}
+    # one run per (metric, item set): a pair whose items are the metrics' own (full coverage) reuses them
+    item_set = {key: mask.tobytes() for key, mask in masks.items()}
+    runs = {(n, item_set[key]): masks[key] for key in masks for n in key if defined[(key, n)] is None}
+    samples: dict[tuple[str, bytes, str], list[np.ndarray]] = {}
     if len(y):
         for w in cluster_weights(codes, n_groups, n_resamples, seed):
-            for key, mask in masks.items():
+            for (n, items), mask in runs.items():
                 wk = w * mask
-                for n in key:
-                    if defined[(key, n)] is None:
-                        for m in methods:
-                            boot.setdefault((key, n, m), []).append(_WEIGHTED[m](x[n], y, wk))
+                for m in methods:
+                    samples.setdefault((n, items, m), []).append(_WEIGHTED[m](x[n], y, wk))
+    boot = {(key, n, m): samples[(n, item_set[key], m)] for (key, n) in defined if defined[(key, n)] is None
+            for m in methods}  # fmt: skip
     alpha = (1 - confidence) / 2
 
     def interval(samples: np.ndarray) -> tuple[float | None, float | None]:

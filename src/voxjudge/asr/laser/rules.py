@@ -205,14 +205,39 @@ def _vowel_length_only(a: str, b: str) -> bool:
 
 
 def _english_slip(a: str, b: str) -> bool:
-    if not (a.isascii() and b.isascii()) or min(len(a), len(b)) < 4:
+    """A doubled or transposed letter in Latin-script words (occured/occurred, installé/installlé)."""
+    if script_of(a) != "latn" or script_of(b) != "latn" or min(len(a), len(b)) < 4:
         return False
-    if re.sub(r"(.)\1", r"\1", a) == re.sub(r"(.)\1", r"\1", b):
+    if re.sub(r"(.)\1+", r"\1", a) == re.sub(r"(.)\1+", r"\1", b):
         return True  # a doubled letter: occured / occurred
     if len(a) == len(b):
         diff = [k for k in range(len(a)) if a[k] != b[k]]
         return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     return False
+
+
+def _name_like(word: str, lang: str) -> bool:
+    """Capitalised, and neither a function word nor a contraction: the capital of a sentence's
+    first word (I'll, We're) is no sign of a name."""
+    w = fold(word)
+    return word[:1].isupper() and not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
+
+
+def _strip_accents(word: str) -> str:
+    bare = "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", bare)
+
+
+def _accent_slip(a: str, b: str, lang: str) -> bool:
+    """Latin-script words that differ only in accents (pole/pôle, événement/évènement), or in
+    accents and a doubled letter (décidemment/décidément); not two function words (à/a, ou/où
+    are two words)."""
+    if a == b or script_of(a) != "latn" or script_of(b) != "latn":
+        return False
+    if is_function_word(a, lang) and is_function_word(b, lang):
+        return False
+    sa, sb = _strip_accents(a), _strip_accents(b)
+    return (sa != a or sb != b) and (sa == sb or _english_slip(sa, sb))
 
 
 def joined(words: tuple[str, ...]) -> str:
@@ -341,7 +366,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         sr, sh = script_of(ref[0]), script_of(hyp[0])
         if sr != sh and "latn" in (sr, sh) and _transliterated(r, h):
             return Label("no_penalty", "transliteration_variant", "same word in Latin and native script")
-        if sr == sh == "latn" and ref[0][:1].isupper() and skeleton(r) == skeleton(h) and len(skeleton(r)) >= 2:
+        if sr == sh == "latn" and _name_like(ref[0], lang) and skeleton(r) == skeleton(h) and len(skeleton(r)) >= 2:
             return Label("no_penalty", "proper_noun", "another rendering of the same name")
         if as_number(r) is None and as_number(h) is None:
             if _stems(r, lang) & _stems(h, lang):
@@ -354,6 +379,8 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
                 return Label("minor", "spelling_minor", "vowel length slip; the word stays recognisable")
             if _english_slip(r, h):
                 return Label("minor", "spelling_minor", "doubled or transposed letter")
+            if _accent_slip(r, h, lang):
+                return Label("minor", "spelling_minor", "an accent slip; the word stays recognisable")
         if _partial(r, h, lang):
             return Label(
                 conv.calibration.partial,

@@ -98,7 +98,11 @@ def render_judge_card(s: dict) -> str:
                     f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
                     f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
                 )
-            con.print(note + f"; CIs resample whole utterances ({ratings['by_subset']['all']['groups']} references)")
+            groups, unit = ratings["by_subset"]["all"]["groups"], ratings["bootstrap_unit"]
+            what = (
+                f"{groups} utterances, all hypotheses of one together" if unit == "utterance" else f"{groups} by {unit}"
+            )
+            con.print(f"{note}; CIs resample whole groups ({what})")
         if diffs:
             con.print(
                 "differences: the row's metric minus the other, on the items both scored, with a paired CI from "
