@@ -187,11 +187,11 @@ def test_mismatched_lengths_raise():
 
 
 def test_a_key_collision_falls_back_to_exact_integer_comparison(monkeypatch):
-    import voxjudge.asr.measures as measures
+    import voxjudge.asr.units as units
 
     refs, hyps = ["the cat sat", "a b"], ["the bat sat down", "a c"]
     # Pretend every token shares one rapidfuzz key: the hash path would call all words equal.
-    monkeypatch.setattr(measures, "_rapidfuzz_key", lambda token: 0)
+    monkeypatch.setattr(units, "rapidfuzz_key", lambda token: 0)
     counts = total(count_errors(refs, hyps))
     oracle = jiwer.process_words(refs, hyps)
     _assert_same(counts, oracle)
@@ -199,13 +199,13 @@ def test_a_key_collision_falls_back_to_exact_integer_comparison(monkeypatch):
 
 
 def test_a_key_collision_in_the_one_pass_metrics_falls_back_too(monkeypatch):
-    import voxjudge.asr.measures as measures
+    import voxjudge.asr.units as units
 
     refs, hyps = ["the cat sat", "a b"], ["the bat sat down", "a c"]
-    monkeypatch.setattr(measures, "_rapidfuzz_key", lambda token: 0)
+    monkeypatch.setattr(units, "rapidfuzz_key", lambda token: 0)
     recounted = []
-    real = measures._exact
-    monkeypatch.setattr(measures, "_exact", lambda *a: recounted.append(1) or real(*a))
+    real = units.exact_units
+    monkeypatch.setattr(units, "exact_units", lambda *a: recounted.append(1) or real(*a))
     result = compute_metrics(refs, hyps, normalizer=str.upper)
     assert recounted == [1]
     _assert_same(result.corpus_word, jiwer.process_words([r.upper() for r in refs], [h.upper() for h in hyps]))
@@ -285,10 +285,10 @@ def test_counts_across_chunk_boundaries_equal_jiwer_per_utterance():
     # last one) must give every utterance its own counts, in order, words and characters alike.
     import random
 
-    import voxjudge.asr.measures as measures
+    from voxjudge.asr.counting import CHUNK
 
     rng = random.Random(7)
-    refs = [" ".join(rng.choices(WORDS, k=rng.randint(0, 8))) for _ in range(2 * measures._CHUNK + 37)]
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(0, 8))) for _ in range(2 * CHUNK + 37)]
     hyps = [" ".join(rng.choices(WORDS, k=rng.randint(0, 8))) for _ in refs]
     seen = []
     result = compute_metrics(refs, hyps, progress=lambda done, n: seen.append((done, n)))
@@ -298,9 +298,7 @@ def test_counts_across_chunk_boundaries_equal_jiwer_per_utterance():
         assert w.counts() == _chunk_counts(words.alignments[k])
         assert c.counts() == _chunk_counts(chars.alignments[k])
     assert result.word == count_errors(refs, hyps)
-    assert [d for d, _ in seen] == [measures._CHUNK, 2 * measures._CHUNK, len(refs)] and {n for _, n in seen} == {
-        len(refs)
-    }
+    assert [d for d, _ in seen] == [CHUNK, 2 * CHUNK, len(refs)] and {n for _, n in seen} == {len(refs)}
 
 
 def _chunk_counts(chunks) -> dict[str, int]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from voxjudge.asr.measures import ErrorCounts, Normalizer
+from voxjudge.asr.error_counts import ErrorCounts
 from voxjudge.asr.tokenize import Split, Tokenizer, Unit
+
+if TYPE_CHECKING:
+    from voxjudge.asr.measures import Normalizer
 
 Op = Literal["equal", "substitute", "delete", "insert"]
 

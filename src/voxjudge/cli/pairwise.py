@@ -267,15 +267,21 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
+def _judged_inputs(args: argparse.Namespace):
+    """What ``analyze`` and ``compare`` read first, every option checked before anything is read:
+    the bootstrap settings, the rubric and the pairs file."""
     from voxjudge.pairwise import read_pairs
-    from voxjudge.pairwise.result import analysed
 
     boot = bootstrap_kwargs(args)
     check_outputs(files=[args.report])
     check_report_options(args)
-    rubric = _rubric(args)
-    pairs = read_pairs(args.pairs, check_audio=False)
+    return boot, _rubric(args), read_pairs(args.pairs, check_audio=False)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from voxjudge.pairwise.result import analysed
+
+    boot, rubric, pairs = _judged_inputs(args)
     records = _read_records(args.judgments)
     if args.select_weights and not 0 < args.val_fraction < 1:
         raise InputError("--val-fraction must be between 0 and 1")
@@ -295,14 +301,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import read_pairs
     from voxjudge.pairwise.result import compared
 
-    boot = bootstrap_kwargs(args)
-    check_outputs(files=[args.report])
-    check_report_options(args)
-    rubric = _rubric(args)
-    pairs = read_pairs(args.pairs, check_audio=False)
+    boot, rubric, pairs = _judged_inputs(args)
     result = compared(
         _read_records(args.a),
         _read_records(args.b),

@@ -1,0 +1,95 @@
+"""One pass over a corpus for the units asked: normalize each text once, split it once, align
+only the pairs that differ, and feed each unit's tally (``CorpusTotals`` or ``UtteranceRows``).
+
+The loop runs once per utterance of every metrics call, so it works a chunk of utterances at a
+time with ``map()`` (the per-item work then runs in C) and keeps Python-level work to a few
+integer operations per utterance. A chunk bounds the tokens held in memory at once.
+
+Pairs identical after normalization are counted without an alignment: all their units are hits
+(their Levenshtein alignment is the empty edit script, with any token comparison), so they cost
+one split and no vocabulary either. Typical test sets have many of them.
+
+Long-form lines (one 300k-word transcript) go through the same rapidfuzz call as jiwer, on
+purpose. Anchoring on long exact matches and aligning only the gaps keeps the *cost* optimal
+when the anchors are safe, but not the hits/substitutions/deletions/insertions jiwer reports:
+optimal alignments tie (ref "a b" vs hyp "b c": two substitutions, or a deletion, a hit and an
+insertion), and rapidfuzz breaks ties by its own backtrace over Hirschberg splits chosen from
+whole DP rows, which a decomposition cannot reproduce. An anchored result is exact only where
+every gap's counts are forced (equal over all its optimal alignments) and every optimal path
+crosses the anchors; checking that needs the full DP, so there is no shortcut that is both
+exact and sub-quadratic, and none is taken. What long lines do get: no CER unless asked
+(the character alignment was most of their time) and no per-utterance objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import eq, not_
+
+from voxjudge._gc import gc_paused
+from voxjudge.asr import units as unit_splits
+from voxjudge.asr.rows import UtteranceRows
+from voxjudge.asr.totals import CorpusTotals
+
+Progress = Callable[[int, int], None]
+CHUNK = 512
+
+
+def count_units(
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    units: dict,
+    normalizer,
+    per_utterance: bool,
+    rate_only: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> dict:
+    """A tally per unit of ``units`` (``unit_functions``): ``UtteranceRows`` if ``per_utterance``,
+    else ``CorpusTotals``; units in ``rate_only`` get only their edit distance. Token lists are
+    checked for rapidfuzz key collisions, and the corpus recounted exactly if any."""
+    vocabulary: set[str] = set()
+    tallies = _tallies(units, per_utterance, rate_only)
+    with gc_paused():
+        _count_chunks(references, hypotheses, units, normalizer, tallies, vocabulary.update, progress)
+    if vocabulary and unit_splits.keys_collide(vocabulary):
+        tallies = _tallies(units, per_utterance, rate_only)
+        with gc_paused():
+            _count_chunks(references, hypotheses, unit_splits.exact_units(units), normalizer, tallies, None, None)
+    return tallies
+
+
+def _tallies(units: dict, per_utterance: bool, rate_only: Sequence[str]) -> dict:
+    return {u: UtteranceRows() if per_utterance else CorpusTotals(u not in rate_only) for u in units}
+
+
+def _count_chunks(references, hypotheses, units, normalizer, tallies, collect, progress) -> None:
+    words, chars = units.get("word"), units.get("char")
+    joined = chars is unit_splits.JOINED_WORDS
+    n_total = len(references)
+    for start in range(0, n_total, CHUNK):
+        refs, hyps = references[start : start + CHUNK], hypotheses[start : start + CHUNK]
+        if normalizer is not None:
+            refs, hyps = list(map(normalizer, refs)), list(map(normalizer, hyps))
+        same = list(map(eq, refs, hyps))
+        if True in same:
+            differ = list(map(not_, same))
+            refs, hyps, alike = list(compress(refs, differ)), list(compress(hyps, differ)), list(compress(refs, same))
+        else:
+            same, alike = None, []
+        if words is not None:
+            ref_words, hyp_words = list(map(words, refs)), list(map(words, hyps))
+            alike_words = list(map(words, alike))
+            if collect is not None and ref_words:
+                collect(*ref_words, *hyp_words)
+            tallies["word"].add(ref_words, hyp_words, same, list(map(len, alike_words)))
+        if joined:
+            alike_chars = list(map(len, map(" ".join, alike_words)))
+            tallies["char"].add(list(map(" ".join, ref_words)), list(map(" ".join, hyp_words)), same, alike_chars)
+        elif chars is not None:
+            ref_chars, hyp_chars = list(map(chars, refs)), list(map(chars, hyps))
+            if collect is not None and ref_chars and not isinstance(ref_chars[0], str):
+                collect(*ref_chars, *hyp_chars)
+            tallies["char"].add(ref_chars, hyp_chars, same, list(map(len, map(chars, alike))))
+        if progress is not None:
+            progress(min(start + CHUNK, n_total), n_total)
