@@ -15,6 +15,8 @@ _EXPORTS = {
     "render_metrics": "voxjudge.cli.views.asr",
     "render_compare": "voxjudge.cli.views.asr",
     "render_laser": "voxjudge.cli.views.laser",
+    "render_agreement": "voxjudge.cli.views.laser",
+    "render_calibration": "voxjudge.cli.views.laser",
     "render_judge_card": "voxjudge.cli.views.judge_card",
     "fmt_cover": "voxjudge.cli.views.judge_card",
     "render_breaks_summary": "voxjudge.cli.views.breaks",

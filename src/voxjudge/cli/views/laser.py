@@ -1,4 +1,5 @@
-"""``asr score``: the LASER table, its WER beside it, error types, agreement with people."""
+"""``asr score``: the LASER table, its WER beside it, error types, agreement with people;
+``asr classify --eval`` and ``asr train``'s reports."""
 
 from __future__ import annotations
 
@@ -65,3 +66,44 @@ def render_laser(s: dict) -> str:
                 "utterances shared batches)"
             )
     return cap.get().rstrip("\n")
+
+
+def render_agreement(r: dict) -> str:
+    from rich.table import Table
+
+    ci = lambda c: "" if c[0] is None else f" [{c[0]:.3f}, {c[1]:.3f}]"  # noqa: E731
+    con = console()
+    with con.capture() as cap:
+        con.print(
+            f"{r['judge']} judge on {r['n']} labelled pairs ({r['unique_pairs']} unique): accuracy "
+            f"{r['accuracy']:.3f}{ci(r['accuracy_ci'])}, Cohen's kappa {r['kappa']:.3f}{ci(r['kappa_ci'])} "
+            f"(95% bootstrap CIs over unique pairs)"
+            + (f"; {r['unscored']} unscored, left out" if r["unscored"] else "")
+        )
+        t = Table(title="Accuracy per class (true label)")
+        for col in ("class", "correct", "n", "accuracy", "95% CI"):
+            t.add_column(col, justify="left" if col == "class" else "right")
+        for name, c in r["per_class"].items():
+            t.add_row(name, str(c["correct"]), str(c["n"]), f"{c['accuracy']:.3f}", ci(c["ci"]).strip())
+        con.print(t)
+        labels = r["confusion"]["labels"]
+        m = Table(title="Confusion matrix (rows: true, columns: predicted)")
+        m.add_column("true \\ predicted")
+        for lab in labels:
+            m.add_column(lab, justify="right")
+        for lab, row in zip(labels, r["confusion"]["rows_true_cols_predicted"]):
+            m.add_row(lab, *(str(x) for x in row))
+        con.print(m)
+    return cap.get().rstrip("\n")
+
+
+def render_calibration(report: dict) -> str:
+    lines = ["calibration per language (and * for every other):"]
+    for lang, cal in report["calibrations"].items():
+        lines.append(f"  {lang}: " + ", ".join(f"{k}={v}" for k, v in cal.items()))
+    for name, r in report.get("cv", {}).items():
+        lines.append(f"{name}, {r['folds']}-fold CV grouped by {r['grouped_by']}:")
+        for side in ("per_language", "pooled", "pooled_from_other_sets", "defaults"):
+            if r.get(side):
+                lines.append(f"  {side}: " + ", ".join(f"{k} {v:.3f}" for k, v in r[side].items()))
+    return "\n".join(lines)
