@@ -99,7 +99,7 @@ def test_an_injected_instruction_moves_no_other_utterance(fake_script):
     added = [p for p in injected.pairs if p.op == "insert"]
     assert len(added) == len(INJECTION.split())
     assert all(p.label == "major" and p.error_type == "addition" and p.disputed for p in added)
-    assert injected.laser < 0
+    assert injected.laser == 0.0 and injected.penalty == 8.0  # floored at 0, the penalty kept
     s = summarize(utterances, RUBRIC)
     assert s["disputed"] == len(added) == extra["llm"]["disputed"]
     assert json.loads(json.dumps(injected.as_dict()))["pairs"][-1]["disputed"] is True

@@ -76,9 +76,7 @@ def _same(tmp_path, refs, hyps, ids, judge, lang, jobs, suffix=".jsonl", human=N
 @pytest.mark.parametrize("system", ["sys_a", "sys_b"])
 def test_the_shipped_examples(tmp_path, examples, lang, system):
     folder = examples / "asr" / lang
-    paired = pair_texts(
-        read_texts(folder / "ref.txt", ids=True), read_texts(folder / f"{system}.txt", ids=True)
-    )
+    paired = pair_texts(read_texts(folder / "ref.txt", ids=True), read_texts(folder / f"{system}.txt", ids=True))
     human = None
     if (folder / "human_b.tsv").exists():
         from voxjudge.io.scores import read_scores

@@ -229,7 +229,7 @@ def test_rationales_carry_each_clips_measurements(clip_factory):
     flat = clip_factory("flat", [(1.0, "flat"), (1.2, "flat")], [0.25])
     _, records = verdicts(at_comma, flat)
     fa = AcousticJudge().features(at_comma)
-    (start, end), = fa.pauses
+    ((start, end),) = fa.pauses
     for r in records:
         why = r["rationale"]
         assert set(why) == {"C1", "C2", "C4", "L2"} and r["flag"] is None

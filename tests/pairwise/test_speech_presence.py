@@ -21,9 +21,7 @@ KNOWN_LIMITS = {
     ("ring300Hz_30ms", 20, -35, False), ("ring300Hz_30ms", 20, -35, True), ("ring300Hz_30ms", 8, -45, False),
 }  # fmt: skip
 GRID = [
-    pytest.param(
-        *case, marks=[pytest.mark.xfail(strict=True, reason="known limit")] if case in KNOWN_LIMITS else []
-    )
+    pytest.param(*case, marks=[pytest.mark.xfail(strict=True, reason="known limit")] if case in KNOWN_LIMITS else [])
     for case in (
         (name, rate, noise, hum)
         for name in SHAPES
@@ -58,8 +56,10 @@ def test_every_espeak_reading_is_speech(readings):
 @pytest.mark.parametrize("name", ["impulse", "burst", "ring1000Hz_10ms"])
 def test_readings_with_clicks_over_them_are_still_speech(readings, name):
     for key, audio in list(readings.items())[::10]:
-        x = np.interp(np.arange(len(audio.samples)) * RATE / audio.rate, np.arange(64000), clicks(
-            4.0, SHAPES[name], 3, noise_db=-50, hum=False, seed=1
-        ))
+        x = np.interp(
+            np.arange(len(audio.samples)) * RATE / audio.rate,
+            np.arange(64000),
+            clicks(4.0, SHAPES[name], 3, noise_db=-50, hum=False, seed=1),
+        )
         f = analyze(np.clip(audio.samples + 0.5 * x, -1, 1), audio.rate)
         assert f.no_speech is None, key

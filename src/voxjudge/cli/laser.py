@@ -40,8 +40,8 @@ def register(cmds) -> None:
         "score",
         help="LASER rubric scores: graded penalties per word pair, beside WER",
         description="Aligns reference and hypothesis into word pairs, labels every mismatch (no penalty, "
-        "minor 0.5, major 1.0) and scores 1 - penalty / reference words, per utterance and for the corpus "
-        "(micro: total penalty / total words; macro: mean of utterance scores).",
+        "minor 0.5, major 1.0) and scores 1 - penalty / reference words (floored at 0), per utterance and "
+        "for the corpus (micro: total penalty / total words; macro: mean of utterance scores).",
     )
     p.add_argument("--ref", required=True, help="reference transcripts")
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")

@@ -129,7 +129,7 @@ class Prepared:
             extra = np.array([tiers[getattr(cal, k)] for k in self.speech_kind])
             np.add.at(pen, self.speech_owner, extra + cal.edit * self.speech_edits * (extra > 0))
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(self.ref_words > 0, 1 - pen / np.maximum(self.ref_words, 1), np.nan)
+            return np.where(self.ref_words > 0, np.maximum(0.0, 1 - pen / np.maximum(self.ref_words, 1)), np.nan)
 
 
 def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRubric, labeler) -> Prepared:

@@ -29,7 +29,7 @@ from voxjudge.asr.laser.lang import colloquial_equal, fold, is_function_word, nu
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence, prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
-from voxjudge.asr.laser.rules import Label, _stems, classify
+from voxjudge.asr.laser.rules import Label, classify, same_stem
 from voxjudge.errors import InputError
 
 FORMAT = "voxjudge-laser-linear-1"
@@ -61,7 +61,7 @@ def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conven
         found = conv.variants(ref[0], hyp[0])
         for name in found or ("none",):
             f["variant=" + name] = 1.0
-        if _stems(fr, lang) & _stems(fh, lang):
+        if same_stem(fr, fh, lang):
             f["same_stem"] = 1.0
         if conv.same_auxiliary(ref[0], hyp[0]):
             f["same_auxiliary"] = 1.0

@@ -48,11 +48,11 @@ from voxjudge.asr.laser.spelling import (
     _english_slip,
     _name_like,
     _plain,
-    _stems,
     _transliterated,
     _uk_us,
     _vowel_length_only,
     joined,
+    same_stem,
     skeleton,
 )
 
@@ -124,7 +124,7 @@ def _auxiliaries_only(ref: tuple[str, ...], hyp: tuple[str, ...], conv: Conventi
 def _phrase_word(a: str, b: str, lang: str, conv: Conventions) -> Label | None:
     """One differing word inside a phrase: a convention, or an ending that carries agreement."""
     found = _word_convention(a, b, lang, conv)
-    if found is None and _stems(fold(a), lang) & _stems(fold(b), lang):
+    if found is None and same_stem(fold(a), fold(b), lang):
         return Label("minor", "grammar_agreement", "same stem, different ending")
     return found
 
@@ -137,7 +137,7 @@ def _word_convention(a: str, b: str, lang: str, conv: Conventions) -> Label | No
     if conv.is_informal(a, b):
         return Label("no_penalty", "slang_colloquial", "informal spelling of a frequent word")
     if conv.same_auxiliary(a, b) or (
-        conv.is_agreement_word(a) and conv.is_agreement_word(b) and _stems(fold(a), lang) & _stems(fold(b), lang)
+        conv.is_agreement_word(a) and conv.is_agreement_word(b) and same_stem(fold(a), fold(b), lang)
     ):
         return Label("minor", "grammar_agreement", "auxiliary with another number or gender")
     found = conv.variants(a, b)
@@ -193,7 +193,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         if sr == sh == "latn" and _name_like(ref[0], lang) and skeleton(r) == skeleton(h) and len(skeleton(r)) >= 2:
             return Label("no_penalty", "proper_noun", "another rendering of the same name")
         if as_number(r) is None and as_number(h) is None:
-            if _stems(r, lang) & _stems(h, lang):
+            if same_stem(r, h, lang):
                 return Label(
                     "minor",
                     "grammar_agreement",

@@ -3,7 +3,9 @@
 The model (or the rules) only labels pairs; penalties, scores and corpus figures are computed
 here. Tokens are whitespace-separated words with punctuation-only tokens (।, -, ...) dropped.
 An empty reference has no LASER score (the formula divides by the number of reference words);
-such utterances are reported as unscored. Scores are not clipped: additions can push one below 0.
+such utterances are reported as unscored. A score is floored at 0: additions can bring the penalty
+past the number of reference words, and a transcript cannot be worse than one with every word wrong
+(the records keep the penalty itself).
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from voxjudge.asr.laser.speech import flag
 
 PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
 _CHUNK = 2000  # word pairs labelled between two progress reports
+
+
+def laser_score(penalty: float, ref_words: int) -> float | None:
+    """1 - penalty / reference words, floored at 0; None for an empty reference."""
+    return max(0.0, 1 - penalty / ref_words) if ref_words else None
 
 
 def words(text: str) -> list[str]:
@@ -107,7 +114,7 @@ def score_aligned(
                 ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
             )
             u.penalty += pen
-        u.laser = (1 - u.penalty / ref_words) if ref_words else None
+        u.laser = laser_score(u.penalty, ref_words)
         results.append(u)
     return results
 

@@ -136,7 +136,7 @@ IRREGULAR_EN = [
 def _stems(word: str, lang: str) -> frozenset[str]:
     """The word and what is left after removing one inflection ending (an ending may be empty)."""
     if lang == "en":  # close/closed/closes/closing, light/lights
-        stem = re.sub(r"(ing|ed|es|s|d)$", "", word) if len(word) > 4 else word
+        stem = _EN_ENDING.sub("", word) if len(word) > 4 else word
         stems = {word, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
         stems |= {f"irregular:{k}" for k, forms in enumerate(IRREGULAR_EN) if word in forms}
         return frozenset(stems)
@@ -145,6 +145,20 @@ def _stems(word: str, lang: str) -> frozenset[str]:
     return frozenset(
         {word} | {word[: -len(e)] for e in ENDINGS.get(lang, []) if word.endswith(e) and len(word) - len(e) >= least}
     )
+
+
+_EN_ENDING = re.compile(r"(ing|ed|es|s|d)$")
+
+
+def same_stem(a: str, b: str, lang: str) -> bool:
+    """Two forms of one word with another inflection ending (both folded already)."""
+    shared = _stems(a, lang) & _stems(b, lang)
+    if lang != "en" or not shared:
+        return bool(shared)
+    # in English one side must carry an ending (close/closed, make/making): two bare words that
+    # differ by a final e are two words (gene/gen), unless they are listed irregular forms
+    inflected = any(len(w) > 4 and _EN_ENDING.search(w) for w in (a, b))
+    return inflected or any(k.startswith("irregular:") for k in shared)
 
 
 def _stem(word: str, lang: str) -> str:

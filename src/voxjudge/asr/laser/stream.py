@@ -37,7 +37,7 @@ from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
-from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore
+from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import flag
 
 CHUNK = 2000  # utterances per chunk
@@ -262,7 +262,7 @@ class ChunkScorer:
                     ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
                 )
         ref_words = len(rw)
-        laser = (1 - penalty / ref_words) if ref_words else None
+        laser = laser_score(penalty, ref_words)
         if laser is None:  # an empty reference: its pairs are not counted
             del out.events[len(out.events) - n_events :]
             n_identical = n_events = 0

@@ -88,7 +88,7 @@ class LaserTally:
 
     def summary(self, rubric: LaserRubric) -> dict[str, Any]:
         n, unscored = self.scored, self.utterances - self.scored
-        micro = (1 - self.penalty / self.ref_words) if self.ref_words else None
+        micro = max(0.0, 1 - self.penalty / self.ref_words) if self.ref_words else None  # floored as each utterance is
         macro = (self.laser_sum / n) if n else None
         partial = self.partial
         coverage: dict[str, Any] = {

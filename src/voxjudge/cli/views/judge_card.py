@@ -109,7 +109,10 @@ def render_judge_card(s: dict) -> str:
                 "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
                 "(or less) with people here"
             )
-        con.print(f"WER and CER after '{s['normalization']}' normalization; LASER = 1 - penalty / reference words")
+        con.print(
+            f"WER and CER after '{s['normalization']}' normalization; "
+            "LASER = 1 - penalty / reference words, floored at 0"
+        )
     return cap.get().rstrip("\n")
 
 
