@@ -67,8 +67,21 @@ def split_lines(text: str) -> list[str]:
 def read_lines(path: str | Path) -> list[str]:
     """Decode a file as UTF-8 (a BOM is allowed) into lines without their line endings.
 
-    The file is read once, so a pipe (``/dev/stdin``) works."""
+    A regular file is decoded as it is read, a block at a time: holding its bytes and its whole
+    text beside the lines touched three times the memory, and a fresh process pays for every new
+    page. Anything else (a pipe such as ``/dev/stdin``, read once) and every problem go through
+    the whole-file path, which words the error."""
     p = Path(path)
+    if p.is_file():
+        try:
+            with open(p, encoding="utf-8-sig", newline="") as f:
+                # newline="": lines end at \n, \r\n or \r, as in split_lines, and keep their ending
+                lines = list(map(str.rstrip, f, repeat("\r\n")))
+        except (OSError, UnicodeDecodeError):
+            pass
+        else:
+            if any(map(str.strip, lines)):
+                return lines
     try:
         data = p.read_bytes()
     except FileNotFoundError:
