@@ -86,3 +86,33 @@ def test_rows_are_refused_when_only_totals_were_kept():
     result = compute_metrics(["a"], ["b"], per_utterance=False)
     with pytest.raises(ValueError, match="per_utterance=True"):
         result.per_utterance()
+
+
+def test_the_other_whitespace_is_every_separator_of_str_split_but_the_space():
+    import sys
+
+    from voxjudge.asr.units import OTHER_WHITESPACE
+
+    separators = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()]
+    assert sorted(OTHER_WHITESPACE) == [c for c in separators if c != " "]
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["a b", "", "c"], True),
+        (["a  b"], False),
+        (["a b "], False),
+        ([" a"], False),
+        (["a", " b"], False),
+        (["a\tb"], False),
+        (["a\u3000b"], False),
+        (["a\xa0b"], False),
+        (["सफ़र e\u0301"], True),
+    ],
+)
+def test_single_spaced_texts_are_their_own_character_strings(texts, expected):
+    from voxjudge.asr.units import single_spaced
+
+    assert single_spaced(texts) is expected
+    assert all(" ".join(t.split()) == t for t in texts) is expected
