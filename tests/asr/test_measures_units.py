@@ -116,3 +116,22 @@ def test_single_spaced_texts_are_their_own_character_strings(texts, expected):
 
     assert single_spaced(texts) is expected
     assert all(" ".join(t.split()) == t for t in texts) is expected
+
+
+def test_chunks_taken_as_they_are_and_chunks_joined_give_jiwers_numbers():
+    # 1,200 pairs: the first chunk single-spaced (its texts are their own character strings), a
+    # tab and a doubled space in the others (their words are joined again).
+    import random
+
+    rng = random.Random(3)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(0, 9))) for _ in range(1200)]
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(0, 9))) for _ in range(1200)]
+    refs[700], hyps[1100] = refs[700] + "\ta", "a  " + hyps[1100]
+    collapse = [" ".join(t.split()) for t in refs], [" ".join(t.split()) for t in hyps]
+    for per_utterance in (True, False):
+        result = compute_metrics(refs, hyps, per_utterance=per_utterance)
+        _same(result.corpus_word, jiwer.process_words(*collapse))
+        _same(result.corpus_char, jiwer.process_characters(*collapse))
+        assert result.cer == jiwer.cer(*collapse)
+    totals = compute_metrics(refs, hyps, per_utterance=False, char_counts=False)
+    assert totals.cer == jiwer.cer(*collapse)
