@@ -174,6 +174,7 @@ def _run(commands: list[list[str]], env: dict[str, str] | None = None) -> tuple[
 
 
 def whole_command(n: int, repeat: int) -> dict:
+    load_before = os.getloadavg()[0]
     refs, hyps = make_corpus(n)
     vox, jw = _script("voxjudge"), _script("jiwer")
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,6 +206,7 @@ def whole_command(n: int, repeat: int) -> dict:
     wer_printed, cer_printed = (float(o.strip()) for o in outs["theirs"])
     return {
         "pairs": n,
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "identical_numbers": (summary["wer"], summary["cer"]) == (wer_printed, cer_printed),
         "jiwer_cli_cpu_s": round(best["theirs"][0], 3),
         "voxjudge_cpu_s": round(best["ours"][0], 3),
@@ -240,6 +242,7 @@ def _measure(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
 def long_form(words: int, repeat: int) -> dict:
     """One reference line of ``words`` words against its hypothesis, WER only: ``asr metrics
     --unit word`` against jiwer's CLI, and ``compute_metrics`` against ``jiwer.process_words``."""
+    load_before = os.getloadavg()[0]
     (ref_text,), (hyp_text,) = make_corpus(1, seed=1, words_per_utt=words)
     vox, jw = _script("voxjudge"), _script("jiwer")
     with tempfile.TemporaryDirectory() as tmp:
@@ -280,6 +283,7 @@ def long_form(words: int, repeat: int) -> dict:
     ] and summary["wer"] == float(outs["theirs"].strip())
     return {
         "words": words,
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "wer": summary["wer"],
         "identical_numbers": same and lib_out["jiwer"] == lib_out["voxjudge"],
         "jiwer_cli_cpu_s": round(best["theirs"], 2),
@@ -333,7 +337,8 @@ def main() -> None:
             print(json.dumps({"path": "whole_command", **w}))
         else:
             print(
-                f"whole command, {w['pairs']:,} pairs, WER + CER, same numbers printed: {w['identical_numbers']}\n"
+                f"whole command, {w['pairs']:,} pairs, WER + CER, same numbers printed: {w['identical_numbers']} "
+                f"(load average {w['load'][0]} at the start, {w['load'][1]} at the end)\n"
                 f"  voxjudge asr metrics {w['voxjudge_cpu_s']:.2f}s (--json {w['voxjudge_json_cpu_s']:.2f}s)  "
                 f"jiwer CLI (-r/-h, then -c) {w['jiwer_cli_cpu_s']:.2f}s  -> {w['speedup']:.2f}x faster "
                 f"(--json: {w['json_speedup']:.2f}x; wall: {w['voxjudge_wall_s']:.2f}s vs "
@@ -348,7 +353,8 @@ def main() -> None:
             return
         print(
             f"long form, one line of {lf['words']:,} words, WER {100 * lf['wer']:.2f}%, "
-            f"identical numbers: {lf['identical_numbers']}\n"
+            f"identical numbers: {lf['identical_numbers']} (load average {lf['load'][0]} at the start, "
+            f"{lf['load'][1]} at the end)\n"
             f"  asr metrics --unit word {lf['voxjudge_cpu_s']:.2f}s  jiwer CLI {lf['jiwer_cli_cpu_s']:.2f}s  "
             f"-> {lf['time_ratio']:.2f}x jiwer's time (peak RSS {lf['voxjudge_peak_rss_mb']} MB vs "
             f"{lf['jiwer_cli_peak_rss_mb']} MB)\n"

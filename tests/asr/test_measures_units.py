@@ -86,3 +86,52 @@ def test_rows_are_refused_when_only_totals_were_kept():
     result = compute_metrics(["a"], ["b"], per_utterance=False)
     with pytest.raises(ValueError, match="per_utterance=True"):
         result.per_utterance()
+
+
+def test_the_other_whitespace_is_every_separator_of_str_split_but_the_space():
+    import sys
+
+    from voxjudge.asr.units import OTHER_WHITESPACE
+
+    separators = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()]
+    assert sorted(OTHER_WHITESPACE) == [c for c in separators if c != " "]
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["a b", "", "c"], True),
+        (["a  b"], False),
+        (["a b "], False),
+        ([" a"], False),
+        (["a", " b"], False),
+        (["a\tb"], False),
+        (["a\u3000b"], False),
+        (["a\xa0b"], False),
+        (["सफ़र e\u0301"], True),
+    ],
+)
+def test_single_spaced_texts_are_their_own_character_strings(texts, expected):
+    from voxjudge.asr.units import single_spaced
+
+    assert single_spaced(texts) is expected
+    assert all(" ".join(t.split()) == t for t in texts) is expected
+
+
+def test_chunks_taken_as_they_are_and_chunks_joined_give_jiwers_numbers():
+    # 1,200 pairs: the first chunk single-spaced (its texts are their own character strings), a
+    # tab and a doubled space in the others (their words are joined again).
+    import random
+
+    rng = random.Random(3)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(0, 9))) for _ in range(1200)]
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(0, 9))) for _ in range(1200)]
+    refs[700], hyps[1100] = refs[700] + "\ta", "a  " + hyps[1100]
+    collapse = [" ".join(t.split()) for t in refs], [" ".join(t.split()) for t in hyps]
+    for per_utterance in (True, False):
+        result = compute_metrics(refs, hyps, per_utterance=per_utterance)
+        _same(result.corpus_word, jiwer.process_words(*collapse))
+        _same(result.corpus_char, jiwer.process_characters(*collapse))
+        assert result.cer == jiwer.cer(*collapse)
+    totals = compute_metrics(refs, hyps, per_utterance=False, char_counts=False)
+    assert totals.cer == jiwer.cer(*collapse)

@@ -65,6 +65,32 @@ def test_long_csv_and_tsv_fields_are_read(tmp_path):
         assert read_texts(p).records[0].text == long_text
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"a\nb\n", b"a\r\nb", b"a\rb\r\r\n", b"\xef\xbb\xbfa b\n\n\n", "x\x0cy\nz\x85w\u2028v\n".encode(), b"\n\na"],
+)
+def test_a_file_read_as_it_is_decoded_gives_the_whole_files_lines(tmp_path, data):
+    p = tmp_path / "t.txt"
+    p.write_bytes(data)
+    assert read_lines(p) == split_lines(data.decode("utf-8-sig"))
+
+
+def test_a_crlf_across_the_decoders_block_ends_one_line(tmp_path):
+    p = tmp_path / "t.txt"
+    for k in range(8185, 8195):
+        data = b"a" * k + b"\r\nb\r\n"
+        p.write_bytes(data)
+        assert read_lines(p) == split_lines(data.decode()), k
+
+
+@pytest.mark.parametrize(("data", "message"), [(b" \n\t\n", "file is empty"), (b"ok\na\xffb\n", ":2: invalid UTF-8")])
+def test_read_lines_words_problems_as_the_whole_file_path_does(tmp_path, data, message):
+    p = tmp_path / "t.txt"
+    p.write_bytes(data)
+    with pytest.raises(InputError, match=message):
+        read_lines(p)
+
+
 def test_read_lines_reads_a_pipe_once():
     code = "import sys; from voxjudge.io.readers import read_lines; print(len(read_lines('/dev/stdin')))"
     done = subprocess.run([sys.executable, "-c", code], input="a\nb\fc\n", capture_output=True, text=True)

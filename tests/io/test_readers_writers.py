@@ -21,6 +21,20 @@ def test_line_aligned_keeps_empty_lines_as_empty_utterances(tmp_path):
     assert not ts.has_ids
 
 
+def test_line_aligned_records_built_when_asked_are_the_records(tmp_path):
+    from voxjudge.io import TextRecord
+
+    ts = read_texts(write(tmp_path / "h.txt", "a b\n\nc\n"))
+    want = [TextRecord("1", "a b", 1), TextRecord("2", "", 2), TextRecord("3", "c", 3)]
+    assert list(ts.records) == want and ts.records == want and len(ts.records) == 3
+    assert ts.records[-1] == want[-1] and ts.records[1:] == want[1:] and ts.records[0].speaker is None
+    with pytest.raises(IndexError):
+        ts.records[3]
+    paired = pair_texts(ts, read_texts(write(tmp_path / "r.txt", "a\nb\nc\n")))
+    assert (paired.ids, paired.references, paired.speakers) == (["1", "2", "3"], ["a b", "", "c"], [None] * 3)
+    assert paired.hypotheses == ["a", "b", "c"]
+
+
 def test_kaldi_ids_bom_and_crlf(tmp_path):
     ts = read_texts(write(tmp_path / "r.txt", "\ufeffu1 hello world\r\nu2\r\n\r\nu3  नमस्ते  दुनिया\r\n"), ids=True)
     assert [(r.id, r.text) for r in ts.records] == [("u1", "hello world"), ("u2", ""), ("u3", "नमस्ते  दुनिया")]

@@ -5,6 +5,9 @@ The loop runs once per utterance of every metrics call, so it works a chunk of u
 time with ``map()`` (the per-item work then runs in C) and keeps Python-level work to a few
 integer operations per utterance. A chunk bounds the tokens held in memory at once.
 
+Texts that are already single-spaced (checked a chunk at a time, in C) are their own character
+strings: the CER aligns them as they are, with no splitting and joining.
+
 Pairs identical after normalization are counted without an alignment: all their units are hits
 (their Levenshtein alignment is the empty edit script, with any token comparison), so they cost
 one split and no vocabulary either. Typical test sets have many of them.
@@ -30,6 +33,7 @@ from operator import eq, not_
 from voxjudge._gc import gc_paused
 from voxjudge.asr import units as unit_splits
 from voxjudge.asr.rows import UtteranceRows
+from voxjudge.asr.tokenize import collapse_whitespace
 from voxjudge.asr.totals import CorpusTotals
 
 Progress = Callable[[int, int], None]
@@ -66,11 +70,15 @@ def _tallies(units: dict, per_utterance: bool, rate_only: Sequence[str]) -> dict
 def _count_chunks(references, hypotheses, units, normalizer, tallies, collect, progress) -> None:
     words, chars = units.get("word"), units.get("char")
     joined = chars is unit_splits.JOINED_WORDS
+    # Character units under which a single-spaced text is its own character string.
+    collapsed = joined or chars is collapse_whitespace or chars is str.strip
     n_total = len(references)
     for start in range(0, n_total, CHUNK):
         refs, hyps = references[start : start + CHUNK], hypotheses[start : start + CHUNK]
         if normalizer is not None:
             refs, hyps = list(map(normalizer, refs)), list(map(normalizer, hyps))
+        # Texts already single-spaced are their own character strings: no splitting and joining.
+        as_is = collapsed and unit_splits.single_spaced(refs + hyps)
         same = list(map(eq, refs, hyps))
         if True in same:
             differ = list(map(not_, same))
@@ -83,7 +91,9 @@ def _count_chunks(references, hypotheses, units, normalizer, tallies, collect, p
             if collect is not None and ref_words:
                 collect(*ref_words, *hyp_words)
             tallies["word"].add(ref_words, hyp_words, same, list(map(len, alike_words)))
-        if joined:
+        if as_is:
+            tallies["char"].add(refs, hyps, same, list(map(len, alike)))
+        elif joined:
             alike_chars = list(map(len, map(" ".join, alike_words)))
             tallies["char"].add(list(map(" ".join, ref_words)), list(map(" ".join, hyp_words)), same, alike_chars)
         elif chars is not None:

@@ -38,6 +38,11 @@ def graphemes(text: str) -> list[str]:
     return _grapheme_pattern.findall(text)
 
 
+def collapse_whitespace(text: str) -> str:
+    """The code points counted by default: the words joined by single spaces."""
+    return " ".join(text.split())
+
+
 @dataclass(frozen=True)
 class Tokenizer:
     """Split a (normalized) string into a sequence of units.
@@ -69,7 +74,7 @@ class Tokenizer:
         if self.unit == "word":
             return str.split
         if self.unit == "char":
-            return lambda t: " ".join(t.split())
+            return collapse_whitespace
         return lambda t: graphemes(" ".join(t.split()))
 
     def join(self, tokens: Sequence[str]) -> str:

@@ -25,6 +25,25 @@ def unit_functions(units: Sequence[str], split: str, char_unit: str) -> dict:
     return out
 
 
+# Every character str.split() splits at, but the space (tests check the list).
+OTHER_WHITESPACE = tuple(
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def single_spaced(texts: list[str]) -> bool:
+    """Whether every text is already its words joined by single spaces (``" ".join(t.split()) ==
+    t``), so that it is its own character string. Checked on a chunk at once, in C: joined by a
+    space (empty texts left out), a space at either end of a text or a doubled one shows as a
+    doubled space or at either end; then no other whitespace may occur (one fast search per
+    character, and none for characters wider than the text's)."""
+    joined = " ".join(filter(None, texts))
+    if "  " in joined or joined[:1] == " " or joined[-1:] == " ":
+        return False
+    return not any(map(joined.__contains__, OTHER_WHITESPACE))
+
+
 # rapidfuzz compares list elements by a 64-bit key: the code point of a one-character string,
 # else its Python hash. That is exact unless two distinct tokens share a key, so the counting
 # loop collects the vocabulary of the token lists it aligns and checks it; in the (astronomically

@@ -118,15 +118,21 @@ def _metric_units(asked: list[str] | None) -> tuple[str, ...]:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from voxjudge.asr.measures import compute_metrics
+    from voxjudge._gc import gc_paused
 
     if args.out:  # (the writers' imports cost start-up time)
         check_outputs(records=[args.out])
     units = _metric_units(args.unit)
-    from voxjudge._gc import gc_paused
+    # 100,000s of texts and rows, none in a cycle: a collection, even the one that follows a
+    # pause while they are alive, would only walk them. They are freed when the command returns.
+    with gc_paused():
+        return _metrics(args, units)
 
-    with gc_paused():  # 100,000s of records, none in a cycle: collections would only walk them
-        paired = read_pair(args, args.ref, args.hyp)
+
+def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
+    from voxjudge.asr.measures import compute_metrics
+
+    paired = read_pair(args, args.ref, args.hyp)
     # Per-utterance rows, and the hit/substitution/deletion/insertion split of the CER, cost as
     # much as the counting: computed only when an output shows them.
     per_utterance = bool(args.out or args.per_utterance or args.by_speaker)

@@ -12,7 +12,7 @@ _EXPORTS = {
     "Paired": "voxjudge.io.matching",
     "pair_texts": "voxjudge.io.matching",
     "FORMATS": "voxjudge.io.readers",
-    "TextRecord": "voxjudge.io.readers",
+    "TextRecord": "voxjudge.io.text_record",
     "TextSet": "voxjudge.io.readers",
     "read_texts": "voxjudge.io.readers",
     "write_records": "voxjudge.io.writers",

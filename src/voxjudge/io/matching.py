@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 
 from voxjudge.errors import InputError
+from voxjudge.io.line_records import LineRecords, line_ids
 from voxjudge.io.readers import TextSet
 from voxjudge.plural import counted
 
@@ -54,29 +56,36 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
                 f"{ref.path} has {counted(len(ref), 'line')} but {hyp.path} has {len(hyp)}; "
                 "line-aligned files must have one line per utterance in the same order"
             )
-        hyp_texts = [r.text for r in hyp.records]
-        found = leading_ids([r.text for r in ref.records], hyp_texts)
-    else:
-        found = ()
-        by_id = {r.id: r.text for r in hyp.records}
-        ref_ids = {r.id for r in ref.records}
-        missing = [r.id for r in ref.records if r.id not in by_id]
-        extra = [r.id for r in hyp.records if r.id not in ref_ids]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"{len(missing)} reference id(s) missing from {hyp.path}: {_few(missing)}")
-            if extra:
-                parts.append(f"{len(extra)} id(s) in {hyp.path} not in {ref.path}: {_few(extra)}")
-            raise InputError("; ".join(parts))
-        hyp_texts = [by_id[r.id] for r in ref.records]
+        ref_texts, hyp_texts = _texts(ref.records), _texts(hyp.records)
+        return Paired(
+            ids=line_ids(len(ref_texts)),
+            references=ref_texts,
+            hypotheses=hyp_texts,
+            speakers=[None] * len(ref_texts),
+            leading_ids=leading_ids(ref_texts, hyp_texts),
+        )
+    by_id = {r.id: r.text for r in hyp.records}
+    ref_ids = {r.id for r in ref.records}
+    missing = [r.id for r in ref.records if r.id not in by_id]
+    extra = [r.id for r in hyp.records if r.id not in ref_ids]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} reference id(s) missing from {hyp.path}: {_few(missing)}")
+        if extra:
+            parts.append(f"{len(extra)} id(s) in {hyp.path} not in {ref.path}: {_few(extra)}")
+        raise InputError("; ".join(parts))
     return Paired(
         ids=[r.id for r in ref.records],
         references=[r.text for r in ref.records],
-        hypotheses=hyp_texts,
+        hypotheses=[by_id[r.id] for r in ref.records],
         speakers=[r.speaker for r in ref.records],
-        leading_ids=found,
     )
+
+
+def _texts(records) -> list[str]:
+    """The texts of line-aligned records: the lines themselves when they were never made records."""
+    return list(records.lines) if isinstance(records, LineRecords) else list(map(itemgetter(1), records))
 
 
 def leading_ids(references: list[str], hypotheses: list[str]) -> tuple[str, ...]:

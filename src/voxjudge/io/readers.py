@@ -15,14 +15,16 @@ import io
 import json
 import re
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from voxjudge.errors import InputError
+from voxjudge.io.line_records import LineRecords
+from voxjudge.io.text_record import TextRecord
 
 FORMATS = ("auto", "text", "kaldi", "tsv", "csv", "jsonl")
 _BY_SUFFIX = {".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -31,22 +33,12 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _CSV_FIELD_LIMIT = 2**31 - 1
 
 
-class TextRecord(NamedTuple):
-    """One utterance. A NamedTuple: reading builds one per line, and a frozen dataclass cost
-    ten times as much to build (half of the reading time of ``asr metrics``)."""
-
-    id: str
-    text: str
-    line: int
-    speaker: str | None = None
-
-
 @dataclass(frozen=True)
 class TextSet:
     """The utterances of one file. ``has_ids`` is False for line-aligned text (ids are line numbers)."""
 
     path: str
-    records: list[TextRecord]
+    records: Sequence[TextRecord]  # a list, or ``LineRecords`` for line-aligned text
     has_ids: bool
 
     def __len__(self) -> int:
@@ -67,8 +59,21 @@ def split_lines(text: str) -> list[str]:
 def read_lines(path: str | Path) -> list[str]:
     """Decode a file as UTF-8 (a BOM is allowed) into lines without their line endings.
 
-    The file is read once, so a pipe (``/dev/stdin``) works."""
+    A regular file is decoded as it is read, a block at a time: holding its bytes and its whole
+    text beside the lines touched three times the memory, and a fresh process pays for every new
+    page. Anything else (a pipe such as ``/dev/stdin``, read once) and every problem go through
+    the whole-file path, which words the error."""
     p = Path(path)
+    if p.is_file():
+        try:
+            with open(p, encoding="utf-8-sig", newline="") as f:
+                # newline="": lines end at \n, \r\n or \r, as in split_lines, and keep their ending
+                lines = list(map(str.rstrip, f, repeat("\r\n")))
+        except (OSError, UnicodeDecodeError):
+            pass
+        else:
+            if any(map(str.strip, lines)):
+                return lines
     try:
         data = p.read_bytes()
     except FileNotFoundError:
@@ -185,10 +190,10 @@ def read_texts(
     kind = _detect(path, fmt, ids)
     if lines is None:
         lines = read_lines(path)
+    if kind == "text":
+        return TextSet(str(path), LineRecords(lines), False)
     parsed = _Parsed(path, kind, lines, text_field, id_field, speaker_field, text_setting)
     records = list(parsed)
-    if kind == "text":
-        return TextSet(str(path), records, False)
     if not records:
         raise InputError(f"{path}: no utterances found")
     _check_unique(path, records)
