@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair, word_key
 from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.spelling import joined_word as _joinkey
 
 FILLER, REPETITION, FALSE_START = "filler", "repetition", "false_start"
 
@@ -25,10 +26,6 @@ def fillers(lang: str, rubric_path: str | None = None) -> frozenset[str]:
     from voxjudge.asr.laser.rubric import LaserRubric
 
     return LaserRubric.load(rubric_path).fillers(lang)
-
-
-def _joinkey(word: str) -> str:
-    return fold(word).replace("-", "").replace("'", "").replace("’", "")
 
 
 def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], lang: str, filler_words=None):
