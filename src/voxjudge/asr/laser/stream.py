@@ -51,8 +51,16 @@ _dumps = json.dumps
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 
-def _js(value: Any) -> str:
-    return _dumps(value, ensure_ascii=False)
+def _pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
+    """A pair's record, byte for byte what ``json.dumps(ScoredPair(...).as_dict(), ensure_ascii=False)``
+    writes (a test holds it to that), without building the object and the dict."""
+    error_type = "null" if lab.error_type is None else _string(lab.error_type)
+    pen = float.__repr__(penalty) if type(penalty) is float else _dumps(penalty)
+    disputed = "true" if lab.disputed is True else "false" if lab.disputed is False else _dumps(lab.disputed)
+    return (
+        f'{{"ref": {_string(ref)}, "hyp": {_string(hyp)}, "op": {_string(op)}, "label": {_string(lab.label)}, '
+        f'"error_type": {error_type}, "reason": {_string(lab.reason)}, "penalty": {pen}, "disputed": {disputed}}}'
+    )
 
 
 def _number(x: float | None) -> str:
@@ -80,10 +88,7 @@ class _IdenticalJSON(dict):
         self.label = label
 
     def __missing__(self, word: str) -> str:
-        lab = self.label
-        js = self[word] = _js(
-            ScoredPair(word, word, "equal", lab.label, lab.error_type, lab.reason, 0.0, lab.disputed).as_dict()
-        )
+        js = self[word] = _pair_json(word, word, "equal", self.label, 0.0)
         return js
 
 
@@ -227,11 +232,7 @@ class ChunkScorer:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
-                js = _js(
-                    ScoredPair(
-                        p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed
-                    ).as_dict()
-                )
+                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen)
                 labels[key] = (lab, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
         for uid, lang, rw, hw, items, keys, edits, wer in aligned:
