@@ -160,7 +160,9 @@ def classify_words(
     return _classify_words(ref, hyp, lang, conventions if conventions is not None else conventions_for(lang))
 
 
-@lru_cache(maxsize=200_000)
+# repeats (identical words in the plain path) hit; the streamed path caches its own labels, and each
+# entry holds a Label (~1 KB with its key): 65,536 of them keep a worker's memory in bounds
+@lru_cache(maxsize=65_536)
 def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
     if not hyp:
         return Label("major", "omission", "reference word missing from the transcript")

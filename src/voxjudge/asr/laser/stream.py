@@ -129,8 +129,8 @@ class ChunkScorer:
         self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)
         self.key_ids: dict[str, int] = {}
         self.keys: list[str] = []  # key id -> key
-        # (lang, identity) -> label, penalty, JSON, and the tally's event
-        self.labels: dict[tuple, tuple[Label, float, str, tuple]] = {}
+        # (lang, identity) -> label (when kept), penalty, JSON, and the tally's event
+        self.labels: dict[tuple, tuple[Label | None, float, str, tuple]] = {}
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
         self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
@@ -229,11 +229,13 @@ class ChunkScorer:
                         todo[key] = (uid, p, lang)
             aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
         if todo:
+            keep = s.keep
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
                 js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen)
-                labels[key] = (lab, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
+                # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
+                labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
         for uid, lang, rw, hw, items, keys, edits, wer in aligned:
             self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
