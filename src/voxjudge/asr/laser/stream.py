@@ -316,6 +316,7 @@ class ChunkScorer:
         items: list = []
         pending = None
         tokens, keys = self.tokens, self.keys
+        gaps = set()  # ops of the insertions and deletions made: a swap needs one of each
         for op in [*ops, None]:
             if op is not None and op[0] != "equal":
                 if pending is None:
@@ -326,12 +327,16 @@ class ChunkScorer:
                 end_r, end_h = (op[1], op[3]) if op is not None else (len(rw), len(hw))
                 rs, hs = rw[r0:end_r], hw[h0:end_h]
                 if len(rs) + len(hs) == 1:  # the programme's only option: a lone deletion or insertion
-                    items.append(RubricPair(tuple(rs), tuple(hs), "delete" if rs else "insert", r0, h0))
+                    gap = "delete" if rs else "insert"
+                    gaps.add(gap)
+                    items.append(RubricPair(tuple(rs), tuple(hs), gap, r0, h0))
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
                 else:
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
-                    items += _region(rs, hs, rk, hk, r0, h0, eq)
+                    region = _region(rs, hs, rk, hk, r0, h0, eq)
+                    gaps.update(p.op for p in region)
+                    items += region
                 pending = None
             if op is None:
                 break
@@ -349,8 +354,9 @@ class ChunkScorer:
                     run = i + 1
             if i2 > run:
                 items.append((run, j1 + run - i1, i2 - run))
-        joined = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
-        return flag(joined, rw, hw, lang)
+        if "insert" in gaps and "delete" in gaps:
+            items = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
+        return flag(items, rw, hw, lang)
 
 
 def _single(item, rw, hw) -> RubricPair | None:
