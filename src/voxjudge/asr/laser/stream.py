@@ -388,9 +388,21 @@ def _init_worker(settings: StreamSettings) -> None:
 
 def _work(chunk) -> ChunkResult:
     assert _worker is not None
-    result = _worker(chunk)
+    result = _scored(_worker, chunk)
     _settle()
     return result
+
+
+def _scored(scorer: ChunkScorer, chunk) -> ChunkResult:
+    """One chunk scored with the automatic collector paused: ``_settle`` collects after every chunk
+    anyway, and the passes it made inside one (the judge allocates a lot) found nothing to free."""
+    if not gc.isenabled():
+        return scorer(chunk)
+    gc.disable()
+    try:
+        return scorer(chunk)
+    finally:
+        gc.enable()
 
 
 def _settle() -> None:
@@ -417,7 +429,7 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
         scorer = ChunkScorer(settings)
         try:
             for chunk in chunks:
-                result = scorer(chunk)
+                result = _scored(scorer, chunk)
                 _settle()
                 yield result
         finally:
