@@ -149,7 +149,7 @@ def test_bounded_caches_start_again_without_changing_a_byte(tmp_path, monkeypatc
     "ref, hyp, op, label",
     [
         ("cat", "cat", "equal", Label("match", None, "identical")),
-        ("Ĉat\"", "ca\\t", "substitute", Label("major", "wrong_word", 'sound 50% alike /kæt/ ~ /kæ"t/', True)),
+        ('Ĉat"', "ca\\t", "substitute", Label("major", "wrong_word", 'sound 50% alike /kæt/ ~ /kæ"t/', True)),
         ("इस लिए", "इसलिए", "merge", Label("no_penalty", "compound_word", "joined", residual=0.25)),
         ("", "um", "insert", Label("minor", "filler", "a filler (um), added")),
     ],
