@@ -8,7 +8,8 @@ The corpus is generated (``laser_corpus.py``: English, 5-30 words, 0-3 edits eac
 whole processes, alternating, best of ``--runs``: ``voxjudge asr score --ids --lang en --out
 records.jsonl`` (the offline default judge, ``--jobs`` as given, default one per core) and
 ``jiwer -r REF -h HYP`` on the same texts without ids (WER only). Peak memory is the process's
-maximum resident set (its workers' too). Targets (issue 24): wall time <= 1.0x jiwer's, peak
+maximum resident set (its workers' too), and the peak of the RSS summed over the process and
+its workers (sampled every 0.2 s from /proc). Targets (issue 24): wall time <= 1.0x jiwer's, peak
 RSS <= 1 GB at 200k and at 1M. The load average is printed beside: this machine is shared, so
 read the ratio, not the seconds. CPU seconds (the process and its workers) are printed beside
 the wall time: on a loaded machine they say more about the work done.
@@ -33,18 +34,47 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from laser_corpus import write  # noqa: E402
 
 
-def run(argv: list[str], cwd: Path) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in MB of the process and its children, CPU seconds of both)."""
+def run(argv: list[str], cwd: Path) -> tuple[float, float, float, float]:
+    """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and its
+    children, peak RSS in MB summed over the process and its workers: sampled every 0.2 s from
+    /proc, 0 where there is none)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    summed = 0.0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        summed = max(summed, _tree_rss(proc.pid))
+        time.sleep(0.2)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode not in (0,):
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err[-2000:]}")
     # ru_maxrss of wait4 is the largest of the process and the children it waited for (KB on Linux)
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, summed
+
+
+def _tree_rss(root: int) -> float:
+    """Resident MB of a process and its descendants now (Linux /proc; 0 elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    todo, kb = [root], 0
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        kb += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return kb / 1024
 
 
 _JUDGE_ALONE = """
@@ -109,14 +139,18 @@ def main() -> None:
         vox += ["--ids", "--lang", "en", "--out", str(folder / "records.jsonl")]
         vox += ["--jobs", str(args.jobs)] if args.jobs else []
         jiw = [shutil.which("jiwer") or "jiwer", "-r", str(folder / "ref.plain"), "-h", str(folder / "hyp.plain")]
-        best: dict[str, tuple[float, float, float]] = {}
+        best: dict[str, tuple[float, float, float, float]] = {}
         for _ in range(args.runs):
             for name, argv in (("voxjudge", vox), ("jiwer", jiw)):
                 if name == "jiwer" and args.no_jiwer:
                     continue
-                wall, rss, cpu = run(argv, folder)
+                wall, rss, cpu, summed = run(argv, folder)
                 old = best.get(name)
-                best[name] = (min(wall, old[0]), max(rss, old[1]), min(cpu, old[2])) if old else (wall, rss, cpu)
+                best[name] = (
+                    (min(wall, old[0]), max(rss, old[1]), min(cpu, old[2]), max(summed, old[3]))
+                    if old
+                    else (wall, rss, cpu, summed)
+                )
         size = (folder / "records.jsonl").stat().st_size / 2**20
         load = os.getloadavg()
         print(
@@ -126,7 +160,7 @@ def main() -> None:
         v = best["voxjudge"]
         print(
             f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s wall, {v[2]:.1f} CPU s, "
-            f"peak RSS {v[1]:.0f} MB, records {size:.0f} MB"
+            f"peak RSS {v[1]:.0f} MB (largest process), {v[3]:.0f} MB summed over its processes, records {size:.0f} MB"
         )
         if "jiwer" in best:
             j = best["jiwer"]

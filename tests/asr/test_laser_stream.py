@@ -16,7 +16,9 @@ import pytest
 from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
 from voxjudge.asr.laser.judges import offline_labeler
 from voxjudge.asr.laser.result import laser_result
-from voxjudge.asr.laser.scoring import score
+from voxjudge.asr.laser.rules import Label
+from voxjudge.asr.laser.scoring import ScoredPair, score
+from voxjudge.asr.laser.stream import _pair_json
 from voxjudge.io import pair_texts, read_texts
 from voxjudge.io.writers import write_records
 
@@ -139,3 +141,21 @@ def test_bounded_caches_start_again_without_changing_a_byte(tmp_path, monkeypatc
     monkeypatch.setattr(stream, "MAX_TOKENS", 12)
     refs, hyps, ids = _random_corpus(400, 11)
     _same(tmp_path, refs, hyps, ids, "default", None, 1)
+
+
+@pytest.mark.parametrize(
+    "ref, hyp, op, label",
+    [
+        ("cat", "cat", "equal", Label("match", None, "identical")),
+        ('Ĉat"', "ca\\t", "substitute", Label("major", "wrong_word", 'sound 50% alike /kæt/ ~ /kæ"t/', True)),
+        ("इस लिए", "इसलिए", "merge", Label("no_penalty", "compound_word", "joined", residual=0.25)),
+        ("", "um", "insert", Label("minor", "filler", "a filler (um), added")),
+    ],
+)
+def test_a_pair_record_is_written_as_json_dumps_writes_it(ref, hyp, op, label):
+    for penalty in (0.0, 0.5, 1.0009765625, RUBRIC.pair_penalty(label)):
+        expected = json.dumps(
+            ScoredPair(ref, hyp, op, label.label, label.error_type, label.reason, penalty, label.disputed).as_dict(),
+            ensure_ascii=False,
+        )
+        assert _pair_json(ref, hyp, op, label, penalty) == expected

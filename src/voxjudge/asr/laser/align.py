@@ -21,6 +21,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from voxjudge.asr.alignment import align_tokens
@@ -29,6 +30,7 @@ MAX_MERGE = 3
 Equivalent = Callable[[tuple[str, ...], tuple[str, ...]], bool]
 
 
+@lru_cache(maxsize=100_000)  # pure, and asked again for the same words (pairs, neighbours, speech flags)
 def word_key(word: str) -> str:
     """What two words must share to align as equal: NFC, case folded, edge punctuation off."""
     w = unicodedata.normalize("NFC", word).casefold()

@@ -80,6 +80,7 @@ class Conventions:
     synonyms: frozenset[frozenset[str]] = frozenset()
     calibration: Calibration = Calibration()
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _keys: dict = field(default_factory=dict, compare=False, hash=False, repr=False)  # word -> key(word)
 
     @classmethod
     def from_data(cls, lang: str, data: dict | None) -> Conventions:
@@ -108,6 +109,16 @@ class Conventions:
         )
 
     def key(self, word: str, skip: str | None = None) -> str:
+        if skip is not None:
+            return self._key(word, skip)
+        found = self._keys.get(word)
+        if found is None:
+            if len(self._keys) >= 200_000:
+                self._keys.clear()
+            found = self._keys[word] = self._key(word, None)
+        return found
+
+    def _key(self, word: str, skip: str | None) -> str:
         multi, table = self._tables(skip)
         w = _strip_markup(_plain(word))
         for a, b in multi:
@@ -134,34 +145,38 @@ class Conventions:
 
     def variants(self, a: str, b: str) -> tuple[str, ...] | None:
         """The variant classes that make two words equal, or None when they are not variants."""
+        if self.key(a) != self.key(b):
+            return None
         cached = self._cache.get((a, b))
         if cached is not None or (a, b) in self._cache:
             return cached
-        out: tuple[str, ...] | None = None
-        if self.key(a) == self.key(b):
-            out = tuple(c.name for c in self.classes if self.key(a, skip=c.name) != self.key(b, skip=c.name))
-            if not out and (_strip_markup(a) != a or _strip_markup(b) != b):
-                out = ("markup",)
+        out = tuple(c.name for c in self.classes if self.key(a, skip=c.name) != self.key(b, skip=c.name))
+        if not out and (_strip_markup(a) != a or _strip_markup(b) != b):
+            out = ("markup",)
         if len(self._cache) < 200_000:
             self._cache[(a, b)] = out
         return out
 
     def is_informal(self, a: str, b: str) -> bool:
-        return frozenset((fold(a), fold(b))) in self.informal
+        return bool(self.informal) and frozenset((fold(a), fold(b))) in self.informal
 
     def same_auxiliary(self, a: str, b: str) -> bool:
         """Two forms of one auxiliary (है/हैं/हूँ): a person/number/gender slip."""
+        if not self.families:
+            return False
         fa, fb = fold(a), fold(b)
         return fa != fb and any(fa in fam and fb in fam for fam in self.families)
 
     def is_agreement_word(self, word: str) -> bool:
-        return fold(word) in self.agreement_words
+        return bool(self.agreement_words) and fold(word) in self.agreement_words
 
     def are_synonyms(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return frozenset((fold_phrase(" ".join(a)), fold_phrase(" ".join(b)))) in self.synonyms
+        return bool(self.synonyms) and frozenset((fold_phrase(" ".join(a)), fold_phrase(" ".join(b)))) in self.synonyms
 
     def same_verb(self, a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
         """The name of the ending group that makes the two (joined) sides one verb form, or None."""
+        if not self.verb_endings:
+            return None
         ja, jb = "".join(fold(w) for w in a), "".join(fold(w) for w in b)
         for group in self.verb_endings:
             sa, sb = group.stem(ja), group.stem(jb)

@@ -22,9 +22,8 @@ LANGS = ("hi", "mr", "ml", "kn", "en", "fr", "ar")
 _SCRIPT_OF_LANG = {"hi": "deva", "mr": "deva", "kn": "knda", "ml": "mlym", "en": "latn", "fr": "latn", "ar": "arab"}
 
 
-def script_of(word: str) -> str:
-    """deva, knda, mlym, latn, arab, another script's lower-cased Unicode name, or other."""
-    return word_script(word)
+# deva, knda, mlym, latn, arab, another script's lower-cased Unicode name, or other (cached per word)
+script_of = word_script
 
 
 def detect_language(text: str) -> str:
@@ -81,6 +80,7 @@ _DIGIT_TABLE = str.maketrans(_DIGITS)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?$")
 
 
+@lru_cache(maxsize=100_000)
 def as_number(text: str) -> int | None:
     """An integer written in digits of any of the scripts (commas allowed), else None."""
     t = text.translate(_DIGIT_TABLE).strip(".")
@@ -117,7 +117,7 @@ def numbers_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
         if len(digits) == 1:
             n = as_number(digits[0])
             if n is not None:
-                if "".join(fold(w) for w in words) in number_words(n, lang):
+                if "".join(map(fold, words)) in number_words(n, lang):
                     return True
                 other = as_number(words[0]) if len(words) == 1 else None
                 if other is not None and other == n:
@@ -318,14 +318,29 @@ def _colloquial(lang: str) -> frozenset[frozenset[str]]:
 
 def abbreviation_equal(a: str, b: str, lang: str) -> bool:
     table = _abbreviations(lang)
+    if not table:
+        return False
     fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
-    return any(table.get(x) == y for x, y in ((fa, fb), (fb, fa)))
+    return table.get(fa) == fb or table.get(fb) == fa
+
+
+@lru_cache(maxsize=16)
+def _colloquial_phrases(lang: str) -> frozenset[str]:
+    return frozenset(phrase for pair in _colloquial(lang) for phrase in pair)
 
 
 def colloquial_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
-    fa = " ".join(fold(w) for w in a)
-    fb = " ".join(fold(w) for w in b)
+    phrases = _colloquial_phrases(lang)
+    fa = fold_words(a)
+    if fa not in phrases:  # most pairs: no listed form on one side, so no listed pair
+        return False
+    fb = fold_words(b)
     return fa != fb and frozenset((fa, fb)) in _colloquial(lang)
+
+
+def fold_words(words: tuple[str, ...]) -> str:
+    """The spelling fold of each word, joined by spaces."""
+    return fold(words[0]) if len(words) == 1 else " ".join(map(fold, words))
 
 
 def is_function_word(word: str, lang: str) -> bool:

@@ -69,8 +69,7 @@ def _backend(voice: str):
     return _espeak()(voice, language_switch="remove-flags", logger=quiet)
 
 
-def _key(word: str) -> str:
-    return fold(word)
+_key = fold  # what a word is phonemized as: its spelling fold
 
 
 def prefetch(words, lang: str) -> None:
@@ -105,12 +104,22 @@ def phonemes(word: str, lang: str) -> str | None:
     voice = voice_for(lang)
     if voice is None:
         return None
-    k = _key(word)
-    if (voice, k) not in _cache:
+    key = (voice, _key(word))
+    found = _cache.get(key)
+    if found is None:
         prefetch([word], lang)
-    return _cache.get((voice, k))
+        found = _cache.get(key)
+    return found
 
 
+def _said(words: tuple[str, ...], lang: str) -> str:
+    """The phonemes of a side's words, read as one phrase ('' when none)."""
+    if len(words) == 1:
+        return phonemes(words[0], lang) or ""
+    return " ".join(p for p in (phonemes(w, lang) for w in words) if p)
+
+
+@lru_cache(maxsize=100_000)
 def bare(ipa: str) -> str:
     """Phonemes without stress, length and syllable marks (what tells two words apart)."""
     return unicodedata.normalize("NFC", ipa).translate(_PROSODIC)
@@ -141,12 +150,11 @@ def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     """How alike two sides sound and look (words of a side are read as one phrase)."""
     from rapidfuzz.distance import Levenshtein
 
-    fr, fh = "".join(fold(w) for w in ref), "".join(fold(w) for w in hyp)
+    fr, fh = "".join(map(fold, ref)), "".join(map(fold, hyp))
     look = Levenshtein.normalized_similarity(fr, fh)
     if voice_for(lang) is None:
         return Evidence(None, None, None, look)
-    pr = " ".join(p for p in (phonemes(w, lang) for w in ref) if p)
-    ph = " ".join(p for p in (phonemes(w, lang) for w in hyp) if p)
+    pr, ph = _said(ref, lang), _said(hyp, lang)
     br, bh = bare(pr), bare(ph)
     sound = Levenshtein.normalized_similarity(br, bh) if (br or bh) else 0.0
     return Evidence(pr, ph, sound, look)

@@ -28,7 +28,7 @@ Checks run in order; the first that applies decides, and every label carries its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair
@@ -38,6 +38,7 @@ from voxjudge.asr.laser.lang import (
     as_number,
     colloquial_equal,
     fold,
+    fold_words,
     is_function_word,
     numbers_equal,
     script_of,
@@ -159,7 +160,9 @@ def classify_words(
     return _classify_words(ref, hyp, lang, conventions if conventions is not None else conventions_for(lang))
 
 
-@lru_cache(maxsize=200_000)
+# repeats (identical words in the plain path) hit; the streamed path caches its own labels, and each
+# entry holds a Label (~1 KB with its key): 65,536 of them keep a worker's memory in bounds
+@lru_cache(maxsize=65_536)
 def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
     if not hyp:
         return Label("major", "omission", "reference word missing from the transcript")
@@ -167,9 +170,9 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("major", "addition", "word added that the reference does not have")
     if ref == hyp:
         return Label("match", None, "identical")
-    if [_plain(w) for w in ref] == [_plain(w) for w in hyp]:
+    if list(map(_plain, ref)) == list(map(_plain, hyp)):
         return Label("match", None, "identical apart from case or punctuation")
-    fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
+    fr, fh = fold_words(ref), fold_words(hyp)
     if fr == fh:
         return Label("no_penalty", "alternate_spelling", "same word after the spelling fold (nukta, nasal, case...)")
     if lang == "en" and len(ref) == len(hyp) == 1 and _uk_us(fr, fh):
@@ -186,7 +189,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
     if by_conv is not None:
         return by_conv
     if len(ref) == len(hyp) == 1:
-        r, h = fold(ref[0]), fold(hyp[0])
+        r, h = fr, fh  # one word a side: its fold
         sr, sh = script_of(ref[0]), script_of(hyp[0])
         if sr != sh and "latn" in (sr, sh) and _transliterated(r, h):
             return Label("no_penalty", "transliteration_variant", "same word in Latin and native script")
@@ -247,21 +250,24 @@ def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Con
     words = ev.alike and all(is_known(w, lang) for w in ref + hyp)  # sea/see: two words, not two spellings
     facts = (-1.0 if ev.sound is None else ev.sound, ev.look, function, shortest, words)
     tier, kind = evidence_tier(facts, conv.calibration)
-    reason = {
-        "alike_function": f"a function word replaced by another pronounced alike: {ev.sounds()}",
-        "alike": f"pronounced alike: {ev.sounds()}",
-        "alike_words": f"another word pronounced alike (a homophone): {ev.sounds()}",
-        "near_sound": f"pronounced nearly alike ({ev.describe()})",
-        "near_look": f"spelled nearly alike ({ev.describe()})",
-        "function": f"a function word was replaced: neither sounds nor looks alike ({ev.describe()})",
-        "different": f"different word: neither sounds nor looks alike ({ev.describe()})",
-    }[kind]
+    reason = _EVIDENCE_REASONS[kind](ev)  # only the one needed: describe() formats three numbers
     etype = {"alike_function": "wrong_word", "alike": "homophone", "alike_words": "homophone"}.get(kind)
     etype = etype or {"near_sound": "spelling_minor"}.get(kind)
     etype = etype or ("spelling_minor" if kind == "near_look" else "wrong_word")
     if tier == "major":  # a calibration may keep these major: then it is a different word
         etype = "wrong_word"
     return Label(tier, etype, reason, evidence=facts)
+
+
+_EVIDENCE_REASONS = {
+    "alike_function": lambda ev: f"a function word replaced by another pronounced alike: {ev.sounds()}",
+    "alike": lambda ev: f"pronounced alike: {ev.sounds()}",
+    "alike_words": lambda ev: f"another word pronounced alike (a homophone): {ev.sounds()}",
+    "near_sound": lambda ev: f"pronounced nearly alike ({ev.describe()})",
+    "near_look": lambda ev: f"spelled nearly alike ({ev.describe()})",
+    "function": lambda ev: f"a function word was replaced: neither sounds nor looks alike ({ev.describe()})",
+    "different": lambda ev: f"different word: neither sounds nor looks alike ({ev.describe()})",
+}
 
 
 def evidence_tier(facts: tuple, cal) -> tuple[str, str]:
@@ -295,7 +301,8 @@ def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None
     if cal.edit or cal.surface:
         extra, count, unit = residual(pair, lab.label, cal)
         if extra:
-            return replace(lab, residual=extra, reason=f"{lab.reason}; graded +{extra:g} ({unit}: {count})")
+            reason = f"{lab.reason}; graded +{extra:g} ({unit}: {count})"
+            return Label(lab.label, lab.error_type, reason, lab.disputed, lab.evidence, extra)
     return lab
 
 
@@ -305,10 +312,19 @@ PENALISED = ("minor", "major")
 def pair_edits(pair: RubricPair) -> tuple[int, int]:
     """(character edits between the folded sides, edits between the sides as written): what the
     graded penalty counts (``residual``)."""
-    from rapidfuzz.distance import Levenshtein
+    return _folded_edits(pair), _written_edits(pair)
 
-    fr, fh = " ".join(fold(w) for w in pair.ref), " ".join(fold(w) for w in pair.hyp)
-    return Levenshtein.distance(fr, fh), Levenshtein.distance(" ".join(pair.ref), " ".join(pair.hyp))
+
+def _folded_edits(pair: RubricPair) -> int:
+    from rapidfuzz.distance.Levenshtein import distance
+
+    return distance(fold_words(pair.ref), fold_words(pair.hyp))
+
+
+def _written_edits(pair: RubricPair) -> int:
+    from rapidfuzz.distance.Levenshtein import distance
+
+    return distance(" ".join(pair.ref), " ".join(pair.hyp))
 
 
 def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
@@ -319,10 +335,10 @@ def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
     raters saw casing and punctuation). Nothing for no-penalty pairs, nor under the rubric's
     defaults (0)."""
     if label in PENALISED and cal.edit:
-        n = pair_edits(pair)[0]
+        n = _folded_edits(pair)
         return cal.edit * n, n, "character edits"
     if label == "match" and cal.surface and pair.ref != pair.hyp:
-        n = pair_edits(pair)[1]
+        n = _written_edits(pair)
         return cal.surface * n, n, "case/punctuation edits"
     return 0.0, 0, ""
 

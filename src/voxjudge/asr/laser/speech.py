@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair, word_key
 from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.spelling import joined_word as _joinkey
 
 FILLER, REPETITION, FALSE_START = "filler", "repetition", "false_start"
 
@@ -25,10 +26,6 @@ def fillers(lang: str, rubric_path: str | None = None) -> frozenset[str]:
     from voxjudge.asr.laser.rubric import LaserRubric
 
     return LaserRubric.load(rubric_path).fillers(lang)
-
-
-def _joinkey(word: str) -> str:
-    return fold(word).replace("-", "").replace("'", "").replace("’", "")
 
 
 def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], lang: str, filler_words=None):
@@ -44,7 +41,7 @@ def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], la
             # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
             # when both sides are phenomena they are two, not one wrong word
             gone = _phenomenon(p.ref[0], ref, p.ref_start, known)
-            new = _phenomenon(p.hyp[0], hyp, p.hyp_start, known)
+            new = gone and _phenomenon(p.hyp[0], hyp, p.hyp_start, known)  # asked only when it matters
             if gone and new:
                 out.append(RubricPair(p.ref, (), "delete", p.ref_start, p.hyp_start, gone))
                 out.append(RubricPair((), p.hyp, "insert", p.ref_start + 1, p.hyp_start, new))

@@ -57,6 +57,7 @@ for _base in (0x0900, 0x0C80, 0x0D00):
     )
 
 
+@lru_cache(maxsize=100_000)
 def _plain(word: str) -> str:
     return (
         unicodedata.normalize("NFC", word)
@@ -66,15 +67,19 @@ def _plain(word: str) -> str:
 
 
 def _uk_us(a: str, b: str) -> bool:
-    if (len(a) > 5 and a.replace("our", "or") == b) or (len(b) > 5 and b.replace("our", "or") == a):
-        return True  # colour/color, favourite/favorite (not four/for: short words are left alone)
-    for sub, us in _UK_US_SUBS:
-        if sub(us, a) == b or sub(us, b) == a:
-            return True
-    return False
+    return b in _us_spellings(a) or a in _us_spellings(b)
 
 
 _UK_US_SUBS = [(re.compile(uk).sub, us) for uk, us in _UK_US[1:]]  # compiled once (a lookup per call cost 5%)
+
+
+@lru_cache(maxsize=100_000)
+def _us_spellings(word: str) -> frozenset[str]:
+    """What each British->American rewrite makes of a word (once per word, not per pair)."""
+    out = {sub(us, word) for sub, us in _UK_US_SUBS}
+    if len(word) > 5:  # colour/color, favourite/favorite (not four/for: short words are left alone)
+        out.add(word.replace("our", "or"))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=100_000)
@@ -152,13 +157,15 @@ _EN_ENDING = re.compile(r"(ing|ed|es|s|d)$")
 
 def same_stem(a: str, b: str, lang: str) -> bool:
     """Two forms of one word with another inflection ending (both folded already)."""
-    shared = _stems(a, lang) & _stems(b, lang)
-    if lang != "en" or not shared:
-        return bool(shared)
+    sa, sb = _stems(a, lang), _stems(b, lang)
+    if sa.isdisjoint(sb):  # most pairs: no set built
+        return False
+    if lang != "en":
+        return True
     # in English one side must carry an ending (close/closed, make/making): two bare words that
     # differ by a final e are two words (gene/gen), unless they are listed irregular forms
     inflected = any(len(w) > 4 and _EN_ENDING.search(w) for w in (a, b))
-    return inflected or any(k.startswith("irregular:") for k in shared)
+    return inflected or any(k.startswith("irregular:") for k in sa & sb)
 
 
 def _stem(word: str, lang: str) -> str:
@@ -174,12 +181,20 @@ def _english_slip(a: str, b: str) -> bool:
     """A doubled or transposed letter in Latin-script words (occured/occurred, installé/installlé)."""
     if script_of(a) != "latn" or script_of(b) != "latn" or min(len(a), len(b)) < 4:
         return False
-    if re.sub(r"(.)\1+", r"\1", a) == re.sub(r"(.)\1+", r"\1", b):
+    if _undoubled(a) == _undoubled(b):
         return True  # a doubled letter: occured / occurred
     if len(a) == len(b):
         diff = [k for k in range(len(a)) if a[k] != b[k]]
         return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     return False
+
+
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+@lru_cache(maxsize=100_000)
+def _undoubled(word: str) -> str:
+    return _DOUBLED.sub(r"\1", word)
 
 
 def _name_like(word: str, lang: str) -> bool:
@@ -189,6 +204,7 @@ def _name_like(word: str, lang: str) -> bool:
     return word[:1].isupper() and not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
 
 
+@lru_cache(maxsize=100_000)
 def _strip_accents(word: str) -> str:
     bare = "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", bare)
@@ -209,4 +225,10 @@ def _accent_slip(a: str, b: str, lang: str) -> bool:
 def joined(words: tuple[str, ...]) -> str:
     """The words folded and written as one, without hyphens or apostrophes: hawk-eagle, hawk eagle
     and hawkeagle; aujourd'hui and aujourd' hui."""
-    return "".join(fold(w) for w in words).replace("-", "").replace("'", "").replace("\u2019", "")
+    return joined_word(words[0]) if len(words) == 1 else "".join(map(joined_word, words))
+
+
+@lru_cache(maxsize=200_000)
+def joined_word(word: str) -> str:
+    """One word folded, without hyphens or apostrophes (what it adds to ``joined``)."""
+    return fold(word).replace("-", "").replace("'", "").replace("\u2019", "")

@@ -51,8 +51,16 @@ _dumps = json.dumps
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 
-def _js(value: Any) -> str:
-    return _dumps(value, ensure_ascii=False)
+def _pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
+    """A pair's record, byte for byte what ``json.dumps(ScoredPair(...).as_dict(), ensure_ascii=False)``
+    writes (a test holds it to that), without building the object and the dict."""
+    error_type = "null" if lab.error_type is None else _string(lab.error_type)
+    pen = float.__repr__(penalty) if type(penalty) is float else _dumps(penalty)
+    disputed = "true" if lab.disputed is True else "false" if lab.disputed is False else _dumps(lab.disputed)
+    return (
+        f'{{"ref": {_string(ref)}, "hyp": {_string(hyp)}, "op": {_string(op)}, "label": {_string(lab.label)}, '
+        f'"error_type": {error_type}, "reason": {_string(lab.reason)}, "penalty": {pen}, "disputed": {disputed}}}'
+    )
 
 
 def _number(x: float | None) -> str:
@@ -80,10 +88,7 @@ class _IdenticalJSON(dict):
         self.label = label
 
     def __missing__(self, word: str) -> str:
-        lab = self.label
-        js = self[word] = _js(
-            ScoredPair(word, word, "equal", lab.label, lab.error_type, lab.reason, 0.0, lab.disputed).as_dict()
-        )
+        js = self[word] = _pair_json(word, word, "equal", self.label, 0.0)
         return js
 
 
@@ -124,16 +129,20 @@ class ChunkScorer:
         self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)
         self.key_ids: dict[str, int] = {}
         self.keys: list[str] = []  # key id -> key
-        self.labels: dict[tuple, tuple[Label, float, str]] = {}  # (lang, identity) -> label, penalty, JSON
+        # (lang, identity) -> label (when kept), penalty, JSON, and the tally's event
+        self.labels: dict[tuple, tuple[Label | None, float, str, tuple]] = {}
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
         self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
+        from rapidfuzz.distance.Levenshtein import distance
+
         from voxjudge.asr.normalize import get_normalizer
 
         self.basic = get_normalizer("basic")
+        self._distance = distance
 
     # ---- tokens ------------------------------------------------------------------------------
 
@@ -163,15 +172,13 @@ class ChunkScorer:
         return ids
 
     def _wer(self, ref: list[str], hyp: list[str], same: bool) -> float | None:
-        from rapidfuzz.distance.Levenshtein import distance
-
         r = self._wer_ids(ref)
         if not r:  # jiwer's convention for an empty reference (side_by_side_wer reports None)
             return None
         if same:  # the same text: nothing to normalise or count
             return 0.0
         h = self._wer_ids(hyp)
-        return 0.0 if r == h else distance(r, h) / len(r)
+        return 0.0 if r == h else self._distance(r, h) / len(r)
 
     def _words(self, ws: list[str]) -> tuple[list[str], list[int]]:
         """The words of a split text and their key ids (one dict lookup per token once known)."""
@@ -189,8 +196,10 @@ class ChunkScorer:
         s = self.s
         self._bound()
         wanted = s.records or s.scores or s.keep  # the per-utterance WER
-        aligned = []  # (uid, lang, rw, hw, items, edits): items are RubricPairs and (i, j, n) runs
+        aligned = []  # (uid, lang, rw, hw, items, keys, edits, wer): items are RubricPairs and (i, j, n)
+        # runs; keys are the label-cache keys of the RubricPairs, in order
         todo: dict[tuple, tuple[str, RubricPair, str]] = {}
+        labels = self.labels
         for uid, ref, hyp in chunk:
             lang = s.lang or detect_language(ref + " " + hyp)
             if lang not in self.identical:
@@ -204,37 +213,41 @@ class ChunkScorer:
             if rk == hk:
                 edits = 0
                 if rw == hw and self.identical[lang] is not None:
-                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], 0, wer))
+                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
                     continue  # the common case: nothing to align, nothing to label
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
             else:
                 ops = opcodes(rk, hk).as_list()
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                 items = self._pairs(rw, hw, ops, lang)
+            keys = []
             for p in items:
                 if type(p) is RubricPair:
                     key = (lang, _identity(p))
-                    if key not in self.labels and key not in todo:
+                    keys.append(key)
+                    if key not in labels and key not in todo:
                         todo[key] = (uid, p, lang)
-            aligned.append((uid, lang, rw, hw, items, edits, wer))
+            aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
         if todo:
+            keep = s.keep
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
-                js = _js(
-                    ScoredPair(
-                        p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed
-                    ).as_dict()
-                )
-                self.labels[key] = (lab, pen, js)
+                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen)
+                # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
+                labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
-        for uid, lang, rw, hw, items, edits, wer in aligned:
-            self._utterance(out, uid, lang, rw, hw, items, edits, wer)
+        for uid, lang, rw, hw, items, keys, edits, wer in aligned:
+            self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
         return out
 
-    def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, edits, wer) -> None:
+    def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, keys, edits, wer) -> None:
         s = self.s
+        records, keep = s.records, s.keep
         labels = self.labels
+        events = out.events
+        next_key = iter(keys).__next__
+        identical_json = self.identical_json[lang].__getitem__
         penalty, n_identical, n_events = 0.0, 0, 0
         parts: list[str] = []
         pairs: list[ScoredPair] = []
@@ -242,39 +255,39 @@ class ChunkScorer:
             if type(p) is tuple:  # identical words: counted; written from the words when asked
                 i, _, n = p
                 n_identical += n
-                if s.records:
-                    parts.extend(map(self.identical_json[lang].__getitem__, rw[i : i + n]))
-                if s.keep:
+                if records:
+                    parts.extend(map(identical_json, rw[i : i + n]))
+                if keep:
                     lab = self.identical[lang]
                     pairs += [
                         ScoredPair(w, w, "equal", lab.label, lab.error_type, lab.reason, 0.0, lab.disputed)
                         for w in rw[i : i + n]
                     ]
                 continue
-            lab, pen, js = labels[(lang, _identity(p))]
+            lab, pen, js, event = labels[next_key()]
             penalty += pen
             n_events += 1
-            out.events.append((lab.label, lab.error_type, pen, lab.disputed))
-            if s.records:
+            events.append(event)
+            if records:
                 parts.append(js)
-            if s.keep:
+            if keep:
                 pairs.append(
                     ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
                 )
         ref_words = len(rw)
         laser = laser_score(penalty, ref_words)
         if laser is None:  # an empty reference: its pairs are not counted
-            del out.events[len(out.events) - n_events :]
+            del events[len(events) - n_events :]
             n_identical = n_events = 0
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
-        if s.records:
+        if records:
             out.lines.append(
                 f'{{"id": {_string(uid)}, "lang": {_string(lang)}, "laser": {_number(laser)}, "wer": {_number(wer)}, '
                 f'"penalty": {_number(penalty)}, "ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
             )
         if s.scores:
             out.scores.append((uid, laser, wer))
-        if s.keep:
+        if keep:
             out.utterances.append(UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits))
 
     def _bound(self) -> None:
@@ -303,6 +316,7 @@ class ChunkScorer:
         items: list = []
         pending = None
         tokens, keys = self.tokens, self.keys
+        gaps = set()  # ops of the insertions and deletions made: a swap needs one of each
         for op in [*ops, None]:
             if op is not None and op[0] != "equal":
                 if pending is None:
@@ -313,12 +327,16 @@ class ChunkScorer:
                 end_r, end_h = (op[1], op[3]) if op is not None else (len(rw), len(hw))
                 rs, hs = rw[r0:end_r], hw[h0:end_h]
                 if len(rs) + len(hs) == 1:  # the programme's only option: a lone deletion or insertion
-                    items.append(RubricPair(tuple(rs), tuple(hs), "delete" if rs else "insert", r0, h0))
+                    gap = "delete" if rs else "insert"
+                    gaps.add(gap)
+                    items.append(RubricPair(tuple(rs), tuple(hs), gap, r0, h0))
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
                 else:
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
-                    items += _region(rs, hs, rk, hk, r0, h0, eq)
+                    region = _region(rs, hs, rk, hk, r0, h0, eq)
+                    gaps.update(p.op for p in region)
+                    items += region
                 pending = None
             if op is None:
                 break
@@ -336,8 +354,9 @@ class ChunkScorer:
                     run = i + 1
             if i2 > run:
                 items.append((run, j1 + run - i1, i2 - run))
-        joined = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
-        return flag(joined, rw, hw, lang)
+        if "insert" in gaps and "delete" in gaps:
+            items = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
+        return flag(items, rw, hw, lang)
 
 
 def _single(item, rw, hw) -> RubricPair | None:
@@ -369,9 +388,21 @@ def _init_worker(settings: StreamSettings) -> None:
 
 def _work(chunk) -> ChunkResult:
     assert _worker is not None
-    result = _worker(chunk)
+    result = _scored(_worker, chunk)
     _settle()
     return result
+
+
+def _scored(scorer: ChunkScorer, chunk) -> ChunkResult:
+    """One chunk scored with the automatic collector paused: ``_settle`` collects after every chunk
+    anyway, and the passes it made inside one (the judge allocates a lot) found nothing to free."""
+    if not gc.isenabled():
+        return scorer(chunk)
+    gc.disable()
+    try:
+        return scorer(chunk)
+    finally:
+        gc.enable()
 
 
 def _settle() -> None:
@@ -398,7 +429,7 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
         scorer = ChunkScorer(settings)
         try:
             for chunk in chunks:
-                result = scorer(chunk)
+                result = _scored(scorer, chunk)
                 _settle()
                 yield result
         finally:
