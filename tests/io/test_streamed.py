@@ -56,6 +56,24 @@ def test_records_are_those_of_the_whole_file(tmp_path, name, content, kwargs):
     assert (scan.count, scan.has_ids) == (len(whole), whole.has_ids)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_kaldi_ids_and_records_are_those_of_the_whole_file(tmp_path, seed):
+    rng = random.Random(seed)
+    lead, gap, words = ["", " ", "\t", "\u2028"], [" ", "\t", "  ", "\x85"], ["a", "b c", "नमस्ते", " ", "\x0c", "é"]
+    ends, blank = ["\n", "\r\n", "\r"], ["", " ", "\t\x1c"]
+    content = "\ufeff" if seed % 3 == 0 else ""
+    for k in range(12):  # an id, text with odd whitespace, odd line ends, blank lines between
+        text = "".join(rng.choices(words, k=rng.randint(0, 4)))
+        content += rng.choice(lead) + f"u{k}" + rng.choice(gap) + text + rng.choice(ends)
+        content += rng.choice(blank) + rng.choice(ends) if rng.random() < 0.3 else ""
+    path = write(tmp_path / "k.txt", content)
+    whole = read_texts(path, ids=True)
+    scan = scan_texts(path, ids=True)
+    assert scan.whole is None  # the ids are unique: read line by line
+    assert list(scan.id_hashes) == [hash(r.id) for r in whole.records]
+    assert list(scan.records()) == whole.records
+
+
 BAD = [
     ("empty.txt", "", {}),
     ("blank.txt", "\n  \n", {}),

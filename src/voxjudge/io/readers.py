@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -259,10 +259,9 @@ class _Parsed:
 
 def _kaldi(path: str | Path, lines: Iterable[str]) -> Iterator[TextRecord]:
     for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        parts = line.strip().split(maxsplit=1)
-        yield TextRecord(parts[0], parts[1] if len(parts) > 1 else "", n)
+        parts = line.split(None, 1)  # what line.strip().split(maxsplit=1) gives, with the tail unstripped
+        if parts:
+            yield TextRecord(parts[0], parts[1].rstrip() if len(parts) > 1 else "", n)
 
 
 def jsonl_objects(path: str | Path, lines: Iterable[str] | None = None) -> list[tuple[int, dict]]:
@@ -372,7 +371,12 @@ def scan_texts(
     hashes = array("q")
     try:
         parsed = _Parsed(path, kind, iter_lines(path), text_field, id_field, speaker_field, text_setting)
-        if kind == "text":
+        if kind == "kaldi":  # the ids alone, each line's first word (blank lines have none), all in C
+            with open(path, encoding="utf-8-sig", newline="") as f:
+                hashes.extend(map(hash, map(itemgetter(0), map(methodcaller("split", None, 1), filter(str.strip, f)))))
+            n = len(hashes)
+            blank = not n
+        elif kind == "text":
             n, blank = 0, True
             for r in parsed:
                 n += 1
