@@ -129,6 +129,18 @@ class RecordStream:
             self._csv.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
         self._count += len(lines)
 
+    def write_jsonl(self, data: bytes) -> None:
+        """Records as JSON lines encoded in UTF-8, in order: written as they are to a JSONL file
+        (no decoding and encoding again), else as ``write_lines``."""
+        if not data:
+            return
+        if self.format != "jsonl":
+            self.write_lines([line + "\n" for line in data.decode().split("\n")[:-1]])
+            return
+        self._file.flush()  # what write_lines left in the text layer goes first
+        self._file.buffer.write(data)
+        self._count += data.count(b"\n")
+
     def close(self) -> None:
         if self._file.closed:
             return

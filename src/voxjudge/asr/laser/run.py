@@ -169,7 +169,8 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         total = len(paired)
         for chunk in score_chunks(paired, stream, jobs=jobs, total=total):
             if sink is not None:
-                sink.write_lines(chunk.lines)
+                for piece in chunk.records:
+                    sink.write_jsonl(piece)
             events = iter(chunk.events)
             for penalty, laser, ref_words, edits, identical, n_events in chunk.figures:
                 tally.utterance(penalty, laser, ref_words, edits)

@@ -41,6 +41,7 @@ from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import flag
 
 CHUNK = 2000  # utterances per chunk
+PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
 MAX_LABELS = 100_000  # unique labelled pairs
@@ -94,10 +95,12 @@ class _IdenticalJSON(dict):
 
 @dataclass
 class ChunkResult:
-    """What a chunk gives back, in input order: record lines (JSONL, when asked), per-utterance
+    """What a chunk gives back, in input order: its records (JSONL as UTF-8, when asked), per-utterance
     figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
 
-    lines: list[str] = field(default_factory=list)
+    # one bytes object, not a str per line: pickled as one copy, and the writer writes it as it is
+    records: list = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
     figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
     events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
     scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
@@ -137,6 +140,12 @@ class ChunkScorer:
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
+        # Where keys and WER tokens are one-to-one, the WER is the alignment's edits over the
+        # reference's keys: no second edit distance. ``mixed``: key ids where they are not (a key
+        # whose tokens give other WER tokens, or none or several, or a WER token two keys share)
+        self.wer_of_key: dict[int, int] = {}
+        self.key_of_wer: dict[int, int] = {}
+        self.mixed: set[int] = set()
         from rapidfuzz.distance.Levenshtein import distance
 
         from voxjudge.asr.normalize import get_normalizer
@@ -153,7 +162,13 @@ class ChunkScorer:
         if key not in self.key_ids:
             self.key_ids[key] = len(self.keys)
             self.keys.append(key)
-        return self.key_ids[key]
+        k = self.key_ids[key]
+        n = self.norm[w]
+        if n == -1 or self.wer_of_key.setdefault(k, n) != n:
+            self.mixed.add(k)
+        elif (k0 := self.key_of_wer.setdefault(n, k)) != k:
+            self.mixed.update((k, k0))
+        return k
 
     def _wer_token(self, w: str) -> int:
         ids = [self.norm_ids.setdefault(t, len(self.norm_ids)) for t in self.basic(w).split()]
@@ -200,6 +215,7 @@ class ChunkScorer:
         # runs; keys are the label-cache keys of the RubricPairs, in order
         todo: dict[tuple, tuple[str, RubricPair, str]] = {}
         labels = self.labels
+        mixed = self.mixed
         for uid, ref, hyp in chunk:
             lang = s.lang or detect_language(ref + " " + hyp)
             if lang not in self.identical:
@@ -207,11 +223,16 @@ class ChunkScorer:
             same = ref == hyp
             rs = ref.split()
             hs = rs if same else hyp.split()
-            wer = self._wer(rs, hs, same) if wanted else None
             rw, rk = self._words(rs)
             hw, hk = (rw, rk) if same else self._words(hs)
+            # the WER from the edits below (one-to-one tokens, none dropped), else counted apart
+            by_edits = wanted and len(rk) == len(rs) and len(hk) == len(hs) and mixed.isdisjoint(rk)
+            by_edits = by_edits and (same or mixed.isdisjoint(hk))
+            wer = self._wer(rs, hs, same) if wanted and not by_edits else None
             if rk == hk:
                 edits = 0
+                if by_edits:
+                    wer = 0.0 if rk else None
                 if rw == hw and self.identical[lang] is not None:
                     aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
                     continue  # the common case: nothing to align, nothing to label
@@ -219,6 +240,8 @@ class ChunkScorer:
             else:
                 ops = opcodes(rk, hk).as_list()
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+                if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
+                    wer = edits / len(rk) if rk else None
                 items = self._pairs(rw, hw, ops, lang)
             keys = []
             for p in items:
@@ -239,6 +262,10 @@ class ChunkScorer:
         out = ChunkResult()
         for uid, lang, rw, hw, items, keys, edits, wer in aligned:
             self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
+        if out.lines:
+            lines = out.lines
+            out.records = ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
+            out.lines = []
         return out
 
     def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, keys, edits, wer) -> None:
@@ -294,7 +321,8 @@ class ChunkScorer:
         if len(self.labels) > MAX_LABELS:
             self.labels.clear()
         if len(self.tokens) + len(self.norm) > MAX_TOKENS:
-            for cache in (self.tokens, self.key_ids, self.keys, self.norm, self.norm.multi, self.norm_ids):
+            caches = (self.tokens, self.key_ids, self.keys, self.norm, self.norm.multi, self.norm_ids)
+            for cache in (*caches, self.wer_of_key, self.key_of_wer, self.mixed):
                 cache.clear()
             for words in self.identical_json.values():
                 words.clear()
@@ -383,6 +411,9 @@ _worker: ChunkScorer | None = None
 
 def _init_worker(settings: StreamSettings) -> None:
     global _worker
+    from voxjudge._heap import keep_freed_heap
+
+    keep_freed_heap()  # a worker frees and makes again a chunk's worth of memory per chunk
     _worker = ChunkScorer(settings)  # each process builds its own judge and caches
 
 
