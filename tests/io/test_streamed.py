@@ -130,6 +130,22 @@ def test_files_in_the_same_order_are_streamed(tmp_path):
     assert _rows(paired) == _rows(paired)  # read again from the files
 
 
+def test_kaldi_files_split_in_c_give_the_records_rows(tmp_path):
+    ref = "\ufeffu1 a  b \t\r\nu2\r\n \n\u2028\nu3\tc\u2028 d\u2028\ru4 \x1ce\x1c\n"
+    hyp = "u1 x\n\nu2 y  z\u0085\nu3\nu4 w\r\n"
+    (r, h), paired = _both(tmp_path, ref, hyp, ids=True)
+    assert isinstance(paired, PairedStream) and paired.ref.kind == "kaldi"
+    assert list(paired) == list(paired._records())
+    assert list(paired) == _rows(pair_texts(read_texts(r, ids=True), read_texts(h, ids=True)))
+
+
+def test_a_kaldi_file_changed_while_it_is_read(tmp_path):
+    (r, h), paired = _both(tmp_path, "u1 a\nu2 b\n", "u1 a\n\nu2 b\n", ids=True)
+    h.write_text("u1 a\n\nu9 b\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"hyp.txt:3: the file changed while it was read"):
+        list(paired)
+
+
 def test_files_in_another_order_are_paired_by_id(tmp_path):
     (r, h), paired = _both(tmp_path, "u1 a b\nu2 c\nu3 x\n", "u3 e\nu1 a\nu2 c d\n", ids=True)
     assert isinstance(paired, Paired)

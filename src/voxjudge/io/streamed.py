@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
+from operator import methodcaller
 
 from voxjudge.errors import InputError
 from voxjudge.io.matching import Paired, leading_ids, pair_texts
@@ -29,6 +31,19 @@ class PairedStream:
         return self.ref.count
 
     def __iter__(self) -> Iterator[tuple[str, str, str]]:
+        if self.ref.kind == self.hyp.kind == "kaldi":
+            return self._kaldi()
+        return self._records()
+
+    def _kaldi(self) -> Iterator[tuple[str, str, str]]:
+        """Kaldi files split in C, without a record per line: what ``_records`` gives, in less time."""
+        for k, (r, h) in enumerate(zip(_kaldi_parts(self.ref.path), _kaldi_parts(self.hyp.path), strict=True)):
+            if r[0] != h[0]:
+                line = next(islice(self.hyp.records(), k, None)).line
+                raise InputError(f"{self.hyp.path}:{line}: the file changed while it was read; run again")
+            yield r[0], r[1] if len(r) > 1 else "", h[1] if len(h) > 1 else ""
+
+    def _records(self) -> Iterator[tuple[str, str, str]]:
         by_id = self.ref.has_ids
         for r, h in zip(self.ref.records(), self.hyp.records(), strict=True):
             if by_id and r.id != h.id:  # the scan saw the same ids in the same order
@@ -41,6 +56,13 @@ class PairedStream:
         if self.ref.has_ids:
             return ()
         return leading_ids((r.text for r in self.ref.records()), (h.text for h in self.hyp.records()))
+
+
+def _kaldi_parts(path: str) -> Iterator[list[str]]:
+    """[id] or [id, text] per non-blank line, as ``readers._kaldi`` reads them: stripping the line's
+    end first leaves the text stripped at its end."""
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        yield from map(methodcaller("split", None, 1), map(str.rstrip, filter(str.strip, f)))
 
 
 def pair_files(ref: TextScan, hyp: TextScan) -> Paired | PairedStream:

@@ -171,15 +171,10 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
             if sink is not None:
                 for piece in chunk.records:
                     sink.write_jsonl(piece)
-            events = iter(chunk.events)
-            for penalty, laser, ref_words, edits, identical, n_events in chunk.figures:
-                tally.utterance(penalty, laser, ref_words, edits)
-                tally.matches(identical)
-                for _ in range(n_events):
-                    tally.pair(*next(events))
+            tally.add_part(chunk.tally)
             figures += map(_Figures._make, chunk.scores)
             utterances += chunk.utterances
-            done += len(chunk.figures)
+            done += chunk.tally.utterances
             if update is not None:
                 update(done, total)
     boot = _boot(options)

@@ -39,6 +39,7 @@ from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import flag
+from voxjudge.asr.laser.tally import TallyPart, tally_part
 
 CHUNK = 2000  # utterances per chunk
 PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
@@ -101,6 +102,7 @@ class ChunkResult:
     # one bytes object, not a str per line: pickled as one copy, and the writer writes it as it is
     records: list = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
+    tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
     events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
     scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
@@ -262,6 +264,8 @@ class ChunkScorer:
         out = ChunkResult()
         for uid, lang, rw, hw, items, keys, edits, wer in aligned:
             self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
+        out.tally = tally_part(out.figures, out.events)
+        out.figures, out.events = [], []
         if out.lines:
             lines = out.lines
             out.records = ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]

@@ -16,6 +16,9 @@ punctuation off; punctuation-only tokens dropped), over the utterances with a re
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import reduce
+from operator import add
 from typing import Any
 
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -82,6 +85,27 @@ class LaserTally:
             for p in u.pairs:
                 self.pair(p.label, p.error_type, p.penalty, p.disputed)
 
+    def add_part(self, part: TallyPart) -> None:
+        """A chunk's ``tally_part``: the same figures as its utterances and pairs one by one (the
+        float sums add the same numbers in the same order)."""
+        self.utterances += part.utterances
+        self.wer_errors += part.wer_errors
+        self.wer_ref_words += part.wer_ref_words
+        self.wer_utterances += part.wer_utterances
+        if part.empty:
+            self.reasons[EMPTY_REFERENCE] = self.reasons.get(EMPTY_REFERENCE, 0) + part.empty
+        self.scored += len(part.penalties)
+        self.penalty = reduce(add, part.penalties, self.penalty)
+        self.ref_words += part.ref_words
+        self.laser_sum = reduce(add, part.lasers, self.laser_sum)
+        for label, n in part.labels.items():
+            self.labels[label] += n
+        self.disputed += part.disputed
+        for error_type, (n, penalties) in part.types.items():
+            cell = self.types.setdefault(error_type, {"count": 0, "penalty": 0.0})
+            cell["count"] += n
+            cell["penalty"] = reduce(add, penalties, cell["penalty"])
+
     @property
     def partial(self) -> bool:
         return any(reason != EMPTY_REFERENCE for reason in self.reasons)
@@ -122,6 +146,60 @@ class LaserTally:
         if partial:
             out["scored_only"] = {"laser_micro": micro, "laser_macro": macro, "n": n, "note": NOT_THE_SCORE}
         return out
+
+
+@dataclass
+class TallyPart:
+    """A chunk's share of the tally, made where the chunk was scored (a worker process), so that
+    the process adding the chunks up does a few steps per chunk, not one per utterance and pair.
+    Float sums travel as the numbers to add, in order: added in another order they could differ."""
+
+    utterances: int
+    empty: int  # utterances with an empty reference (no score)
+    penalties: list  # of the scored utterances, in order
+    lasers: list
+    ref_words: int  # of the scored utterances
+    wer_errors: int
+    wer_ref_words: int
+    wer_utterances: int
+    labels: dict[str, int]  # identical pairs counted as matches
+    disputed: int
+    types: dict[str, tuple[int, list]]  # error type -> (count, penalties in order), in order of first sight
+
+
+def tally_part(figures: list[tuple], events: list[tuple]) -> TallyPart:
+    """``figures``: (penalty, laser, ref_words, edits, identical pairs, labelled pairs) per
+    utterance (an utterance without a score has none of either); ``events``: (label, error_type,
+    penalty, disputed) per labelled pair, in order."""
+    penalties, lasers = [], []
+    empty = ref_words = wer_errors = wer_ref_words = wer_utterances = matches = 0
+    for penalty, laser, words, edits, identical, _ in figures:
+        if words and edits is not None:
+            wer_errors += edits
+            wer_ref_words += words
+            wer_utterances += 1
+        if laser is None:
+            empty += 1
+            continue
+        penalties.append(penalty)
+        lasers.append(laser)
+        ref_words += words
+        matches += identical
+    labels: dict[str, int] = {"match": matches} if matches else {}
+    disputed = 0
+    types: dict[str, list] = {}
+    for label, error_type, penalty, dispute in events:
+        labels[label] = labels.get(label, 0) + 1
+        disputed += dispute
+        if error_type:
+            cell = types.get(error_type)
+            if cell is None:
+                cell = types[error_type] = [0, []]
+            cell[0] += 1
+            cell[1].append(penalty)
+    parts = {t: (n, pens) for t, (n, pens) in types.items()}
+    wer = (wer_errors, wer_ref_words, wer_utterances)
+    return TallyPart(len(figures), empty, penalties, lasers, ref_words, *wer, labels, disputed, parts)
 
 
 def coverage_text(summary: dict[str, Any]) -> str | None:
