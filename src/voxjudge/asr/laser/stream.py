@@ -12,9 +12,14 @@ does not grow with the corpus and only mismatches cost more than counting.
   sits (``ref_start``, ``hyp_start``) -- and language; the judge sees each chunk's new pairs in
   one call.
 * Records are JSON text written from the alignment (the JSON of an identical pair is made once
-  per word), byte for byte what ``UtteranceScore.as_dict`` gives.
+  per word), byte for byte what ``UtteranceScore.as_dict`` gives; a chunk's records leave as
+  UTF-8 bytes, written by the caller as they are.
+* The per-utterance WER beside LASER is the alignment's edits over the reference's words where
+  keys and WER tokens are one-to-one (the usual case), else a second count (``_wer``).
 * ``jobs`` worker processes score chunks in parallel, each building its own judge; results come
-  back in input order and are identical to one process.
+  back in input order and are identical to one process. A chunk's share of the summary is added
+  up where it was scored (``tally.tally_part``): the process that adds the chunks up and writes
+  the records competes with the workers for the cores.
 
 ``scoring.score`` stays the plain path (every pair an object, labelled one by one); a test holds
 this one to it, records and summary alike.
