@@ -104,8 +104,9 @@ class ChunkResult:
     """What a chunk gives back, in input order: its records (JSONL as UTF-8, when asked), per-utterance
     figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
 
-    # one bytes object, not a str per line: pickled as one copy, and the writer writes it as it is
-    records: list = field(default_factory=list)
+    # UTF-8 bytes, PIECE lines a piece, not a str per line: the process that writes them neither
+    # decodes (unpickling) nor encodes (writing) them again
+    records: list[bytes] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
