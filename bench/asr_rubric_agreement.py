@@ -6,8 +6,8 @@ Sets (shipped in voxjudge/asr/laser/data, MIT licences beside them): sentence ra
 the utterance score with the mean of 20 raters, per language; folds and bootstrap grouped by
 utterance) and HATS (French A/B choices; agreement at certitude 100/70/all, ties disagree; folds and
 bootstrap grouped by reference). LASER is the default judge with the pooled evidence calibration
-fitted on the other folds (and the other sets); WER and CER (jiwer, lower case, punctuation
-removed) fit nothing.
+fitted on the other folds (and the other sets), and the same scores on the raters' curve fitted
+with it (``laser_calibrated``); WER and CER (jiwer, lower case, punctuation removed) fit nothing.
 """
 
 from __future__ import annotations
@@ -69,7 +69,13 @@ def main() -> None:
             print(
                 f"{t.name} ({len(rs)} hypotheses, {len(np.unique(t.groups))} utterances): Pearson with the mean rating"
             )
-            for name, x in (("LASER default (out of fold)", oof[0]), ("1 - WER", w), ("1 - CER", c)):
+            sides = (
+                ("LASER default (out of fold)", oof[0]),
+                ("  on the raters' curve", oof[1]),  # the curve fitted with the folds' calibration
+                ("1 - WER", w),
+                ("1 - CER", c),
+            )
+            for name, x in sides:
                 r = C.pearson(x, human)
                 lo, hi = boot(lambda rows, x=x, h=human: C.pearson(x[rows], h[rows]))
                 print(f"  {name:28s} {r:.3f} [{lo:.3f}, {hi:.3f}]")

@@ -3,6 +3,7 @@ espeak-ng phonemes from the espeakng-loader wheel), speech phenomena, and the le
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,12 @@ import pytest
 from voxjudge.asr.laser import LaserRubric, RubricPair, score
 from voxjudge.asr.laser.calibration import (
     Calibration,
+    Task,
+    _best_curve,
     load,
     preference_agreement,
     prepare,
+    rated,
     read_hats,
     read_ratings,
     shipped_data,
@@ -282,3 +286,64 @@ def test_training_reproduces_the_shipped_calibration_byte_for_byte():
     ratings, hats = shipped_data()
     text, _ = train_files(ratings, hats, RUBRIC)
     assert text == Path(shipped_path()).read_text(encoding="utf-8")
+
+
+def test_the_raters_curve_maps_the_score_onto_itself_concave_in_the_errors():
+    assert rated(None, 3.0) is None
+    assert rated(0.8, 0.0) == 0.8  # no curve: the score itself
+    assert (rated(0.0, 3.0), rated(1.0, 3.0)) == (0.0, 1.0)
+    # one wrong word in ten, by hand: (e^2.7 - 1) / (e^3 - 1)
+    assert rated(0.9, 3.0) == pytest.approx((np.exp(2.7) - 1) / (np.exp(3.0) - 1)) and rated(0.9, 3.0) < 0.73
+    grid_ = np.linspace(0, 1, 101)
+    values = [rated(float(s), 3.0) for s in grid_]
+    assert all(a < b for a, b in zip(values, values[1:]))  # monotone: every order is LASER's
+    assert all(v <= s + 1e-12 for v, s in zip(values, grid_))  # the first errors cost more
+
+
+class _Scores:
+    """Prepared utterances reduced to what the curve's fit reads: their scores."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values, dtype=float)
+
+    def scores(self, cal, tiers):
+        return self.values
+
+
+def test_the_raters_curve_is_fitted_on_ratings_only():
+    s = np.linspace(0.0, 1.0, 21)
+    people = 5 * (np.expm1(2.0 * s) / np.expm1(2.0))  # raters on a curve with k = 2
+    ratings = Task("ratings-xx", "xx", np.arange(21), ("ratings", _Scores(s), people))
+    tiers = {**RUBRIC.tiers, "match": 0.0}
+    assert _best_curve(Calibration(), [ratings], tiers, [None]) == 2.0
+    linear = Task("ratings-yy", "yy", np.arange(21), ("ratings", _Scores(s), 4 * s + 1))
+    assert _best_curve(Calibration(), [linear], tiers, [None]) == 0.0
+    hats = Task("hats-fr", "fr", np.arange(3), ("hats", _Scores([1, 0, 0]), _Scores([0, 1, 1]), [1, 0, 0], [0, 1, 1]))
+    assert _best_curve(Calibration(), [hats], tiers, [None]) == 0.0  # preferences say nothing of it
+    # the rows a fold trains on: only they count
+    rows = np.arange(0, 21, 2)
+    assert _best_curve(Calibration(), [ratings], tiers, [rows]) == 2.0
+
+
+def test_the_default_judge_gives_laser_on_the_raters_curve_beside_laser_and_rules_does_not(tmp_path):
+    from voxjudge.asr.laser import LaserOptions, run_laser
+    from voxjudge.asr.laser.judges import rater_curve
+
+    refs = ["the cat sat on the mat", "a quick brown fox", "she is known for her work"]
+    hyps = ["the cat sat on a mat", "a quick brown box jumps", "she is known for her work"]
+    human = {"1": 3.1, "2": 2.0, "3": 4.9}
+    curve = rater_curve("default")
+    assert curve == load()["*"].curve and curve > 0 and rater_curve("rules") is None
+    out = tmp_path / "records.jsonl"
+    result = run_laser(
+        refs, hyps, judge="default", options=LaserOptions(lang="en", n_resamples=100), out=out, human=human
+    )
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        assert list(r)[:4] == ["id", "lang", "laser", "laser_calibrated"]
+        assert r["laser_calibrated"] == rated(r["laser"], curve)
+    assert result.summary["rater_curve"] == curve
+    assert set(result.summary["agreement"]) == {"laser", "laser_calibrated", "one_minus_wer"}
+    plain = run_laser(refs, hyps, judge="rules", options=LaserOptions(lang="en", n_resamples=100), out=out, human=human)
+    assert "laser_calibrated" not in out.read_text(encoding="utf-8") and "rater_curve" not in plain.summary
+    assert set(plain.summary["agreement"]) == {"laser", "one_minus_wer"}

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
-from voxjudge.asr.laser.judges import offline_labeler
+from voxjudge.asr.laser.judges import offline_labeler, rater_curve
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import Label
 from voxjudge.asr.laser.scoring import ScoredPair, score
@@ -31,8 +31,9 @@ WORDS = (
 
 def _reference(refs, hyps, ids, judge, lang, human=None):
     labeler, _ = offline_labeler(judge, RUBRIC)
-    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang}
+    curve = rater_curve(judge)
+    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=curve)
+    settings = {"judge": judge, "mode": "pairs", "lang": lang} | ({"rater_curve": curve} if curve is not None else {})
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

@@ -38,7 +38,8 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     )
     assert code == 0
     s = json.loads(stdout)
-    assert [m["name"] for m in s["metrics"]] == ["WER", "CER", "LASER default"]
+    assert [m["name"] for m in s["metrics"]] == ["WER", "CER", "LASER default", "LASER default calibrated"]
+    assert s["metrics"][3]["rater_curve"] == 3.0  # the shipped calibration's
     # counted with awk over the file: 15 unanimous triplets, 35 with >= 70%, 41 in all
     assert s["preferences"]["levels"] == {"100%": 15, "70%": 35, "all": 41}
     norm = get_normalizer("basic")
@@ -86,7 +87,22 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
         (r.reference, r.hypothesis) for r in ratings
     }
     assert len(records) == s["coverage"]["WER"]["total"] == len(unique)  # each scored once
-    assert set(records[0]) == {"reference", "hypothesis", "WER", "CER", "LASER default"}
+    assert set(records[0]) == {"reference", "hypothesis", "WER", "CER", "LASER default", "LASER default calibrated"}
+    # LASER on the raters' curve, computed by hand; beside the ratings only (it orders any two
+    # hypotheses of one reference as LASER does, so its preference figures would be LASER's)
+    for r in records:
+        laser = r["LASER default"]
+        assert r["LASER default calibrated"] == pytest.approx((np.exp(3 * laser) - 1) / (np.exp(3) - 1), abs=1e-12)
+    assert "LASER default calibrated" not in s["preferences"]["by_metric"]
+    calibrated = s["ratings"]["by_subset"]["en"]["by_metric"]["LASER default calibrated"]["pearson"]
+    x = [
+        r["LASER default calibrated"]
+        for r in records
+        for q in en
+        if (q.reference, q.hypothesis) == (r["reference"], r["hypothesis"])
+    ]
+    y = [q.score for r in records for q in en if (q.reference, q.hypothesis) == (r["reference"], r["hypothesis"])]
+    assert calibrated["estimate"] == pytest.approx(scipy.stats.pearsonr(x, y).statistic, abs=1e-12)
 
 
 def test_the_table_puts_every_metric_side_by_side(human, capsys):

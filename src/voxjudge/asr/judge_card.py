@@ -34,6 +34,10 @@ class Metric:
     higher_is_better: bool
     values: dict[Texts, float | None] = field(repr=False)
     run: dict[str, Any] = field(default_factory=dict, repr=False)  # e.g. an LLM judge's usage
+    # a monotone map of another metric (LASER on the raters' curve) agrees with every preference
+    # exactly as that metric does: shown beside the ratings only
+    ratings_only: bool = False
+    rater_curve: float | None = None  # the curve that made it, when it is LASER on the raters' curve
 
     def scored(self, keys: Sequence[Texts]) -> int:
         return sum(self.values[k] is not None for k in keys)
@@ -115,6 +119,7 @@ def judge_card(
     of the join that built ``ratings`` from separate files (``join_ratings``), shown first;
     ``ratings_unit``: what ``Rating.group`` holds, for the summary (default: the utterance, i.e.
     the reference)."""
+    from voxjudge.asr.laser.calibration import rated
     from voxjudge.stats.correlation import METHODS as KNOWN
 
     if not methods or any(m not in KNOWN for m in methods):
@@ -127,17 +132,27 @@ def judge_card(
     metrics = classic_metrics(keys, normalize)
     for spec in judges:
         values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys])
+        curve = run.get("rater_curve")
+        run = {k: v for k, v in run.items() if k != "rater_curve"}
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
+        if curve is not None and ratings:
+            calibrated = {k: rated(v, curve) for k, v in zip(keys, values)}
+            metrics.append(Metric(f"LASER {spec} calibrated", True, calibrated, ratings_only=True, rater_curve=curve))
     boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     summary: dict[str, Any] = {
-        "metrics": [{"name": m.name, "higher_is_better": m.higher_is_better} for m in metrics],
+        "metrics": [
+            {"name": m.name, "higher_is_better": m.higher_is_better}
+            | ({"rater_curve": m.rater_curve} if m.rater_curve is not None else {})
+            for m in metrics
+        ],
         "coverage": {m.name: {"scored": m.scored(keys), "total": len(keys)} for m in metrics},
         "bootstrap": boot,
         "normalization": normalize,  # of WER and CER; LASER judges words as the rubric says
     }
     names = names or {}
     if preferences:
-        summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
+        compared = [m for m in metrics if not m.ratings_only]
+        summary["preferences"] = _preferences(preferences, compared, boot, names.get("preferences"))
     if ratings:
         summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
         summary["ratings"]["bootstrap_unit"] = ratings_unit
@@ -273,7 +288,11 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
         ids = [f"h{k + 1}" for k in range(len(refs))]
         result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
-        details = {k: result.summary[k] for k in ("llm", "usage", "stopped") if result.summary.get(k) is not None}
+        details = {
+            k: result.summary[k]
+            for k in ("llm", "usage", "stopped", "rater_curve")
+            if result.summary.get(k) is not None
+        }
         return [u.laser for u in result.utterances], details
 
     return run

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
@@ -53,6 +54,9 @@ GRADED = {
     "edit": (0.0, 2**-10, 2**-8, 2**-6, 2**-4),
     "surface": (0.0, 2**-5, 2**-4, 2**-3, 2**-2, 3 * 2**-3),
 }
+# the raters' curve, fitted last on the ratings (preferences compare two hypotheses of one
+# reference, which no monotone map reorders): k of rated(s) = (e^(k s) - 1) / (e^k - 1)
+CURVES = tuple(k / 2 for k in range(13))
 NOTICE = (
     "Calibrated on asr_sentence_ratings_train.csv (asr-metric-evaluation, MIT licence, "
     "LICENSE-asr-metric-evaluation.txt) and hats_pairs_train.tsv (HATS, metric-evaluator, MIT licence, "
@@ -67,6 +71,19 @@ def grid(base: Calibration | None = None, space: dict | None = None) -> list[Cal
     keys = list(space)
     base = base or Calibration()
     return [replace(base, **dict(zip(keys, values))) for values in itertools.product(*(space[k] for k in keys))]
+
+
+def rated(score: float | None, curve: float) -> float | None:
+    """The LASER score on the raters' scale: a monotone map of [0, 1] onto itself, concave in the
+    errors (with ``curve`` = 3, one wrong word in ten takes 1.0 to 0.73, where the score says
+    0.9); ``curve`` 0 leaves the score as it is, None stays None."""
+    if score is None or not curve:
+        return score
+    return math.expm1(curve * score) / math.expm1(curve)
+
+
+def _rated(scores: np.ndarray, curve: float) -> np.ndarray:
+    return np.expm1(curve * scores) / np.expm1(curve) if curve else scores
 
 
 # ---- data ---------------------------------------------------------------------------------------
@@ -251,12 +268,30 @@ def _codes(groups: Sequence[str]) -> np.ndarray:
 def best(task_list: Sequence[Task], rubric: LaserRubric, rows: Sequence | None = None) -> Calibration:
     """The best calibration by mean objective over the tasks, in three steps: the tiers' grid
     (graded part off), then the graded part's grid under those tiers, then the tiers again under
-    that graded part. On ties the first wins (the grids list the rubric's defaults first)."""
+    that graded part; last, under those, the raters' curve (mean Pearson over the rating sets).
+    On ties the first wins (the grids list the rubric's defaults first)."""
     tiers = {**rubric.tiers, "match": 0.0}
     rows = rows or [None] * len(task_list)
     found = _best_of(grid(), task_list, tiers, rows)
     found = _best_of(grid(found, GRADED), task_list, tiers, rows)
-    return _best_of(grid(found), task_list, tiers, rows)
+    found = _best_of(grid(found), task_list, tiers, rows)
+    return replace(found, curve=_best_curve(found, task_list, tiers, rows))
+
+
+def _best_curve(cal: Calibration, task_list, tiers, rows) -> float:
+    rated_sets = []
+    for t, r in zip(task_list, rows):
+        if t.parts[0] == "ratings":
+            s, human = t.parts[1].scores(cal, tiers), t.parts[2]
+            rated_sets.append((s, human) if r is None else (s[r], human[r]))
+    if not rated_sets:
+        return 0.0
+    found, top = 0.0, -np.inf
+    for k in CURVES:
+        value = float(np.mean([pearson(_rated(s, k), human) for s, human in rated_sets]))
+        if value > top + 1e-12:
+            found, top = k, value
+    return found
 
 
 def _best_of(candidates: list[Calibration], task_list, tiers, rows) -> Calibration:
@@ -318,13 +353,14 @@ def _best_pooled(t: Task, others: list[Task], rubric: LaserRubric, rows: np.ndar
 
 def _oof_scores(t: Task, fold: np.ndarray, fitter, tiers) -> tuple:
     """Scores of every row from the calibration fitted without its fold."""
-    if t.parts[0] == "ratings":
-        out = np.full(len(fold), np.nan)
+    if t.parts[0] == "ratings":  # the score, and the score on the raters' curve fitted with it
+        out, curved = np.full(len(fold), np.nan), np.full(len(fold), np.nan)
         for f in np.unique(fold):
             cal = fitter(np.flatnonzero(fold != f))
             test = np.flatnonzero(fold == f)
             out[test] = t.parts[1].scores(cal, tiers)[test]
-        return (out,)
+            curved[test] = _rated(out[test], cal.curve)
+        return (out, curved)
     sa, sb = np.full(len(fold), np.nan), np.full(len(fold), np.nan)
     for f in np.unique(fold):
         cal = fitter(np.flatnonzero(fold != f))
@@ -336,13 +372,14 @@ def _oof_scores(t: Task, fold: np.ndarray, fitter, tiers) -> tuple:
 
 def _all_scores(t: Task, cal: Calibration, tiers) -> tuple:
     if t.parts[0] == "ratings":
-        return (t.parts[1].scores(cal, tiers),)
+        s = t.parts[1].scores(cal, tiers)
+        return (s, _rated(s, cal.curve))
     return (t.parts[1].scores(cal, tiers), t.parts[2].scores(cal, tiers))
 
 
 def _summary(t: Task, scores: tuple) -> dict:
     if t.parts[0] == "ratings":
-        return {"pearson": pearson(scores[0], t.parts[2])}
+        return {"pearson": pearson(scores[0], t.parts[2]), "pearson_calibrated": pearson(scores[1], t.parts[2])}
     va, vb = t.parts[3], t.parts[4]
     return {f"agreement_{int(c * 100)}": preference_agreement(scores[0], scores[1], va, vb, c) for c in (1.0, 0.7, 0.0)}
 
@@ -382,7 +419,7 @@ def calibrated(conv, cals: dict[str, Calibration]):
     return conv if cal is None else replace(conv, calibration=cal)
 
 
-__all__ = ["Calibration", "cross_validate", "fit", "load", "read_hats", "read_ratings", "tasks"]
+__all__ = ["Calibration", "cross_validate", "fit", "load", "rated", "read_hats", "read_ratings", "tasks"]
 
 
 def shipped_data() -> tuple[Path, Path]:

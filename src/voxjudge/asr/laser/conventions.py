@@ -65,6 +65,10 @@ class Calibration:
     # (or 0) so penalties add exactly in any order
     edit: float = 0.0
     surface: float = 0.0
+    # the raters' curve (``calibration.rated``): k of the monotone map from the LASER score to the
+    # raters' scale, on which the first error costs the most; 0: none. It never changes a label,
+    # a penalty or the LASER score, only the ``laser_calibrated`` figure beside it
+    curve: float = 0.0
 
 
 @dataclass(frozen=True)

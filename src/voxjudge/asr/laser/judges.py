@@ -50,6 +50,16 @@ def _shipped_calibrations() -> dict | None:
     return load() if shipped_path().is_file() else None
 
 
+def rater_curve(spec: str | None) -> float | None:
+    """The raters' curve of an offline judge that has the learned calibration (the default and
+    ``model:`` judges; None for ``rules``, or when the calibration has none)."""
+    from voxjudge.asr.laser.calibration import POOLED
+
+    cals = None if spec == "rules" else _shipped_calibrations()
+    cal = cals.get(POOLED) if cals else None
+    return cal.curve if cal is not None and cal.curve else None
+
+
 def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False):
     """(labeler, description) for an offline judge spec."""
     if spec == "rules":

@@ -57,6 +57,7 @@ def laser_result(
         summary["agreement"], joined = agreement(
             figures if figures is not None else utterances,
             human,
+            curve=settings.get("rater_curve"),
             allow_partial=allow_partial,
             n_resamples=n_resamples,
             confidence=confidence,

@@ -91,7 +91,7 @@ def run_laser(
 
 
 def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler
+    from voxjudge.asr.laser.judges import is_offline, offline_labeler, rater_curve
 
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
@@ -100,6 +100,9 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
     settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang}
     if isinstance(judge, str) and is_offline(judge):
         offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
+        curve = rater_curve(judge)
+        if curve is not None:
+            settings["rater_curve"] = curve
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
             paired = _Rows(zip(ids, references, hypotheses), len(ids))
@@ -162,6 +165,7 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         records=sink is not None,
         scores=human is not None,
         keep=keep,
+        curve=settings.get("rater_curve"),
     )
     jobs = options.jobs if options.jobs is not None else default_jobs()
     tally, figures, utterances, done = LaserTally(), [], [], 0

@@ -61,12 +61,19 @@ class UtteranceScore:
     wer: float | None = None
     word_edits: int | None = None  # word edit distance on the alignment's tokens (for the corpus WER)
     unscored: str | None = None  # why a judge left it unscored (an empty reference needs no reason)
+    curve: float | None = None  # the judge's raters' curve, when it has one (``calibration.rated``)
+
+    @property
+    def laser_calibrated(self) -> float | None:
+        from voxjudge.asr.laser.calibration import rated
+
+        return None if self.curve is None else rated(self.laser, self.curve)
 
     def as_dict(self) -> dict[str, Any]:
-        out = {
-            "id": self.id,
-            "lang": self.lang,
-            "laser": self.laser,
+        out: dict[str, Any] = {"id": self.id, "lang": self.lang, "laser": self.laser}
+        if self.curve is not None:
+            out["laser_calibrated"] = self.laser_calibrated
+        out |= {
             "wer": self.wer,
             "penalty": self.penalty,
             "ref_words": self.ref_words,
@@ -102,11 +109,12 @@ def score_aligned(
     rubric: LaserRubric,
     wers: Sequence[float | None],
     edits: Sequence[int] | None = None,
+    curve: float | None = None,
 ) -> list[UtteranceScore]:
     results = []
     for k, ((uid, lang, pairs), wer) in enumerate(zip(aligned, wers)):
         ref_words = sum(len(p.ref) for p in pairs)
-        u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k])
+        u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k], curve=curve)
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.pair_penalty(lab)
@@ -128,9 +136,11 @@ def score(
     rubric: LaserRubric | None = None,
     labeler: PairLabeler | None = None,
     progress: Callable[[int, int], None] | None = None,
+    curve: float | None = None,
 ) -> list[UtteranceScore]:
     """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
-    rules + the learned Hindi model; ``rules_labeler`` for the pure rules).
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules); ``curve``: the
+    judge's raters' curve, when it has one (records then carry ``laser_calibrated``).
 
     ``progress(done, total)`` is called as word pairs are labelled (in chunks of whole utterances,
     so a long run shows that it moves and a labeler still sees each utterance at once)."""
@@ -155,7 +165,7 @@ def score(
                 progress(end, len(items))
     labels = dict(zip(keys, found))
     wers, edits = side_by_side_wer(references, hypotheses), word_edits(references, hypotheses)
-    return score_aligned(aligned, labels, rubric, wers, edits)
+    return score_aligned(aligned, labels, rubric, wers, edits, curve)
 
 
 def word_edits(references: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
@@ -195,15 +205,18 @@ def agreement(
     utterances: Sequence[Any],
     human: dict[str, float],
     *,
+    curve: float | None = None,
     allow_partial: bool = False,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> tuple[dict, dict]:
-    """Pearson, Spearman and Kendall (bootstrap CIs) of LASER and of 1 - WER with human scores,
-    over the scored utterances (anything with ``id``, ``laser``, ``wer``), and the join's
+    """Pearson, Spearman and Kendall (bootstrap CIs) of LASER, of LASER on the judge's raters'
+    ``curve`` when it has one, and of 1 - WER with human scores, over the scored utterances
+    (anything with ``id``, ``laser``, ``wer``), and the join's
     coverage. Every scored utterance needs a human score unless ``allow_partial`` (then the ones
     that have one); human ids beyond the run are ignored (a study's file beside part of it)."""
+    from voxjudge.asr.laser.calibration import rated
     from voxjudge.io.join import join_by_id
     from voxjudge.stats import agreement as agree
 
@@ -218,10 +231,10 @@ def agreement(
         right_extra="ignore",
     )
     h = list(joined.right)
-    sides = (
-        ("laser", "LASER", [laser for laser, _ in joined.left]),
-        ("one_minus_wer", "1 - WER", [1 - wer for _, wer in joined.left]),
-    )
+    sides = [("laser", "LASER", [laser for laser, _ in joined.left])]
+    if curve is not None:
+        sides.append(("laser_calibrated", "LASER calibrated", [rated(laser, curve) for laser, _ in joined.left]))
+    sides.append(("one_minus_wer", "1 - WER", [1 - wer for _, wer in joined.left]))
     found = {
         key: [
             c.as_dict()

@@ -39,6 +39,7 @@ from operator import attrgetter
 from typing import Any
 
 from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
+from voxjudge.asr.laser.calibration import rated
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
@@ -124,6 +125,7 @@ class StreamSettings:
     records: bool = False  # make record lines
     scores: bool = False  # keep (id, laser, wer) per utterance
     keep: bool = False  # keep UtteranceScore objects
+    curve: float | None = None  # the raters' curve: records carry laser_calibrated beside laser
 
 
 class ChunkScorer:
@@ -318,14 +320,19 @@ class ChunkScorer:
             n_identical = n_events = 0
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
         if records:
+            score = _number(laser)
+            if s.curve is not None:
+                score += f', "laser_calibrated": {_number(rated(laser, s.curve))}'
             out.lines.append(
-                f'{{"id": {_string(uid)}, "lang": {_string(lang)}, "laser": {_number(laser)}, "wer": {_number(wer)}, '
+                f'{{"id": {_string(uid)}, "lang": {_string(lang)}, "laser": {score}, "wer": {_number(wer)}, '
                 f'"penalty": {_number(penalty)}, "ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
             )
         if s.scores:
             out.scores.append((uid, laser, wer))
         if keep:
-            out.utterances.append(UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits))
+            out.utterances.append(
+                UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits, curve=s.curve)
+            )
 
     def _bound(self) -> None:
         if len(self.labels) > MAX_LABELS:

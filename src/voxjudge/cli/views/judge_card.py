@@ -49,8 +49,12 @@ def render_judge_card(s: dict) -> str:
         c = s["coverage"][n]
         mark = "*" if n in partial else ""
         row = [n, fmt_cover(c["scored"], c["total"])]
-        if prefs:
-            row += [pct(cell, mark) for cell in prefs["by_metric"][n]]
+        if prefs:  # a metric shown beside the ratings only has no preference cells
+            row += (
+                [pct(cell, mark) for cell in prefs["by_metric"][n]]
+                if n in prefs["by_metric"]
+                else [""] * len(prefs["levels"])
+            )
         if ratings:
             row.append(corr(ratings["by_subset"]["all"]["by_metric"][n], mark))
         t.add_row(*row)
@@ -109,9 +113,16 @@ def render_judge_card(s: dict) -> str:
                 "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
                 "(or less) with people here"
             )
+        curves = [m for m in s["metrics"] if m.get("rater_curve") is not None]
         con.print(
             f"WER and CER after '{s['normalization']}' normalization; "
             "LASER = 1 - penalty / reference words, floored at 0"
+            + "".join(
+                f"; {m['name']} = the same LASER on the raters' curve learned from people "
+                f"((e^(k LASER) - 1) / (e^k - 1), k = {m['rater_curve']:g}; it orders every pair of hypotheses "
+                "as LASER does, so it is compared on ratings only)"
+                for m in curves
+            )
         )
     return cap.get().rstrip("\n")
 
