@@ -54,7 +54,12 @@ def register(cmds) -> None:
         metavar="N",
         help="offline judges: worker processes (default: one per core; results are the same for any N)",
     )
-    p.add_argument("--human", metavar="FILE", help="human scores by id: Pearson/Spearman/Kendall for LASER (and, default judge, LASER on the raters' curve) and 1-WER")
+    p.add_argument(
+        "--human",
+        metavar="FILE",
+        help="human scores by id: Pearson/Spearman/Kendall for LASER, LASER on the raters' curve "
+        "(judges that have one) and 1-WER",
+    )
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument(
         "--allow-partial",
