@@ -34,10 +34,9 @@ class Metric:
     higher_is_better: bool
     values: dict[Texts, float | None] = field(repr=False)
     run: dict[str, Any] = field(default_factory=dict, repr=False)  # e.g. an LLM judge's usage
-    # a monotone map of another metric (LASER on the raters' curve) agrees with every preference
-    # exactly as that metric does: shown beside the ratings only
-    ratings_only: bool = False
-    rater_curve: float | None = None  # the curve that made it, when it is LASER on the raters' curve
+    # LASER on the raters' curve: the curve that made it. A monotone map of LASER agrees with every
+    # preference exactly as LASER does, so such a metric is shown beside the ratings only
+    rater_curve: float | None = None
 
     def scored(self, keys: Sequence[Texts]) -> int:
         return sum(self.values[k] is not None for k in keys)
@@ -137,7 +136,7 @@ def judge_card(
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
         if curve is not None and ratings:
             calibrated = {k: rated(v, curve) for k, v in zip(keys, values)}
-            metrics.append(Metric(f"LASER {spec} calibrated", True, calibrated, ratings_only=True, rater_curve=curve))
+            metrics.append(Metric(f"LASER {spec} calibrated", True, calibrated, rater_curve=curve))
     boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     summary: dict[str, Any] = {
         "metrics": [
@@ -151,7 +150,7 @@ def judge_card(
     }
     names = names or {}
     if preferences:
-        compared = [m for m in metrics if not m.ratings_only]
+        compared = [m for m in metrics if m.rater_curve is None]
         summary["preferences"] = _preferences(preferences, compared, boot, names.get("preferences"))
     if ratings:
         summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))

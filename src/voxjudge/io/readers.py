@@ -264,6 +264,13 @@ def _kaldi(path: str | Path, lines: Iterable[str]) -> Iterator[TextRecord]:
             yield TextRecord(parts[0], parts[1].rstrip() if len(parts) > 1 else "", n)
 
 
+def kaldi_parts(path: str | Path) -> Iterator[list[str]]:
+    """[id] or [id, text] per non-blank line, split in C, as ``_kaldi`` reads them (stripping the
+    line's end first leaves the text stripped at its end)."""
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        yield from map(methodcaller("split", None, 1), map(str.rstrip, filter(str.strip, f)))
+
+
 def jsonl_objects(path: str | Path, lines: Iterable[str] | None = None) -> list[tuple[int, dict]]:
     """``(line number, object)`` for every non-blank line of a JSONL file; anything else is an error."""
     return list(_jsonl_objects(path, read_lines(path) if lines is None else lines))
@@ -372,8 +379,7 @@ def scan_texts(
     try:
         parsed = _Parsed(path, kind, iter_lines(path), text_field, id_field, speaker_field, text_setting)
         if kind == "kaldi":  # the ids alone, each line's first word (blank lines have none), all in C
-            with open(path, encoding="utf-8-sig", newline="") as f:
-                hashes.extend(map(hash, map(itemgetter(0), map(methodcaller("split", None, 1), filter(str.strip, f)))))
+            hashes.extend(map(hash, map(itemgetter(0), kaldi_parts(path))))
             n = len(hashes)
             blank = not n
         elif kind == "text":

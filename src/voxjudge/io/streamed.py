@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice
-from operator import methodcaller
 
 from voxjudge.errors import InputError
 from voxjudge.io.matching import Paired, leading_ids, pair_texts
-from voxjudge.io.readers import TextScan
+from voxjudge.io.readers import TextScan, kaldi_parts
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class PairedStream:
 
     def _kaldi(self) -> Iterator[tuple[str, str, str]]:
         """Kaldi files split in C, without a record per line: what ``_records`` gives, in less time."""
-        for k, (r, h) in enumerate(zip(_kaldi_parts(self.ref.path), _kaldi_parts(self.hyp.path), strict=True)):
+        for k, (r, h) in enumerate(zip(kaldi_parts(self.ref.path), kaldi_parts(self.hyp.path), strict=True)):
             if r[0] != h[0]:
                 line = next(islice(self.hyp.records(), k, None)).line
                 raise InputError(f"{self.hyp.path}:{line}: the file changed while it was read; run again")
@@ -56,13 +55,6 @@ class PairedStream:
         if self.ref.has_ids:
             return ()
         return leading_ids((r.text for r in self.ref.records()), (h.text for h in self.hyp.records()))
-
-
-def _kaldi_parts(path: str) -> Iterator[list[str]]:
-    """[id] or [id, text] per non-blank line, as ``readers._kaldi`` reads them: stripping the line's
-    end first leaves the text stripped at its end."""
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        yield from map(methodcaller("split", None, 1), map(str.rstrip, filter(str.strip, f)))
 
 
 def pair_files(ref: TextScan, hyp: TextScan) -> Paired | PairedStream:

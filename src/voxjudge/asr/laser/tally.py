@@ -46,44 +46,10 @@ class LaserTally:
         self.wer_ref_words = 0
         self.wer_utterances = 0
 
-    def utterance(
-        self, penalty: float, laser: float | None, ref_words: int, edits: int | None, unscored: str | None = None
-    ) -> None:
-        """One utterance's figures; ``unscored`` is why it has no score (None: scored, or an empty
-        reference)."""
-        self.utterances += 1
-        if ref_words and edits is not None:
-            self.wer_errors += edits
-            self.wer_ref_words += ref_words
-            self.wer_utterances += 1
-        if laser is None:
-            reason = unscored or EMPTY_REFERENCE
-            self.reasons[reason] = self.reasons.get(reason, 0) + 1
-            return
-        self.scored += 1
-        self.penalty += penalty
-        self.ref_words += ref_words
-        self.laser_sum += laser
-
-    def pair(self, label: str, error_type: str | None, penalty: float, disputed: bool) -> None:
-        """One labelled pair of a scored utterance (after its ``utterance``)."""
-        self.labels[label] += 1
-        self.disputed += disputed
-        if error_type:
-            cell = self.types.setdefault(error_type, {"count": 0, "penalty": 0.0})
-            cell["count"] += 1
-            cell["penalty"] += penalty
-
-    def matches(self, n: int) -> None:
-        """``n`` identical pairs of scored utterances, counted without being classified."""
-        self.labels["match"] += n
-
     def add_scored(self, u) -> None:
-        """An ``UtteranceScore`` with its pairs."""
-        self.utterance(u.penalty, u.laser, u.ref_words, u.word_edits, u.unscored)
-        if u.laser is not None:
-            for p in u.pairs:
-                self.pair(p.label, p.error_type, p.penalty, p.disputed)
+        """An ``UtteranceScore`` with its pairs (every pair of a scored one, identical ones too)."""
+        events = [(p.label, p.error_type, p.penalty, p.disputed) for p in u.pairs] if u.laser is not None else []
+        self.add_part(tally_part([(u.penalty, u.laser, u.ref_words, u.word_edits, 0, len(events))], events, u.unscored))
 
     def add_part(self, part: TallyPart) -> None:
         """A chunk's ``tally_part``: the same figures as its utterances and pairs one by one (the
@@ -92,8 +58,8 @@ class LaserTally:
         self.wer_errors += part.wer_errors
         self.wer_ref_words += part.wer_ref_words
         self.wer_utterances += part.wer_utterances
-        if part.empty:
-            self.reasons[EMPTY_REFERENCE] = self.reasons.get(EMPTY_REFERENCE, 0) + part.empty
+        for reason, n in part.unscored.items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
         self.scored += len(part.penalties)
         self.penalty = reduce(add, part.penalties, self.penalty)
         self.ref_words += part.ref_words
@@ -155,7 +121,7 @@ class TallyPart:
     Float sums travel as the numbers to add, in order: added in another order they could differ."""
 
     utterances: int
-    empty: int  # utterances with an empty reference (no score)
+    unscored: dict[str, int]  # why utterances have no score -> how many
     penalties: list  # of the scored utterances, in order
     lasers: list
     ref_words: int  # of the scored utterances
@@ -167,19 +133,20 @@ class TallyPart:
     types: dict[str, tuple[int, list]]  # error type -> (count, penalties in order), in order of first sight
 
 
-def tally_part(figures: list[tuple], events: list[tuple]) -> TallyPart:
+def tally_part(figures: list[tuple], events: list[tuple], unscored: str | None = None) -> TallyPart:
     """``figures``: (penalty, laser, ref_words, edits, identical pairs, labelled pairs) per
     utterance (an utterance without a score has none of either); ``events``: (label, error_type,
-    penalty, disputed) per labelled pair, in order."""
+    penalty, disputed) per labelled pair, in order; ``unscored``: why the utterances without a
+    score have none (default: an empty reference)."""
     penalties, lasers = [], []
-    empty = ref_words = wer_errors = wer_ref_words = wer_utterances = matches = 0
+    n_unscored = ref_words = wer_errors = wer_ref_words = wer_utterances = matches = 0
     for penalty, laser, words, edits, identical, _ in figures:
         if words and edits is not None:
             wer_errors += edits
             wer_ref_words += words
             wer_utterances += 1
         if laser is None:
-            empty += 1
+            n_unscored += 1
             continue
         penalties.append(penalty)
         lasers.append(laser)
@@ -199,7 +166,8 @@ def tally_part(figures: list[tuple], events: list[tuple]) -> TallyPart:
             cell[1].append(penalty)
     parts = {t: (n, pens) for t, (n, pens) in types.items()}
     wer = (wer_errors, wer_ref_words, wer_utterances)
-    return TallyPart(len(figures), empty, penalties, lasers, ref_words, *wer, labels, disputed, parts)
+    reasons = {unscored or EMPTY_REFERENCE: n_unscored} if n_unscored else {}
+    return TallyPart(len(figures), reasons, penalties, lasers, ref_words, *wer, labels, disputed, parts)
 
 
 def coverage_text(summary: dict[str, Any]) -> str | None:
