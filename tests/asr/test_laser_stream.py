@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from voxjudge import _spool
 from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
 from voxjudge.asr.laser.judges import offline_labeler, rater_curve
 from voxjudge.asr.laser.result import laser_result
@@ -101,12 +102,30 @@ def test_every_record_format(tmp_path, suffix):
     _same(tmp_path, refs, hyps, ids, "default", None, 1, suffix=suffix)
 
 
-def test_worker_processes_give_the_same_bytes_in_input_order(tmp_path, monkeypatch):
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_worker_processes_give_the_same_bytes_in_input_order(tmp_path, monkeypatch, suffix):
     from voxjudge.asr.laser import stream
 
     monkeypatch.setattr(stream, "CHUNK", 50)  # many chunks, several in flight at once
     refs, hyps, ids = _random_corpus(700, 3)
-    _same(tmp_path, refs, hyps, ids, "default", None, 2)
+    _same(tmp_path, refs, hyps, ids, "default", None, 2, suffix=suffix)
+
+
+@pytest.mark.skipif(not _spool.available(), reason="no memfd here")
+def test_worker_records_come_back_through_memory_files(monkeypatch):
+    """The workers' records are left in the memory files, not sent through the pipe (and each
+    file is lent to one chunk at a time: all chunks' bytes arrive intact)."""
+    from voxjudge.asr.laser import stream
+
+    monkeypatch.setattr(stream, "CHUNK", 40)
+    refs, hyps, ids = _random_corpus(600, 5)
+    settings = stream.StreamSettings("default", RUBRIC, "en", records=True)
+    plain = b"".join(p for c in stream.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=1) for p in c.records)
+    got = []
+    for chunk in stream.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=2, total=len(ids)):
+        assert chunk.records == [] and chunk.spooled is not None
+        got.append(_spool.read(*chunk.spooled))
+    assert len(got) == 15 and b"".join(got) == plain
 
 
 def test_the_judge_is_asked_once_per_unique_pair(monkeypatch):

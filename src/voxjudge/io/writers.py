@@ -141,6 +141,17 @@ class RecordStream:
         self._file.buffer.write(data)
         self._count += data.count(b"\n")
 
+    def write_spooled(self, fd: int, size: int) -> None:
+        """Records as JSON lines in UTF-8, the first ``size`` bytes of a memory file
+        (``voxjudge._spool``): copied by the kernel to a JSONL file, else as ``write_jsonl``."""
+        from voxjudge import _spool
+
+        if self.format != "jsonl":
+            self.write_jsonl(_spool.read(fd, size))
+            return
+        self._file.flush()  # what write_lines left in the text layer goes first
+        _spool.copy_out(fd, size, self._file.buffer)
+
     def close(self) -> None:
         if self._file.closed:
             return

@@ -173,8 +173,7 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         total = len(paired)
         for chunk in score_chunks(paired, stream, jobs=jobs, total=total):
             if sink is not None:
-                for piece in chunk.records:
-                    sink.write_jsonl(piece)
+                chunk.write_records(sink)
             tally.add_part(chunk.tally)
             figures += map(_Figures._make, chunk.scores)
             utterances += chunk.utterances

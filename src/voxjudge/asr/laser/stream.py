@@ -38,6 +38,7 @@ from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
+from voxjudge import _spool
 from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
 from voxjudge.asr.laser.calibration import rated
 from voxjudge.asr.laser.lang import detect_language
@@ -114,6 +115,15 @@ class ChunkResult:
     events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
     scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
     utterances: list[UtteranceScore] = field(default_factory=list)  # when kept
+    # (memory file, bytes): where a worker left the records instead of ``records`` (``_spool``)
+    spooled: tuple[int, int] | None = None
+
+    def write_records(self, sink) -> None:
+        """The records onto a ``RecordStream``."""
+        if self.spooled is not None:
+            sink.write_spooled(*self.spooled)
+        for piece in self.records:
+            sink.write_jsonl(piece)
 
 
 @dataclass(frozen=True)
@@ -434,9 +444,12 @@ def _init_worker(settings: StreamSettings) -> None:
     _worker = ChunkScorer(settings)  # each process builds its own judge and caches
 
 
-def _work(chunk) -> ChunkResult:
+def _work(chunk, spool: int | None) -> ChunkResult:
     assert _worker is not None
     result = _scored(_worker, chunk)
+    if spool is not None and result.records:  # the records stay here, in the memory file lent
+        result.spooled = (spool, _spool.fill(spool, result.records))
+        result.records = []
     _settle()
     return result
 
@@ -485,13 +498,31 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
         return
     import multiprocessing
 
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
-        pending: deque = deque()
-        for chunk in chunks:
-            pending.append(pool.apply_async(_work, (chunk,)))
-            if len(pending) >= 2 * jobs:  # bounded: memory does not grow with the corpus
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if fork else None)
+    in_flight = 2 * jobs  # bounded: memory does not grow with the corpus
+    # records come back through memory files the workers inherit, not through the pool's pipe
+    spools = _spool.Spools(in_flight) if settings.records and fork and _spool.available() else None
+    try:
+        with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
+            pending: deque = deque()
+            for chunk in chunks:
+                if len(pending) >= in_flight:
+                    yield from _collected(pending.popleft(), spools)
+                spool = spools.take() if spools else None
+                pending.append((spool, pool.apply_async(_work, (chunk, spool))))
+            while pending:
+                yield from _collected(pending.popleft(), spools)
+    finally:
+        if spools:
+            spools.close()
     # the workers froze their own heaps; this process's is the reader's and writer's, and small
+
+
+def _collected(job: tuple, spools) -> Iterator[ChunkResult]:
+    """A chunk's result once its worker is done; its memory file is lent again once the caller
+    has written the records."""
+    spool, pending = job
+    yield pending.get()
+    if spool is not None:
+        spools.give_back(spool)
