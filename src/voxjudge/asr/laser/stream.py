@@ -89,6 +89,21 @@ class _Cache(dict):
         return value
 
 
+class _NumberJSON(dict):
+    """float or None -> ``make(x)``, its JSON text, made on first sight (scores repeat: a corpus
+    has few distinct figures). Zeros are made every time: 0.0 and -0.0 are one key but two texts."""
+
+    def __init__(self, make: Callable[[float | None], str]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, x: float | None) -> str:
+        js = self.make(x)
+        if x is None or x > 0.0:
+            self[x] = js
+        return js
+
+
 class _IdenticalJSON(dict):
     """word -> the JSON of its identical pair under one label, made on first sight."""
 
@@ -157,6 +172,12 @@ class ChunkScorer:
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
         self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
+        self.number = _NumberJSON(_number)
+        curve = settings.curve  # the laser score's JSON, with laser_calibrated beside it when asked
+        self.score = _NumberJSON(
+            _number if curve is None else lambda x: f'{_number(x)}, "laser_calibrated": {_number(rated(x, curve))}'
+        )
+        self.lang_json = _Cache(_string)
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
@@ -330,12 +351,11 @@ class ChunkScorer:
             n_identical = n_events = 0
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
         if records:
-            score = _number(laser)
-            if s.curve is not None:
-                score += f', "laser_calibrated": {_number(rated(laser, s.curve))}'
+            number = self.number
             out.lines.append(
-                f'{{"id": {_string(uid)}, "lang": {_string(lang)}, "laser": {score}, "wer": {_number(wer)}, '
-                f'"penalty": {_number(penalty)}, "ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
+                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}, '
+                f'"wer": {number[wer]}, "penalty": {number[penalty]}, "ref_words": {ref_words}, '
+                f'"pairs": [{", ".join(parts)}]}}\n'
             )
         if s.scores:
             out.scores.append((uid, laser, wer))
@@ -347,6 +367,9 @@ class ChunkScorer:
     def _bound(self) -> None:
         if len(self.labels) > MAX_LABELS:
             self.labels.clear()
+        if len(self.number) + len(self.score) > MAX_LABELS:
+            self.number.clear()
+            self.score.clear()
         if len(self.tokens) + len(self.norm) > MAX_TOKENS:
             caches = (self.tokens, self.key_ids, self.keys, self.norm, self.norm.multi, self.norm_ids)
             for cache in (*caches, self.wer_of_key, self.key_of_wer, self.mixed):
@@ -469,9 +492,11 @@ def _scored(scorer: ChunkScorer, chunk) -> ChunkResult:
 def _settle() -> None:
     """After a chunk: collect what is not frozen yet (what this chunk made), then freeze what
     survived -- mostly the caches -- so that the cyclic collector never walks them again: its
-    passes over them took a tenth of a 200k-utterance run. A full collection first, so no cycle
-    is frozen for good. (``score_chunks`` unfreezes when it ends.)"""
-    gc.collect()
+    passes over them took a tenth of a 200k-utterance run. The chunk's objects are all in the
+    young generations (the collector was paused while it was scored), so collecting those finds
+    its cycles before anything is frozen; a full collection also empties the interpreter's free
+    lists, three times the cost. (``score_chunks`` unfreezes when it ends.)"""
+    gc.collect(1)
     gc.freeze()
 
 
