@@ -253,7 +253,7 @@ class ChunkScorer:
         self._bound()
         wanted = s.records or s.scores or s.keep  # the per-utterance WER
         aligned = []  # (uid, lang, rw, hw, items, keys, edits, wer): items are RubricPairs and (i, j, n)
-        # runs; keys are the label-cache keys of the RubricPairs, in order
+        # runs; keys are the label-cache entries (or keys) of the RubricPairs, in order
         todo: dict[tuple, tuple[str, RubricPair, str]] = {}
         labels = self.labels
         mixed = self.mixed
@@ -284,13 +284,16 @@ class ChunkScorer:
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
                 items = self._pairs(rw, hw, ops, lang)
-            keys = []
+            keys = []  # a known pair's entry, or the key to look up once the chunk's new pairs are labelled
             for p in items:
                 if type(p) is RubricPair:
                     key = (lang, _identity(p))
-                    keys.append(key)
-                    if key not in labels and key not in todo:
-                        todo[key] = (uid, p, lang)
+                    entry = labels.get(key)
+                    if entry is None:
+                        entry = key
+                        if key not in todo:
+                            todo[key] = (uid, p, lang)
+                    keys.append(entry)
             aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
         if todo:
             keep = s.keep
@@ -334,7 +337,8 @@ class ChunkScorer:
                         for w in rw[i : i + n]
                     ]
                 continue
-            lab, pen, js, event = labels[next_key()]
+            entry = next_key()
+            lab, pen, js, event = entry if len(entry) == 4 else labels[entry]  # an entry, or its key (2 items)
             penalty += pen
             n_events += 1
             events.append(event)
