@@ -20,6 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rapidfuzz.distance import Levenshtein
+
 from voxjudge.asr.laser.lang import fold
 
 # espeak voices for codes whose voice has another name (the rest: the code itself, or its first
@@ -148,8 +150,6 @@ class Evidence:
 
 def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     """How alike two sides sound and look (words of a side are read as one phrase)."""
-    from rapidfuzz.distance import Levenshtein
-
     fr, fh = "".join(map(fold, ref)), "".join(map(fold, hyp))
     look = Levenshtein.normalized_similarity(fr, fh)
     if voice_for(lang) is None:

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from rapidfuzz.fuzz import ratio
+
 from voxjudge.asr.laser.lang import ENDINGS, fold, is_function_word, script_of
 
 _UK_US = [
@@ -106,8 +108,6 @@ def skeleton(word: str) -> str:
 
 
 def _transliterated(a: str, b: str) -> bool:
-    from rapidfuzz.fuzz import ratio
-
     ka, kb = skeleton(a), skeleton(b)
     return len(ka) >= 2 and len(kb) >= 2 and (ka == kb or ratio(ka, kb) >= 80)
 
