@@ -347,6 +347,12 @@ def is_function_word(word: str, lang: str) -> bool:
     return fold(word) in FUNCTION_WORDS.get(lang, ())
 
 
+def has_function_word(words: tuple[str, ...], lang: str) -> bool:
+    """Is any of the words a function word (one list lookup for all)?"""
+    listed = FUNCTION_WORDS.get(lang, ())
+    return any(fold(w) in listed for w in words)
+
+
 def script_for(lang: str) -> str | None:
     """The script of a language with its own lists (None for the generic profile)."""
     return _SCRIPT_OF_LANG.get(lang)

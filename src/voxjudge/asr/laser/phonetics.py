@@ -121,6 +121,11 @@ def _said(words: tuple[str, ...], lang: str) -> str:
     return " ".join(p for p in (phonemes(w, lang) for w in words) if p)
 
 
+def _spelled(words: tuple[str, ...]) -> str:
+    """A side's folded words written as one (one word: its fold, no join)."""
+    return fold(words[0]) if len(words) == 1 else "".join(map(fold, words))
+
+
 @lru_cache(maxsize=100_000)
 def bare(ipa: str) -> str:
     """Phonemes without stress, length and syllable marks (what tells two words apart)."""
@@ -150,7 +155,7 @@ class Evidence:
 
 def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     """How alike two sides sound and look (words of a side are read as one phrase)."""
-    fr, fh = "".join(map(fold, ref)), "".join(map(fold, hyp))
+    fr, fh = _spelled(ref), _spelled(hyp)
     look = Levenshtein.normalized_similarity(fr, fh)
     if voice_for(lang) is None:
         return Evidence(None, None, None, look)

@@ -42,6 +42,7 @@ from voxjudge.asr.laser.lang import (
     colloquial_equal,
     fold,
     fold_words,
+    has_function_word,
     is_function_word,
     numbers_equal,
     script_of,
@@ -173,7 +174,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("major", "addition", "word added that the reference does not have")
     if ref == hyp:
         return Label("match", None, "identical")
-    if list(map(_plain, ref)) == list(map(_plain, hyp)):
+    if _same_plain(ref, hyp):
         return Label("match", None, "identical apart from case or punctuation")
     fr, fh = fold_words(ref), fold_words(hyp)
     if fr == fh:
@@ -222,6 +223,14 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
     return by_evidence(ref, hyp, lang, conv)
 
 
+def _same_plain(ref: tuple[str, ...], hyp: tuple[str, ...]) -> bool:
+    """Equal word by word apart from case and edge punctuation (one word a side, the common pair:
+    no lists built)."""
+    if len(ref) == len(hyp) == 1:
+        return _plain(ref[0]) == _plain(hyp[0])
+    return list(map(_plain, ref)) == list(map(_plain, hyp))
+
+
 def _heard(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> str:
     """The phonemes of both sides for a reason (a silent ending says so), or nothing without a voice."""
     ev = evidence(ref, hyp, lang)
@@ -244,7 +253,7 @@ def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Con
     nearly alike -> at most minor; neither -> major. The thresholds are the conventions'
     calibration."""
     ev = evidence(ref, hyp, lang)
-    function = any(is_function_word(w, lang) for w in ref + hyp)
+    function = has_function_word(ref, lang) or has_function_word(hyp, lang)
     shortest = min(len(joined(ref)), len(joined(hyp)))
     words = ev.alike and all(is_known(w, lang) for w in ref + hyp)  # sea/see: two words, not two spellings
     facts = (-1.0 if ev.sound is None else ev.sound, ev.look, function, shortest, words)

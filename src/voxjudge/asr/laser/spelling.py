@@ -174,6 +174,8 @@ def _stem(word: str, lang: str) -> str:
 
 
 def _vowel_length_only(a: str, b: str) -> bool:
+    if a.isascii() and b.isascii():
+        return False  # no vowel sign to shorten: nothing to translate
     return a != b and a.translate(_SHORTEN) == b.translate(_SHORTEN)
 
 
@@ -200,8 +202,10 @@ def _undoubled(word: str) -> str:
 def _name_like(word: str, lang: str) -> bool:
     """Capitalised, and neither a function word nor a contraction: the capital of a sentence's
     first word (I'll, We're) is no sign of a name."""
+    if not word[:1].isupper():
+        return False  # most words: no fold looked up
     w = fold(word)
-    return word[:1].isupper() and not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
+    return not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
 
 
 @lru_cache(maxsize=100_000)
@@ -214,7 +218,9 @@ def _accent_slip(a: str, b: str, lang: str) -> bool:
     """Latin-script words that differ only in accents (pole/pôle, événement/évènement), or in
     accents and a doubled letter (décidemment/décidément); not two function words (à/a, ou/où
     are two words)."""
-    if a == b or script_of(a) != "latn" or script_of(b) != "latn":
+    if a == b or (a.isascii() and b.isascii()):
+        return False  # plain ASCII words carry no accent
+    if script_of(a) != "latn" or script_of(b) != "latn":
         return False
     if is_function_word(a, lang) and is_function_word(b, lang):
         return False
