@@ -349,8 +349,10 @@ def is_function_word(word: str, lang: str) -> bool:
 
 def has_function_word(words: tuple[str, ...], lang: str) -> bool:
     """Is any of the words a function word (one list lookup for all)?"""
-    listed = FUNCTION_WORDS.get(lang, ())
-    return any(fold(w) in listed for w in words)
+    return not FUNCTION_WORDS.get(lang, _NONE).isdisjoint(map(fold, words))
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def script_for(lang: str) -> str | None:

@@ -104,8 +104,11 @@ def prefetch_items(items) -> None:
 def phonemes(word: str, lang: str) -> str | None:
     """The word's phonemes (IPA, with stress and length marks), or None without a voice."""
     voice = voice_for(lang)
-    if voice is None:
-        return None
+    return None if voice is None else _voiced(word, voice, lang)
+
+
+def _voiced(word: str, voice: str, lang: str) -> str | None:
+    """``phonemes`` once the voice is known (``evidence`` asks for two sides under one voice)."""
     key = (voice, _key(word))
     found = _cache.get(key)
     if found is None:
@@ -114,11 +117,11 @@ def phonemes(word: str, lang: str) -> str | None:
     return found
 
 
-def _said(words: tuple[str, ...], lang: str) -> str:
+def _said(words: tuple[str, ...], voice: str, lang: str) -> str:
     """The phonemes of a side's words, read as one phrase ('' when none)."""
     if len(words) == 1:
-        return phonemes(words[0], lang) or ""
-    return " ".join(p for p in (phonemes(w, lang) for w in words) if p)
+        return _voiced(words[0], voice, lang) or ""
+    return " ".join(p for p in (_voiced(w, voice, lang) for w in words) if p)
 
 
 def _spelled(words: tuple[str, ...]) -> str:
@@ -157,9 +160,10 @@ def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     """How alike two sides sound and look (words of a side are read as one phrase)."""
     fr, fh = _spelled(ref), _spelled(hyp)
     look = Levenshtein.normalized_similarity(fr, fh)
-    if voice_for(lang) is None:
+    voice = voice_for(lang)
+    if voice is None:
         return Evidence(None, None, None, look)
-    pr, ph = _said(ref, lang), _said(hyp, lang)
+    pr, ph = _said(ref, voice, lang), _said(hyp, voice, lang)
     br, bh = bare(pr), bare(ph)
     sound = Levenshtein.normalized_similarity(br, bh) if (br or bh) else 0.0
     return Evidence(pr, ph, sound, look)

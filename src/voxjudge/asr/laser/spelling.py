@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from operator import ne
 
 from rapidfuzz.fuzz import ratio
 
@@ -69,6 +70,8 @@ def _plain(word: str) -> str:
 
 
 def _uk_us(a: str, b: str) -> bool:
+    if a[:1] != b[:1]:
+        return False  # every rewrite below keeps the word's first letter
     return b in _us_spellings(a) or a in _us_spellings(b)
 
 
@@ -181,11 +184,11 @@ def _vowel_length_only(a: str, b: str) -> bool:
 
 def _english_slip(a: str, b: str) -> bool:
     """A doubled or transposed letter in Latin-script words (occured/occurred, installé/installlé)."""
-    if script_of(a) != "latn" or script_of(b) != "latn" or min(len(a), len(b)) < 4:
+    if min(len(a), len(b)) < 4 or script_of(a) != "latn" or script_of(b) != "latn":
         return False
     if _undoubled(a) == _undoubled(b):
         return True  # a doubled letter: occured / occurred
-    if len(a) == len(b):
+    if len(a) == len(b) and sum(map(ne, a, b)) == 2:  # counted in C before positions are listed
         diff = [k for k in range(len(a)) if a[k] != b[k]]
         return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     return False
