@@ -308,8 +308,9 @@ _NOTES = {
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
-    lab = _classify(pair, lang, conventions)
-    cal = (conventions if conventions is not None else conventions_for(lang)).calibration
+    conv = conventions if conventions is not None else conventions_for(lang)
+    lab = _classify(pair, lang, conv)
+    cal = conv.calibration
     if cal.edit or cal.surface:
         extra, count, unit = residual(pair, lab.label, cal)
         if extra:
@@ -351,18 +352,17 @@ def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
     return 0.0, 0, ""
 
 
-def _classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
+def _classify(pair: RubricPair, lang: str, conv: Conventions) -> Label:
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
     note = pair.note
     if not note and pair.op in ("insert", "delete") and len(pair.ref + pair.hyp) == 1:
         note = "filler" if fold((pair.ref + pair.hyp)[0]) in fillers(lang) else ""
     if note in _NOTES:
-        conv = conventions if conventions is not None else conventions_for(lang)
         tier_of, etype, reason = _NOTES[note]
         side = "added" if pair.op == "insert" else "dropped"
         return Label(
             getattr(conv.calibration, tier_of), etype, reason.format(w=" ".join(pair.ref + pair.hyp)) + f", {side}"
         )
     # an "equal" pair is identical, or so apart from case and punctuation
-    return classify_words(pair.ref, pair.hyp, lang, conventions)
+    return _classify_words(pair.ref, pair.hyp, lang, conv)
