@@ -96,7 +96,7 @@ def prefetch_items(items) -> None:
     by_lang: dict[str, set[str]] = {}
     for _, pair, lang in items:
         if pair.op in ("substitute", "merge") and pair.ref and pair.hyp:
-            by_lang.setdefault(lang, set()).update(pair.ref + pair.hyp)
+            by_lang.setdefault(lang, set()).update(pair.ref, pair.hyp)
     for lang, words in by_lang.items():
         prefetch(words, lang)
 
