@@ -347,12 +347,12 @@ def is_function_word(word: str, lang: str) -> bool:
     return fold(word) in FUNCTION_WORDS.get(lang, ())
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def has_function_word(words: tuple[str, ...], lang: str) -> bool:
     """Is any of the words a function word (one list lookup for all)?"""
     return not FUNCTION_WORDS.get(lang, _NONE).isdisjoint(map(fold, words))
-
-
-_NONE: frozenset[str] = frozenset()
 
 
 def script_for(lang: str) -> str | None:

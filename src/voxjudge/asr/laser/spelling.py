@@ -71,7 +71,7 @@ def _plain(word: str) -> str:
 
 def _uk_us(a: str, b: str) -> bool:
     if a[:1] != b[:1]:
-        return False  # every rewrite below keeps the word's first letter
+        return False  # every rewrite in _us_spellings keeps a word's first letter
     return b in _us_spellings(a) or a in _us_spellings(b)
 
 
