@@ -11,8 +11,8 @@ when they are equal after the maps, and :func:`Conventions.variants` names the c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, fields
+from functools import cached_property, lru_cache
 
 from voxjudge.asr.laser.align import word_key as _plain
 from voxjudge.asr.laser.lang import fold, fold_phrase
@@ -85,6 +85,15 @@ class Conventions:
     calibration: Calibration = Calibration()
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     _keys: dict = field(default_factory=dict, compare=False, hash=False, repr=False)  # word -> key(word)
+
+    # the rules' label cache hashes the conventions with every pair, and the generated hash walks
+    # every field (the variant classes, the calibration) each time: the fields are frozen, so once
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
 
     @classmethod
     def from_data(cls, lang: str, data: dict | None) -> Conventions:

@@ -347,6 +347,14 @@ def is_function_word(word: str, lang: str) -> bool:
     return fold(word) in FUNCTION_WORDS.get(lang, ())
 
 
+_NONE: frozenset[str] = frozenset()
+
+
+def has_function_word(words: tuple[str, ...], lang: str) -> bool:
+    """Is any of the words a function word (one list lookup for all)?"""
+    return not FUNCTION_WORDS.get(lang, _NONE).isdisjoint(map(fold, words))
+
+
 def script_for(lang: str) -> str | None:
     """The script of a language with its own lists (None for the generic profile)."""
     return _SCRIPT_OF_LANG.get(lang)

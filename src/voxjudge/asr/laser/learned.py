@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions
@@ -43,8 +44,6 @@ LICENCE_NOTICE = (
 
 
 def features(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions, rule: Label) -> dict[str, float]:
-    from rapidfuzz.distance import Levenshtein
-
     fr, fh = " ".join(fold(w) for w in ref), " ".join(fold(w) for w in hyp)
     kr, kh = conv.key(fr.replace(" ", "")), conv.key(fh.replace(" ", ""))
     f: dict[str, float] = {

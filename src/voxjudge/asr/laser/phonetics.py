@@ -20,6 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rapidfuzz.distance import Levenshtein
+
 from voxjudge.asr.laser.lang import fold
 
 # espeak voices for codes whose voice has another name (the rest: the code itself, or its first
@@ -94,7 +96,7 @@ def prefetch_items(items) -> None:
     by_lang: dict[str, set[str]] = {}
     for _, pair, lang in items:
         if pair.op in ("substitute", "merge") and pair.ref and pair.hyp:
-            by_lang.setdefault(lang, set()).update(pair.ref + pair.hyp)
+            by_lang.setdefault(lang, set()).update(pair.ref, pair.hyp)
     for lang, words in by_lang.items():
         prefetch(words, lang)
 
@@ -102,8 +104,11 @@ def prefetch_items(items) -> None:
 def phonemes(word: str, lang: str) -> str | None:
     """The word's phonemes (IPA, with stress and length marks), or None without a voice."""
     voice = voice_for(lang)
-    if voice is None:
-        return None
+    return None if voice is None else _voiced(word, voice, lang)
+
+
+def _voiced(word: str, voice: str, lang: str) -> str | None:
+    """``phonemes`` once the voice is known (``evidence`` asks for two sides under one voice)."""
     key = (voice, _key(word))
     found = _cache.get(key)
     if found is None:
@@ -112,11 +117,16 @@ def phonemes(word: str, lang: str) -> str | None:
     return found
 
 
-def _said(words: tuple[str, ...], lang: str) -> str:
+def _said(words: tuple[str, ...], voice: str, lang: str) -> str:
     """The phonemes of a side's words, read as one phrase ('' when none)."""
     if len(words) == 1:
-        return phonemes(words[0], lang) or ""
-    return " ".join(p for p in (phonemes(w, lang) for w in words) if p)
+        return _voiced(words[0], voice, lang) or ""
+    return " ".join(p for p in (_voiced(w, voice, lang) for w in words) if p)
+
+
+def _spelled(words: tuple[str, ...]) -> str:
+    """A side's folded words written as one (one word: its fold, no join)."""
+    return fold(words[0]) if len(words) == 1 else "".join(map(fold, words))
 
 
 @lru_cache(maxsize=100_000)
@@ -148,13 +158,12 @@ class Evidence:
 
 def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     """How alike two sides sound and look (words of a side are read as one phrase)."""
-    from rapidfuzz.distance import Levenshtein
-
-    fr, fh = "".join(map(fold, ref)), "".join(map(fold, hyp))
+    fr, fh = _spelled(ref), _spelled(hyp)
     look = Levenshtein.normalized_similarity(fr, fh)
-    if voice_for(lang) is None:
+    voice = voice_for(lang)
+    if voice is None:
         return Evidence(None, None, None, look)
-    pr, ph = _said(ref, lang), _said(hyp, lang)
+    pr, ph = _said(ref, voice, lang), _said(hyp, voice, lang)
     br, bh = bare(pr), bare(ph)
     sound = Levenshtein.normalized_similarity(br, bh) if (br or bh) else 0.0
     return Evidence(pr, ph, sound, look)

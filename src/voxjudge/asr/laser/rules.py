@@ -29,7 +29,10 @@ Checks run in order; the first that applies decides, and every label carries its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
+
+from rapidfuzz.distance.Levenshtein import distance
 
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions, conventions_for
@@ -39,11 +42,14 @@ from voxjudge.asr.laser.lang import (
     colloquial_equal,
     fold,
     fold_words,
+    has_function_word,
     is_function_word,
     numbers_equal,
     script_of,
 )
 from voxjudge.asr.laser.lexicon import is_known
+from voxjudge.asr.laser.phonetics import evidence
+from voxjudge.asr.laser.speech import fillers
 from voxjudge.asr.laser.spelling import (
     _accent_slip,
     _english_slip,
@@ -112,8 +118,6 @@ def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: C
 def _auxiliaries_only(ref: tuple[str, ...], hyp: tuple[str, ...], conv: Conventions) -> bool:
     """Phrases of different lengths whose differing words are all auxiliaries, changed on both
     sides (बोल रहे हैं / बोल रहें, रही है / रहे): an agreement slip spread over a phrase, minor."""
-    from difflib import SequenceMatcher
-
     fr, fh = [fold(w) for w in ref], [fold(w) for w in hyp]
     ops = [op for op in SequenceMatcher(None, fr, fh, autojunk=False).get_opcodes() if op[0] != "equal"]
     gone = [w for _, i1, i2, _, _ in ops for w in ref[i1:i2]]
@@ -170,7 +174,7 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("major", "addition", "word added that the reference does not have")
     if ref == hyp:
         return Label("match", None, "identical")
-    if list(map(_plain, ref)) == list(map(_plain, hyp)):
+    if _same_plain(ref, hyp):
         return Label("match", None, "identical apart from case or punctuation")
     fr, fh = fold_words(ref), fold_words(hyp)
     if fr == fh:
@@ -219,10 +223,16 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
     return by_evidence(ref, hyp, lang, conv)
 
 
+def _same_plain(ref: tuple[str, ...], hyp: tuple[str, ...]) -> bool:
+    """Equal word by word apart from case and edge punctuation (one word a side, the common pair:
+    no lists built)."""
+    if len(ref) == len(hyp) == 1:
+        return _plain(ref[0]) == _plain(hyp[0])
+    return list(map(_plain, ref)) == list(map(_plain, hyp))
+
+
 def _heard(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> str:
     """The phonemes of both sides for a reason (a silent ending says so), or nothing without a voice."""
-    from voxjudge.asr.laser.phonetics import evidence
-
     ev = evidence(ref, hyp, lang)
     if ev.ipa_ref is None:
         return ""
@@ -242,23 +252,25 @@ def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Con
     (the rubric's homophone tier; a function word for another that sounds the same stays major);
     nearly alike -> at most minor; neither -> major. The thresholds are the conventions'
     calibration."""
-    from voxjudge.asr.laser.phonetics import evidence
-
     ev = evidence(ref, hyp, lang)
-    function = any(is_function_word(w, lang) for w in ref + hyp)
+    function = has_function_word(ref, lang) or has_function_word(hyp, lang)
     shortest = min(len(joined(ref)), len(joined(hyp)))
     words = ev.alike and all(is_known(w, lang) for w in ref + hyp)  # sea/see: two words, not two spellings
     facts = (-1.0 if ev.sound is None else ev.sound, ev.look, function, shortest, words)
     tier, kind = evidence_tier(facts, conv.calibration)
     reason = _EVIDENCE_REASONS[kind](ev)  # only the one needed: describe() formats three numbers
-    etype = {"alike_function": "wrong_word", "alike": "homophone", "alike_words": "homophone"}.get(kind)
-    etype = etype or {"near_sound": "spelling_minor"}.get(kind)
-    etype = etype or ("spelling_minor" if kind == "near_look" else "wrong_word")
-    if tier == "major":  # a calibration may keep these major: then it is a different word
-        etype = "wrong_word"
+    # a calibration may keep any kind major: then it is a different word
+    etype = "wrong_word" if tier == "major" else _EVIDENCE_TYPES.get(kind, "wrong_word")
     return Label(tier, etype, reason, evidence=facts)
 
 
+_EVIDENCE_TYPES = {
+    "alike_function": "wrong_word",
+    "alike": "homophone",
+    "alike_words": "homophone",
+    "near_sound": "spelling_minor",
+    "near_look": "spelling_minor",
+}
 _EVIDENCE_REASONS = {
     "alike_function": lambda ev: f"a function word replaced by another pronounced alike: {ev.sounds()}",
     "alike": lambda ev: f"pronounced alike: {ev.sounds()}",
@@ -296,8 +308,9 @@ _NOTES = {
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
-    lab = _classify(pair, lang, conventions)
-    cal = (conventions if conventions is not None else conventions_for(lang)).calibration
+    conv = conventions if conventions is not None else conventions_for(lang)
+    lab = _classify(pair, lang, conv)
+    cal = conv.calibration
     if cal.edit or cal.surface:
         extra, count, unit = residual(pair, lab.label, cal)
         if extra:
@@ -316,14 +329,10 @@ def pair_edits(pair: RubricPair) -> tuple[int, int]:
 
 
 def _folded_edits(pair: RubricPair) -> int:
-    from rapidfuzz.distance.Levenshtein import distance
-
     return distance(fold_words(pair.ref), fold_words(pair.hyp))
 
 
 def _written_edits(pair: RubricPair) -> int:
-    from rapidfuzz.distance.Levenshtein import distance
-
     return distance(" ".join(pair.ref), " ".join(pair.hyp))
 
 
@@ -343,20 +352,17 @@ def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
     return 0.0, 0, ""
 
 
-def _classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
+def _classify(pair: RubricPair, lang: str, conv: Conventions) -> Label:
     if pair.op == "swap":
         return Label("major", "reordering", "adjacent words swapped; order can change the meaning")
     note = pair.note
     if not note and pair.op in ("insert", "delete") and len(pair.ref + pair.hyp) == 1:
-        from voxjudge.asr.laser.speech import fillers
-
         note = "filler" if fold((pair.ref + pair.hyp)[0]) in fillers(lang) else ""
     if note in _NOTES:
-        conv = conventions if conventions is not None else conventions_for(lang)
         tier_of, etype, reason = _NOTES[note]
         side = "added" if pair.op == "insert" else "dropped"
         return Label(
             getattr(conv.calibration, tier_of), etype, reason.format(w=" ".join(pair.ref + pair.hyp)) + f", {side}"
         )
     # an "equal" pair is identical, or so apart from case and punctuation
-    return classify_words(pair.ref, pair.hyp, lang, conventions)
+    return _classify_words(pair.ref, pair.hyp, lang, conv)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from operator import ne
+
+from rapidfuzz.fuzz import ratio
 
 from voxjudge.asr.laser.lang import ENDINGS, fold, is_function_word, script_of
 
@@ -67,6 +70,8 @@ def _plain(word: str) -> str:
 
 
 def _uk_us(a: str, b: str) -> bool:
+    if a[:1] != b[:1]:
+        return False  # every rewrite in _us_spellings keeps a word's first letter
     return b in _us_spellings(a) or a in _us_spellings(b)
 
 
@@ -106,8 +111,6 @@ def skeleton(word: str) -> str:
 
 
 def _transliterated(a: str, b: str) -> bool:
-    from rapidfuzz.fuzz import ratio
-
     ka, kb = skeleton(a), skeleton(b)
     return len(ka) >= 2 and len(kb) >= 2 and (ka == kb or ratio(ka, kb) >= 80)
 
@@ -174,16 +177,18 @@ def _stem(word: str, lang: str) -> str:
 
 
 def _vowel_length_only(a: str, b: str) -> bool:
+    if a.isascii() and b.isascii():
+        return False  # no vowel sign to shorten: nothing to translate
     return a != b and a.translate(_SHORTEN) == b.translate(_SHORTEN)
 
 
 def _english_slip(a: str, b: str) -> bool:
     """A doubled or transposed letter in Latin-script words (occured/occurred, installé/installlé)."""
-    if script_of(a) != "latn" or script_of(b) != "latn" or min(len(a), len(b)) < 4:
+    if min(len(a), len(b)) < 4 or script_of(a) != "latn" or script_of(b) != "latn":
         return False
     if _undoubled(a) == _undoubled(b):
         return True  # a doubled letter: occured / occurred
-    if len(a) == len(b):
+    if len(a) == len(b) and sum(map(ne, a, b)) == 2:  # counted in C before positions are listed
         diff = [k for k in range(len(a)) if a[k] != b[k]]
         return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     return False
@@ -200,8 +205,10 @@ def _undoubled(word: str) -> str:
 def _name_like(word: str, lang: str) -> bool:
     """Capitalised, and neither a function word nor a contraction: the capital of a sentence's
     first word (I'll, We're) is no sign of a name."""
+    if not word[:1].isupper():
+        return False  # most words: no fold looked up
     w = fold(word)
-    return word[:1].isupper() and not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
+    return not is_function_word(w, lang) and "'" not in w and "\u2019" not in w
 
 
 @lru_cache(maxsize=100_000)
@@ -214,7 +221,9 @@ def _accent_slip(a: str, b: str, lang: str) -> bool:
     """Latin-script words that differ only in accents (pole/pôle, événement/évènement), or in
     accents and a doubled letter (décidemment/décidément); not two function words (à/a, ou/où
     are two words)."""
-    if a == b or script_of(a) != "latn" or script_of(b) != "latn":
+    if a == b or (a.isascii() and b.isascii()):
+        return False  # plain ASCII words carry no accent
+    if script_of(a) != "latn" or script_of(b) != "latn":
         return False
     if is_function_word(a, lang) and is_function_word(b, lang):
         return False
