@@ -1,0 +1,82 @@
+"""Ctrl-C in the middle of a corpus-scale LASER run with worker processes: the command exits 130,
+no records file is left (not even its temporary), and no worker outlives it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+WORDS = "the cat sat on a mat every one colour ten going to closed people run its".split()
+
+
+def _corpus(folder: Path, n: int) -> tuple[Path, Path]:
+    import random
+
+    rng = random.Random(0)
+    ref, hyp = folder / "ref.txt", folder / "hyp.txt"
+    with ref.open("w") as r, hyp.open("w") as h:
+        for k in range(n):
+            words = rng.choices(WORDS, k=rng.randint(5, 20))
+            r.write(f"u{k} {' '.join(words)}\n")
+            words[rng.randrange(len(words))] = f"w{rng.randrange(50_000)}"  # new pairs: the judge keeps working
+            h.write(f"u{k} {' '.join(words)}\n")
+    return ref, hyp
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("whom", ["group", "main process"])
+def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
+    ref, hyp = _corpus(tmp_path, 60_000)
+    out = tmp_path / "records.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--lang", "en", "--jobs", "2", "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    # wait until the workers run and records are being written into the temporary file
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid) or workers
+        temps = list(tmp_path.glob(".records.jsonl.*.tmp"))
+        if len(workers) >= 2 and temps and temps[0].stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted: make the corpus larger"
+    proc.send_signal(signal.SIGINT)
+    # a terminal's Ctrl-C reaches the whole foreground group, workers included; `kill -INT` the main one
+    for w in workers if whom == "group" else []:
+        try:
+            os.kill(w, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".records.jsonl.*"))
+    time.sleep(0.5)
+    alive = [w for w in workers if Path(f"/proc/{w}").exists() and "Z" not in _state(w)]
+    assert not alive, f"workers still running: {alive}"
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
