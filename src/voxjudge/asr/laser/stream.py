@@ -18,8 +18,9 @@ does not grow with the corpus and only mismatches cost more than counting.
   keys and WER tokens are one-to-one (the usual case), else a second count (``_wer``).
 * ``jobs`` worker processes score chunks in parallel, each building its own judge; results come
   back in input order and are identical to one process. A chunk's share of the summary is added
-  up where it was scored (``tally.tally_part``): the process that adds the chunks up and writes
-  the records competes with the workers for the cores.
+  up where it was scored (``tally.tally_part``), and its records stay in a memory file the worker
+  was lent (``voxjudge._spool``), copied onto the output by the kernel: the process that adds the
+  chunks up and writes the records competes with the workers for the cores.
 
 ``scoring.score`` stays the plain path (every pair an object, labelled one by one); a test holds
 this one to it, records and summary alike.
