@@ -72,3 +72,19 @@ def test_every_file_is_lent_once_at_a_time():
     spools.give_back(a)
     assert spools.take() == a
     spools.close()
+
+
+def test_no_descriptors_left_for_the_files_means_the_pipe(monkeypatch):
+    made = []
+
+    def memfd(name, flags=0):
+        if len(made) == 2:
+            raise OSError(errno.EMFILE, "Too many open files")
+        made.append(os.open(os.devnull, os.O_RDONLY))
+        return made[-1]
+
+    monkeypatch.setattr(os, "memfd_create", memfd)
+    assert _spool.Spools.open(4) is None
+    for fd in made:  # the two opened were closed again
+        with pytest.raises(OSError):
+            os.fstat(fd)

@@ -27,8 +27,25 @@ class Spools:
     """``n`` memory files, each lent to one chunk at a time (``take``, ``give_back``)."""
 
     def __init__(self, n: int):
-        self.fds = [os.memfd_create(f"voxjudge-spool-{k}", os.MFD_CLOEXEC) for k in range(n)]
+        self.fds: list[int] = []
+        try:
+            for k in range(n):
+                self.fds.append(os.memfd_create(f"voxjudge-spool-{k}", os.MFD_CLOEXEC))
+        except OSError:
+            self.close()
+            raise
         self._free = deque(self.fds)
+
+    @classmethod
+    def open(cls, n: int) -> Spools | None:
+        """``n`` memory files, or None where there are none (not Linux) or no descriptors left
+        for them (a low open-file limit): the bytes then go through the pipe."""
+        if not available():
+            return None
+        try:
+            return cls(n)
+        except OSError:
+            return None
 
     def take(self) -> int:
         return self._free.popleft()

@@ -179,3 +179,47 @@ def test_a_pair_record_is_written_as_json_dumps_writes_it(ref, hyp, op, label):
             ensure_ascii=False,
         )
         assert _pair_json(ref, hyp, op, label, penalty) == expected
+
+
+@pytest.mark.skipif(not _spool.available(), reason="no memfd here")
+def test_results_kept_for_later_still_hold_their_records(monkeypatch):
+    """A caller that gathers the chunks and writes them afterwards (or stops early) gets every
+    record: a memory file is lent again only once its records are written or read back."""
+    from voxjudge.asr.laser import stream
+
+    monkeypatch.setattr(stream, "CHUNK", 40)
+    refs, hyps, ids = _random_corpus(400, 6)
+    rows = list(zip(ids, refs, hyps))
+    settings = stream.StreamSettings("default", RUBRIC, "en", records=True)
+    plain = [b"".join(c.records) for c in stream.score_chunks(rows, settings, jobs=1)]
+    kept = list(stream.score_chunks(rows, settings, jobs=2, total=len(rows)))
+    assert all(c.spooled is None for c in kept)
+    assert [b"".join(c.records) for c in kept] == plain
+    chunks = stream.score_chunks(rows, settings, jobs=2, total=len(rows))
+    first, second = next(chunks), next(chunks)
+    chunks.close()  # stopped early: the last one handed out is read back too
+    assert [b"".join(first.records), b"".join(second.records)] == plain[:2]
+
+
+def test_conventions_pickle_without_their_cached_hash():
+    import pickle
+
+    from voxjudge.asr.laser.conventions import conventions_for
+
+    conv = conventions_for("hi")
+    hash(conv)
+    copy = pickle.loads(pickle.dumps(conv))
+    assert "_hash" not in copy.__dict__ and copy == conv and hash(copy) == hash(conv)
+
+
+def test_rubric_pair_init_sets_every_field():
+    """RubricPair's hand-written __init__ (speed) must name every field the dataclass has."""
+    import dataclasses
+    import inspect
+
+    from voxjudge.asr.laser.align import RubricPair
+
+    params = list(inspect.signature(RubricPair.__init__).parameters)[1:]
+    assert params == [f.name for f in dataclasses.fields(RubricPair)]
+    p = RubricPair(("a",), ("b",), "substitute", 1, 2, "filler")
+    assert dataclasses.astuple(p) == (("a",), ("b",), "substitute", 1, 2, "filler")

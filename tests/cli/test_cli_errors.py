@@ -127,3 +127,41 @@ def test_bad_bootstrap_options(capsys, files):
     assert code == 2 and "--resamples must be at least 1" in err
     code, _, err = run(capsys, "asr", "compare", "--ref", ref, "--hyp-a", ref, "--hyp-b", ref, "--confidence", "95")
     assert code == 2 and "--confidence must be between 0 and 1" in err
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(capsys, files, tmp_path, monkeypatch):
+    import errno
+
+    from voxjudge.io import writers
+
+    def full(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writers.RecordStream, "write_jsonl", full)
+    out = tmp_path / "out.jsonl"
+    ref = files("r.txt", "u1 the cat sat\n")
+    hyp = files("h.txt", "u1 the bat sat\n")
+    code, _, err = run(capsys, "asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--lang", "en", "--out", str(out))
+    assert code == 1 and "No space left on device" in err and "free space" in err and "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob(".out.jsonl.*"))
+
+
+def test_a_records_file_is_discarded_even_when_closing_it_fails(tmp_path):
+    import errno
+
+    from voxjudge.io.writers import RecordStream
+
+    stream = RecordStream(tmp_path / "out.jsonl")
+    stream.write_lines(['{"a": 1}\n'])
+    real = stream._file
+
+    class Failing:
+        closed = False
+
+        def close(self):
+            real.close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    stream._file = Failing()
+    stream.discard()
+    assert not list(tmp_path.iterdir())

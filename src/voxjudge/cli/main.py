@@ -1,16 +1,20 @@
-"""Entry point: ``voxjudge <group> <command>``. Input errors become one line and exit status 2."""
+"""Entry point: ``voxjudge <group> <command>``. Input errors become one line and exit status 2; a
+full disk one line and exit status 1."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
 from voxjudge import __version__
 from voxjudge.errors import InputError
 
+EXIT_OUTPUT = 1  # an output could not be written (a full disk)
 EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
+_NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 # Command modules in the order their commands are listed.
@@ -77,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as e:
+        if e.errno not in _NO_SPACE:
+            raise
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
+        return EXIT_OUTPUT
 
 
 if __name__ == "__main__":

@@ -165,9 +165,13 @@ class RecordStream:
         os.replace(self.tmp, self.path)
 
     def discard(self) -> None:
-        if not self._file.closed:
-            self._file.close()
-        Path(self.tmp).unlink(missing_ok=True)
+        try:
+            if not self._file.closed:
+                self._file.close()
+        except OSError:
+            pass  # closing flushes, and a full disk fails that again: the file goes all the same
+        finally:
+            Path(self.tmp).unlink(missing_ok=True)
 
 
 def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -> None:

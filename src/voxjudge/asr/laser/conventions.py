@@ -95,6 +95,10 @@ class Conventions:
     def _hash(self) -> int:
         return hash(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
 
+    def __getstate__(self) -> dict:
+        # the cached hash is this process's (strings hash with a per-process seed): not pickled
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @classmethod
     def from_data(cls, lang: str, data: dict | None) -> Conventions:
         if not data:

@@ -131,15 +131,24 @@ class ChunkResult:
     events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
     scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
     utterances: list[UtteranceScore] = field(default_factory=list)  # when kept
-    # (memory file, bytes): where a worker left the records instead of ``records`` (``_spool``)
+    # (memory file, bytes): where a worker left the records, while ``score_chunks`` is on this
+    # chunk; written there by ``write_records``, or read back into ``records`` when it moves on
     spooled: tuple[int, int] | None = None
 
     def write_records(self, sink) -> None:
-        """The records onto a ``RecordStream``."""
+        """The records onto a ``RecordStream`` (the way to write them: they may still be in a
+        memory file, not in ``records``)."""
         if self.spooled is not None:
             sink.write_spooled(*self.spooled)
+            self.spooled = None
         for piece in self.records:
             sink.write_jsonl(piece)
+
+    def keep_records(self) -> None:
+        """Records still in a memory file read back into ``records`` (before the file is lent again)."""
+        if self.spooled is not None:
+            self.records = [_spool.read(*self.spooled)]
+            self.spooled = None
 
 
 @dataclass(frozen=True)
@@ -466,7 +475,13 @@ _worker: ChunkScorer | None = None
 
 def _init_worker(settings: StreamSettings) -> None:
     global _worker
+    import signal
+
     from voxjudge._heap import keep_freed_heap
+
+    # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
+    # a worker of its own would print its traceback under the one-line message
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     keep_freed_heap()  # a worker frees and makes again a chunk's worth of memory per chunk
     _worker = ChunkScorer(settings)  # each process builds its own judge and caches
@@ -494,14 +509,16 @@ def _scored(scorer: ChunkScorer, chunk) -> ChunkResult:
         gc.enable()
 
 
-def _settle() -> None:
+def _settle(full: bool = False) -> None:
     """After a chunk: collect what is not frozen yet (what this chunk made), then freeze what
     survived -- mostly the caches -- so that the cyclic collector never walks them again: its
-    passes over them took a tenth of a 200k-utterance run. The chunk's objects are all in the
-    young generations (the collector was paused while it was scored), so collecting those finds
-    its cycles before anything is frozen; a full collection also empties the interpreter's free
-    lists, three times the cost. (``score_chunks`` unfreezes when it ends.)"""
-    gc.collect(1)
+    passes over them took a tenth of a 200k-utterance run. In a worker the chunk's objects are all
+    in the young generations (the collector was paused while it was scored, and nothing else runs
+    there), so collecting those finds its cycles before anything is frozen; a full collection also
+    empties the interpreter's free lists, three times the cost. ``full`` where other code ran
+    between chunks with the collector on: what it left in the old generation is collected too,
+    not frozen. (``score_chunks`` unfreezes when it ends.)"""
+    gc.collect() if full else gc.collect(1)
     gc.freeze()
 
 
@@ -521,7 +538,7 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
         try:
             for chunk in chunks:
                 result = _scored(scorer, chunk)
-                _settle()
+                _settle(full=True)  # the caller runs here between chunks, the collector on
                 yield result
         finally:
             gc.unfreeze()
@@ -532,7 +549,7 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
     ctx = multiprocessing.get_context("fork" if fork else None)
     in_flight = 2 * jobs  # bounded: memory does not grow with the corpus
     # records come back through memory files the workers inherit, not through the pool's pipe
-    spools = _spool.Spools(in_flight) if settings.records and fork and _spool.available() else None
+    spools = _spool.Spools.open(in_flight) if settings.records and fork else None
     try:
         with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
             pending: deque = deque()
@@ -550,9 +567,14 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
 
 
 def _collected(job: tuple, spools) -> Iterator[ChunkResult]:
-    """A chunk's result once its worker is done; its memory file is lent again once the caller
-    has written the records."""
+    """A chunk's result once its worker is done. Its memory file is lent again when the caller
+    moves on (or stops); records the caller did not write by then are read back into the result
+    first, so a result kept for later still holds them."""
     spool, pending = job
-    yield pending.get()
-    if spool is not None:
-        spools.give_back(spool)
+    result = pending.get()
+    try:
+        yield result
+    finally:
+        if spool is not None:
+            result.keep_records()
+            spools.give_back(spool)
