@@ -98,7 +98,7 @@ def judge_cost(ref: Path, hyp: Path, folder: Path) -> None:
     """The default judge alone on the unique pairs the streamed path asks it about."""
     import pickle
 
-    from voxjudge.asr.laser import LaserRubric, stream
+    from voxjudge.asr.laser import LaserRubric, parallel, stream
     from voxjudge.io.readers import read_texts
 
     asked: list = []
@@ -107,8 +107,8 @@ def judge_cost(ref: Path, hyp: Path, folder: Path) -> None:
     scorer.labeler = lambda items: (asked.extend(items), real(items))[1]
     refs, hyps = read_texts(ref, ids=True).records, read_texts(hyp, ids=True).records
     rows = [(r.id, r.text, h.text) for r, h in zip(refs, hyps)]
-    for k in range(0, len(rows), stream.CHUNK):
-        scorer(rows[k : k + stream.CHUNK])
+    for k in range(0, len(rows), parallel.CHUNK):
+        scorer(rows[k : k + parallel.CHUNK])
     path = folder / "pairs.pickle"
     path.write_bytes(pickle.dumps(asked))
     out = subprocess.run([sys.executable, "-c", _JUDGE_ALONE, str(path)], capture_output=True, text=True, check=True)

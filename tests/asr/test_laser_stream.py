@@ -104,9 +104,9 @@ def test_every_record_format(tmp_path, suffix):
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
 def test_worker_processes_give_the_same_bytes_in_input_order(tmp_path, monkeypatch, suffix):
-    from voxjudge.asr.laser import stream
+    from voxjudge.asr.laser import parallel
 
-    monkeypatch.setattr(stream, "CHUNK", 50)  # many chunks, several in flight at once
+    monkeypatch.setattr(parallel, "CHUNK", 50)  # many chunks, several in flight at once
     refs, hyps, ids = _random_corpus(700, 3)
     _same(tmp_path, refs, hyps, ids, "default", None, 2, suffix=suffix)
 
@@ -115,14 +115,14 @@ def test_worker_processes_give_the_same_bytes_in_input_order(tmp_path, monkeypat
 def test_worker_records_come_back_through_memory_files(monkeypatch):
     """The workers' records are left in the memory files, not sent through the pipe (and each
     file is lent to one chunk at a time: all chunks' bytes arrive intact)."""
-    from voxjudge.asr.laser import stream
+    from voxjudge.asr.laser import parallel, stream
 
-    monkeypatch.setattr(stream, "CHUNK", 40)
+    monkeypatch.setattr(parallel, "CHUNK", 40)
     refs, hyps, ids = _random_corpus(600, 5)
     settings = stream.StreamSettings("default", RUBRIC, "en", records=True)
-    plain = b"".join(p for c in stream.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=1) for p in c.records)
+    plain = b"".join(p for c in parallel.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=1) for p in c.records)
     got = []
-    for chunk in stream.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=2, total=len(ids)):
+    for chunk in parallel.score_chunks(list(zip(ids, refs, hyps)), settings, jobs=2, total=len(ids)):
         assert chunk.records == [] and chunk.spooled is not None
         got.append(_spool.read(*chunk.spooled))
     assert len(got) == 15 and b"".join(got) == plain
@@ -154,9 +154,9 @@ def test_the_judge_is_asked_once_per_unique_pair(monkeypatch):
 
 
 def test_bounded_caches_start_again_without_changing_a_byte(tmp_path, monkeypatch):
-    from voxjudge.asr.laser import stream
+    from voxjudge.asr.laser import parallel, stream
 
-    monkeypatch.setattr(stream, "CHUNK", 40)
+    monkeypatch.setattr(parallel, "CHUNK", 40)
     monkeypatch.setattr(stream, "MAX_LABELS", 5)  # cleared between almost every chunk
     monkeypatch.setattr(stream, "MAX_TOKENS", 12)
     refs, hyps, ids = _random_corpus(400, 11)
@@ -185,17 +185,17 @@ def test_a_pair_record_is_written_as_json_dumps_writes_it(ref, hyp, op, label):
 def test_results_kept_for_later_still_hold_their_records(monkeypatch):
     """A caller that gathers the chunks and writes them afterwards (or stops early) gets every
     record: a memory file is lent again only once its records are written or read back."""
-    from voxjudge.asr.laser import stream
+    from voxjudge.asr.laser import parallel, stream
 
-    monkeypatch.setattr(stream, "CHUNK", 40)
+    monkeypatch.setattr(parallel, "CHUNK", 40)
     refs, hyps, ids = _random_corpus(400, 6)
     rows = list(zip(ids, refs, hyps))
     settings = stream.StreamSettings("default", RUBRIC, "en", records=True)
-    plain = [b"".join(c.records) for c in stream.score_chunks(rows, settings, jobs=1)]
-    kept = list(stream.score_chunks(rows, settings, jobs=2, total=len(rows)))
+    plain = [b"".join(c.records) for c in parallel.score_chunks(rows, settings, jobs=1)]
+    kept = list(parallel.score_chunks(rows, settings, jobs=2, total=len(rows)))
     assert all(c.spooled is None for c in kept)
     assert [b"".join(c.records) for c in kept] == plain
-    chunks = stream.score_chunks(rows, settings, jobs=2, total=len(rows))
+    chunks = parallel.score_chunks(rows, settings, jobs=2, total=len(rows))
     first, second = next(chunks), next(chunks)
     chunks.close()  # stopped early: the last one handed out is read back too
     assert [b"".join(first.records), b"".join(second.records)] == plain[:2]

@@ -152,9 +152,10 @@ class _Rows:
 
 
 def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep):
-    """An offline judge over chunks (``stream.py``): records to ``sink`` as they come, the
+    """An offline judge over chunks (``stream.py``, ``parallel.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
-    from voxjudge.asr.laser.stream import StreamSettings, default_jobs, score_chunks
+    from voxjudge.asr.laser.parallel import default_jobs, score_chunks
+    from voxjudge.asr.laser.stream import StreamSettings
     from voxjudge.asr.laser.tally import LaserTally
 
     stream = StreamSettings(

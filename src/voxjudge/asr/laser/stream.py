@@ -16,11 +16,8 @@ does not grow with the corpus and only mismatches cost more than counting.
   UTF-8 bytes, written by the caller as they are.
 * The per-utterance WER beside LASER is the alignment's edits over the reference's words where
   keys and WER tokens are one-to-one (the usual case), else a second count (``_wer``).
-* ``jobs`` worker processes score chunks in parallel, each building its own judge; results come
-  back in input order and are identical to one process. A chunk's share of the summary is added
-  up where it was scored (``tally.tally_part``), and its records stay in a memory file the worker
-  was lent (``voxjudge._spool``), copied onto the output by the kernel: the process that adds the
-  chunks up and writes the records competes with the workers for the cores.
+* A chunk's share of the summary is added up where it was scored (``tally.tally_part``): in a
+  worker process, when ``parallel.score_chunks`` runs chunks in several.
 
 ``scoring.score`` stays the plain path (every pair an object, labelled one by one); a test holds
 this one to it, records and summary alike.
@@ -28,12 +25,9 @@ this one to it, records and summary alike.
 
 from __future__ import annotations
 
-import gc
 import json
-import os
 import unicodedata
-from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from json.encoder import encode_basestring
 from operator import attrgetter
@@ -49,7 +43,6 @@ from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import flag
 from voxjudge.asr.laser.tally import TallyPart, tally_part
 
-CHUNK = 2000  # utterances per chunk
 PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
@@ -81,39 +74,23 @@ def _number(x: float | None) -> str:
 class _Cache(dict):
     """key -> make(key), made on first sight."""
 
-    def __init__(self, make: Callable[[str], Any]):
+    def __init__(self, make: Callable[[Any], Any]):
         super().__init__()
         self.make = make
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: Any) -> Any:
         value = self[key] = self.make(key)
         return value
 
 
-class _NumberJSON(dict):
-    """float or None -> ``make(x)``, its JSON text, made on first sight (scores repeat: a corpus
-    has few distinct figures). Zeros are made every time: 0.0 and -0.0 are one key but two texts."""
-
-    def __init__(self, make: Callable[[float | None], str]):
-        super().__init__()
-        self.make = make
+class _NumberJSON(_Cache):
+    """float or None -> ``make(x)``, its JSON text (scores repeat: a corpus has few distinct
+    figures). Zeros are made every time: 0.0 and -0.0 are one key but two texts."""
 
     def __missing__(self, x: float | None) -> str:
         js = self.make(x)
         if x is None or x > 0.0:
             self[x] = js
-        return js
-
-
-class _IdenticalJSON(dict):
-    """word -> the JSON of its identical pair under one label, made on first sight."""
-
-    def __init__(self, label: Label):
-        super().__init__()
-        self.label = label
-
-    def __missing__(self, word: str) -> str:
-        js = self[word] = _pair_json(word, word, "equal", self.label, 0.0)
         return js
 
 
@@ -180,7 +157,7 @@ class ChunkScorer:
         # (lang, identity) -> label (when kept), penalty, JSON, and the tally's event
         self.labels: dict[tuple, tuple[Label | None, float, str, tuple]] = {}
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
-        self.identical_json: dict[str, _IdenticalJSON] = {}  # lang -> word -> its identical pair's JSON
+        self.identical_json: dict[str, _Cache] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
         self.number = _NumberJSON(_number)
         curve = settings.curve  # the laser score's JSON, with laser_calibrated beside it when asked
@@ -396,7 +373,7 @@ class ChunkScorer:
         (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
         ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab) == 0
         self.identical[lang] = lab if ok else None
-        self.identical_json[lang] = _IdenticalJSON(lab)
+        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0))
 
     # ---- alignment ---------------------------------------------------------------------------
 
@@ -457,124 +434,3 @@ def _single(item, rw, hw) -> RubricPair | None:
         i, j, n = item
         return RubricPair((rw[i],), (hw[j],), "equal", i, j) if n == 1 else None
     return item if item.op == "equal" else None
-
-
-def _chunks(rows, size: int) -> Iterator[list]:
-    chunk: list = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-_worker: ChunkScorer | None = None
-
-
-def _init_worker(settings: StreamSettings) -> None:
-    global _worker
-    import signal
-
-    from voxjudge._heap import keep_freed_heap
-
-    # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
-    # a worker of its own would print its traceback under the one-line message
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    keep_freed_heap()  # a worker frees and makes again a chunk's worth of memory per chunk
-    _worker = ChunkScorer(settings)  # each process builds its own judge and caches
-
-
-def _work(chunk, spool: int | None) -> ChunkResult:
-    assert _worker is not None
-    result = _scored(_worker, chunk)
-    if spool is not None and result.records:  # the records stay here, in the memory file lent
-        result.spooled = (spool, _spool.fill(spool, result.records))
-        result.records = []
-    _settle()
-    return result
-
-
-def _scored(scorer: ChunkScorer, chunk) -> ChunkResult:
-    """One chunk scored with the automatic collector paused: ``_settle`` collects after every chunk
-    anyway, and the passes it made inside one (the judge allocates a lot) found nothing to free."""
-    if not gc.isenabled():
-        return scorer(chunk)
-    gc.disable()
-    try:
-        return scorer(chunk)
-    finally:
-        gc.enable()
-
-
-def _settle(full: bool = False) -> None:
-    """After a chunk: collect what is not frozen yet (what this chunk made), then freeze what
-    survived -- mostly the caches -- so that the cyclic collector never walks them again: its
-    passes over them took a tenth of a 200k-utterance run. In a worker the chunk's objects are all
-    in the young generations (the collector was paused while it was scored, and nothing else runs
-    there), so collecting those finds its cycles before anything is frozen; a full collection also
-    empties the interpreter's free lists, three times the cost. ``full`` where other code ran
-    between chunks with the collector on: what it left in the old generation is collected too,
-    not frozen. (``score_chunks`` unfreezes when it ends.)"""
-    gc.collect() if full else gc.collect(1)
-    gc.freeze()
-
-
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | None = None) -> Iterator[ChunkResult]:
-    """Results of successive chunks of ``(id, ref, hyp)`` rows, in input order; with ``jobs`` > 1
-    (and more than one chunk) from that many worker processes, a few chunks in flight at once."""
-    chunks = _chunks(rows, CHUNK)
-    if jobs <= 1 or (total is not None and total <= CHUNK):
-        scorer = ChunkScorer(settings)
-        try:
-            for chunk in chunks:
-                result = _scored(scorer, chunk)
-                _settle(full=True)  # the caller runs here between chunks, the collector on
-                yield result
-        finally:
-            gc.unfreeze()
-        return
-    import multiprocessing
-
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if fork else None)
-    in_flight = 2 * jobs  # bounded: memory does not grow with the corpus
-    # records come back through memory files the workers inherit, not through the pool's pipe
-    spools = _spool.Spools.open(in_flight) if settings.records and fork else None
-    try:
-        with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
-            pending: deque = deque()
-            for chunk in chunks:
-                if len(pending) >= in_flight:
-                    yield from _collected(pending.popleft(), spools)
-                spool = spools.take() if spools else None
-                pending.append((spool, pool.apply_async(_work, (chunk, spool))))
-            while pending:
-                yield from _collected(pending.popleft(), spools)
-    finally:
-        if spools:
-            spools.close()
-    # the workers froze their own heaps; this process's is the reader's and writer's, and small
-
-
-def _collected(job: tuple, spools) -> Iterator[ChunkResult]:
-    """A chunk's result once its worker is done. Its memory file is lent again when the caller
-    moves on (or stops); records the caller did not write by then are read back into the result
-    first, so a result kept for later still holds them."""
-    spool, pending = job
-    result = pending.get()
-    try:
-        yield result
-    finally:
-        if spool is not None:
-            result.keep_records()
-            spools.give_back(spool)
