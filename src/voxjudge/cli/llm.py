@@ -65,11 +65,14 @@ def register(groups) -> None:
 
     cache = groups.add_parser("cache", help="the model response cache")
     ccmds = cache.add_subparsers(dest="command", metavar="<command>", required=True)
-    for name, helptext in (("stats", "entries and size per judge"), ("clear", "delete cached responses")):
+    for name, helptext in (
+        ("stats", "entries and size per judge and embedder"),
+        ("clear", "delete cached responses and vectors"),
+    ):
         c = ccmds.add_parser(name, help=helptext)
         c.add_argument("--cache", metavar="PATH", help="cache file (default: $VOXJUDGE_CACHE or the user cache dir)")
         if name == "clear":
-            c.add_argument("--judge", metavar="SPEC", help="only this provider/model")
+            c.add_argument("--judge", metavar="SPEC", help="only this provider/model (a judge or an embedder)")
         c.add_argument("--json", action="store_true", help="print JSON")
         c.set_defaults(func=cmd_cache)
 
@@ -241,7 +244,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
         if args.command == "clear":
             removed = cache.clear(args.judge)
             out = {"path": str(path), "removed": removed, "judge": args.judge}
-            print_json(out) if args.json else print(f"removed {removed} cached responses from {path}")
+            print_json(out) if args.json else print(f"removed {removed} cached responses and vectors from {path}")
             return 0
         stats = cache.stats()
     finally:
@@ -249,9 +252,13 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print(f"{stats['path']}: {stats['entries']} responses, {stats['bytes'] / 1e6:.2f} MB")
+    print(f"{stats['path']}: {stats['entries']} responses, {stats['vectors']} vectors, {stats['bytes'] / 1e6:.2f} MB")
     for j in stats["judges"]:
         oldest = time.strftime("%Y-%m-%d", time.localtime(j["oldest"]))
         newest = time.strftime("%Y-%m-%d", time.localtime(j["newest"]))
         print(f"  {j['judge']}: {j['entries']} ({oldest} .. {newest})")
+    for e in stats["embedders"]:
+        oldest = time.strftime("%Y-%m-%d", time.localtime(e["oldest"]))
+        newest = time.strftime("%Y-%m-%d", time.localtime(e["newest"]))
+        print(f"  {e['embedder']}: {e['vectors']} vectors ({oldest} .. {newest})")
     return 0

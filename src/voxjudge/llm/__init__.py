@@ -5,10 +5,14 @@
 when their provider is used. ``label_many(judge, task, items)`` is how evaluators ask a model to
 label things: a ``Task`` is data (templates, item schema, batch policy) hashed by content, and
 the ``LabelOutcome`` says what was answered, what is unscored and why, and whether a budget
-stopped the run.
+stopped the run. ``open_embedder("default")`` (or ``openai/<model>``, ``gemini/<model>``,
+``fake/hash``) is the second model kind: ``embed(texts)`` -> unit vectors, through the same
+cache, retries and limits.
 """
 
 from voxjudge.llm.cache import Cache, default_cache_path
+from voxjudge.llm.embed import Embedder, EmbedResult, open_embedder
+from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, register_embedder
 from voxjudge.llm.errors import (
     BudgetExceeded,
     ConfigError,
@@ -32,6 +36,10 @@ __all__ = [
     "Cache",
     "Capabilities",
     "ConfigError",
+    "EmbedCall",
+    "EmbedLimits",
+    "EmbedResult",
+    "Embedder",
     "Item",
     "Judge",
     "JudgeOptions",
@@ -47,13 +55,16 @@ __all__ = [
     "RetryPolicy",
     "Task",
     "TextPart",
+    "TooLarge",
     "TransientError",
     "Usage",
     "batch_schema",
     "default_cache_path",
     "label_many",
     "load_tasks",
+    "open_embedder",
     "parse_spec",
     "planned_requests",
+    "register_embedder",
     "register_provider",
 ]

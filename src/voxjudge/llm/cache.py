@@ -86,6 +86,11 @@ class Cache:
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
             " value TEXT NOT NULL, created REAL NOT NULL)"
         )
+        # Embedding models' vectors: one row per (model identity, text), raw little-endian float32.
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
+            " dim INTEGER NOT NULL, vector BLOB NOT NULL, created REAL NOT NULL)"
+        )
 
     def get(self, key: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
@@ -104,27 +109,65 @@ class Cache:
                 [(k, spec.provider, spec.model, json.dumps(v, ensure_ascii=False), now) for k, v in items],
             )
 
+    # ---- embeddings -----------------------------------------------------------------------------
+
+    def get_vectors(self, keys: list[str]) -> dict[str, bytes]:
+        """The stored vectors (raw float32 bytes) of those keys that are cached, by key; looked
+        up in chunks (SQLite caps the parameters of one statement)."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self.db.execute(f"SELECT key, vector FROM embeddings WHERE key IN ({marks})", chunk):
+                found[key] = blob
+        return found
+
+    def put_vectors(self, provider: str, model: str, items: list[tuple[str, bytes, int]]) -> None:
+        """Store (key, float32 bytes, dimension) rows of one call in one transaction."""
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR REPLACE INTO embeddings (key, provider, model, dim, vector, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(k, provider, model, dim, blob, now) for k, blob, dim in items],
+            )
+
+    # ---- housekeeping ----------------------------------------------------------------------------
+
     def stats(self) -> dict[str, Any]:
         rows = self.db.execute(
             "SELECT provider, model, COUNT(*), MIN(created), MAX(created) FROM responses GROUP BY provider, model"
+            " ORDER BY provider, model"
+        ).fetchall()
+        vectors = self.db.execute(
+            "SELECT provider, model, COUNT(*), MIN(created), MAX(created) FROM embeddings GROUP BY provider, model"
             " ORDER BY provider, model"
         ).fetchall()
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return {
             "path": str(self.path),
             "entries": sum(r[2] for r in rows),
+            "vectors": sum(r[2] for r in vectors),
             "bytes": size,
             "judges": [{"judge": f"{r[0]}/{r[1]}", "entries": r[2], "oldest": r[3], "newest": r[4]} for r in rows],
+            "embedders": [
+                {"embedder": f"{r[0]}/{r[1]}", "vectors": r[2], "oldest": r[3], "newest": r[4]} for r in vectors
+            ],
         }
 
     def clear(self, judge: str | None = None) -> int:
-        if judge is None:
-            cur = self.db.execute("DELETE FROM responses")
-        else:
-            provider, _, model = judge.partition("/")
-            cur = self.db.execute("DELETE FROM responses WHERE provider = ? AND model = ?", (provider, model))
+        """Remove every entry (answers and vectors), or those of one ``provider/model``; the count removed."""
+        removed = 0
+        for table in ("responses", "embeddings"):
+            if judge is None:
+                cur = self.db.execute(f"DELETE FROM {table}")
+            else:
+                provider, _, model = judge.partition("/")
+                cur = self.db.execute(f"DELETE FROM {table} WHERE provider = ? AND model = ?", (provider, model))
+            removed += cur.rowcount
         self.db.execute("VACUUM")
-        return cur.rowcount
+        return removed
 
     def close(self) -> None:
         self.db.close()

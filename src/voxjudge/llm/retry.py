@@ -9,11 +9,12 @@ run; a server that cannot be reached gets two quick retries, then every later ca
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
 from voxjudge.llm.secrets import redact
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from voxjudge.llm.spec import JudgeSpec
     from voxjudge.llm.usage import UsageMeter
 
+T = TypeVar("T")
 _FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
 # A 500 whose body repeats word for word is the server rejecting this request, not a hiccup
 # (e.g. a request field it cannot handle): retrying it six more times only costs time.
@@ -71,55 +73,79 @@ class RetriedCalls:
 
     _log: Callable[..., None]  # one call-log record: (request, item_id, **fields)
 
+    @property
+    def call_spec(self) -> JudgeSpec:
+        """The spec errors name (an embedder keeps its spec string in ``spec``)."""
+        return self.spec
+
     async def _call_with_retries(self, request: Request, n: int, item_id: str | None, indices: list[int], tokens: int):
+        """One chat call: ``n`` samples of ``request``, retried as the module docstring says."""
+        log = functools.partial(self._log, request, item_id, sample_indices=indices)
+        result, latency, attempt = await self._retried(
+            lambda: self.backend.complete(request, n), tokens + request.max_tokens * n, log
+        )
+        usage = result.usage
+        usage.audio_seconds = audio_seconds(request)
+        self.meter.add(usage)
+        log(
+            event="call",
+            attempt=attempt,
+            usage=usage.as_dict(),
+            latency=round(latency, 4),
+            finish_reasons=[s.finish_reason for s in result.samples],
+            structured=result.structured,
+        )
+        return result, usage, latency
+
+    async def _retried(self, call: Callable[[], Awaitable[T]], tokens: int, log: Callable[..., None]):
+        """``call()`` under the rate limits (``tokens`` for the token bucket) and a concurrency
+        slot, with the timeout, retried or stopped as the module docstring says; ``log(**fields)``
+        records each failed attempt. Returns (result, latency, attempts before it). Shared by
+        every model kind (chat judges, embedders), so they retry and stop alike."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
         attempt = 0
         quick = 0  # quick retries spent on an unreachable server
         previous: str | None = None
         while True:
-            await self.limiter.acquire(tokens + request.max_tokens * n)
+            await self.limiter.acquire(tokens)
             start = time.perf_counter()
             async with self._slots:
                 try:
-                    result = await asyncio.wait_for(self.backend.complete(request, n), self.timeout)
+                    result = await asyncio.wait_for(call(), self.timeout)
                     error: TransientError | Unreachable | None = None
                 except asyncio.TimeoutError:
-                    error = TransientError(f"{self.spec.provider}: no answer within {self.timeout:g}s")
+                    error = TransientError(f"{self.call_spec.provider}: no answer within {self.timeout:g}s")
                 except (TransientError, Unreachable) as e:
                     error = e
                 except PermanentError as e:
                     self.meter.failures += 1
                     message = redact(str(e))
-                    self._log(
-                        request,
-                        item_id,
+                    log(
                         event="error",
-                        sample_indices=indices,
                         attempt=attempt,
                         error=message,
                         status=e.status,
                         latency=time.perf_counter() - start,
                     )
                     if e.status in _FATAL_STATUS:
-                        raise ConfigError(f"{self.spec.name}: {message}") from None
-                    raise PermanentError(message, status=e.status) from None
+                        raise ConfigError(f"{self.call_spec.name}: {message}") from None
+                    # Its kind survives (an embedder halves a batch on ``TooLarge``), its text is redacted.
+                    kind = type(e) if type(e).__init__ is PermanentError.__init__ else PermanentError
+                    raise kind(message, status=e.status) from None
             latency = time.perf_counter() - start
             if isinstance(error, Unreachable):
-                await self._unreachable(error, quick, request, item_id, indices, attempt, latency)
+                await self._unreachable(error, quick, log, attempt, latency)
                 quick += 1
                 continue
             if error is None:
-                break
+                return result, latency, attempt
             message = redact(str(error))
             repeated = error.status in _DETERMINISTIC_IF_REPEATED and message == previous
             previous = message
             final = attempt >= self.retry.max_retries or repeated
-            self._log(
-                request,
-                item_id,
+            log(
                 event="error" if final else "retry",
-                sample_indices=indices,
                 attempt=attempt,
                 error=message,
                 status=error.status,
@@ -136,44 +162,14 @@ class RetriedCalls:
             self.meter.retries += 1
             await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
             attempt += 1
-        usage = result.usage
-        usage.audio_seconds = audio_seconds(request)
-        self.meter.add(usage)
-        self._log(
-            request,
-            item_id,
-            event="call",
-            sample_indices=indices,
-            attempt=attempt,
-            usage=usage.as_dict(),
-            latency=round(latency, 4),
-            finish_reasons=[s.finish_reason for s in result.samples],
-            structured=result.structured,
-        )
-        return result, usage, latency
 
     async def _unreachable(
-        self,
-        error: Unreachable,
-        quick: int,
-        request: Request,
-        item_id: str | None,
-        indices: list[int],
-        attempt: int,
-        latency: float,
+        self, error: Unreachable, quick: int, log: Callable[..., None], attempt: int, latency: float
     ) -> None:
         """A quick retry or two, then the run stops: later calls fail at once with the same reason."""
         message = redact(str(error))
         final = quick >= len(_UNREACHABLE_DELAYS) or self.unreachable is not None
-        self._log(
-            request,
-            item_id,
-            event="error" if final else "retry",
-            sample_indices=indices,
-            attempt=attempt + quick,
-            error=message,
-            latency=latency,
-        )
+        log(event="error" if final else "retry", attempt=attempt + quick, error=message, latency=latency)
         if final:
             self.meter.failures += 1
             self.unreachable = self.unreachable or message

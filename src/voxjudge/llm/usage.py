@@ -98,7 +98,7 @@ class PriceTable:
         return cls(entries, str(data.get("as_of", "")))
 
     def price(self, provider: str, model: str) -> Price | None:
-        if provider in ("local", "fake"):
+        if provider in ("local", "fake", "e5"):  # on this machine: free
             return FREE
         name = f"{provider}/{model}"
         if name in self.entries:

