@@ -191,7 +191,7 @@ class Embedder(RetriedCalls):
         vectors = table[np.array(rows, dtype=np.int64)] if rows else np.zeros((0, dim), dtype=np.float32)
         usage: dict[str, Any] = {k: getattr(self.meter, k) - before[k] for k in _METER_FIELDS}
         cost = self.meter.cost
-        usage["cost_usd"] = None if cost is None else round(cost - (cost_before or 0.0), 6)
+        usage["cost_usd"] = None if cost is None else cost - (cost_before or 0.0)
         usage.update(texts=len(texts), distinct=len(distinct), failed=len(failed))
         usage["wall_seconds"] = round(time.perf_counter() - started, 3)
         return EmbedResult(vectors, dict(sorted(failed.items())), usage)

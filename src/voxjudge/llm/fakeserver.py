@@ -8,6 +8,13 @@ id and invents another), ``"bad_json"`` (a 200 whose answer text is not JSON), `
 (reject structured output, like servers without json_schema support), ``"garbage"`` (a 200 whose
 body is not JSON at all).
 
+Embeddings: ``POST .../embeddings`` (OpenAI's shape) and ``...:batchEmbedContents`` (Gemini's)
+answer each input with ``fake_embed.hashed_vector`` (``embed_dim`` dimensions, unit norm unless
+``normalise=False``). A request of more than ``embed_cap`` inputs gets HTTP 413. Embedding faults:
+``"413"``, ``"too_large_500"`` (llama.cpp's server: a 500 saying the input is too large),
+``"wrong_count"`` (one vector fewer), ``"nan"`` (a NaN in the first vector), ``"per_token"``
+(a list of vectors per input, as llama.cpp answers with pooling none), and ``"malformed"``.
+
 ``quirk="llama-cpp"`` mimics llama-cpp-python's OpenAI-compatible server: a ``json_schema``
 response format is refused with HTTP 500 naming ``response_format`` (its validation takes only
 ``text`` or ``json_object`` with a ``schema``), while ``json_object`` + ``schema`` is answered;
@@ -89,7 +96,11 @@ class FakeLLMServer:
         slow_seconds: float = 5.0,
         quirk: str | None = None,
         dialect: str | None = None,
+        embed_dim: int = 16,
+        embed_cap: int | None = None,
+        normalise: bool = True,
     ):
+        self.embed_dim, self.embed_cap, self.normalise = embed_dim, embed_cap, normalise
         self.latency = latency
         self.quirk = quirk
         self.dialect = dialect
@@ -196,6 +207,10 @@ class FakeLLMServer:
         provider = "anthropic" if path.endswith("/messages") else "gemini" if ":generateContent" in path else "openai"
         if path == "/api/chat":
             provider = "ollama"
+        if path.endswith("/embeddings"):
+            provider = "openai-embed"
+        elif ":batchEmbedContents" in path:
+            provider = "gemini-embed"
         with self.lock:
             self.requests.append((provider, body))
             fault = self.faults.pop(0) if self.faults else "ok"
@@ -231,6 +246,8 @@ class FakeLLMServer:
             return web.Response(body=b'{"id": "x", "choices": [', content_type="application/json")
         if fault == "garbage":
             return web.Response(body=b"\x00\xffnot json at all", content_type="text/html")
+        if provider.endswith("-embed"):
+            return self._embeddings(provider, body, fault)
         answer = self.responder(provider, body)
         if (
             fault == "wrong_ids"
@@ -243,6 +260,45 @@ class FakeLLMServer:
         if fault == "bad_json":
             text = "I think the answer is yes."
         return web.json_response(self._wrap(provider, body, text))
+
+    def _embeddings(self, provider: str, body: dict[str, Any], fault: str) -> Any:
+        from aiohttp import web
+
+        from voxjudge.llm.providers.fake_embed import hashed_vector
+
+        if provider == "openai-embed":
+            texts = body.get("input")
+            texts = [texts] if isinstance(texts, str) else list(texts or [])
+        else:
+            texts = ["".join(p.get("text", "") for p in r["content"]["parts"]) for r in body.get("requests", [])]
+        if fault == "413" or (self.embed_cap is not None and len(texts) > self.embed_cap):
+            return web.json_response({"error": {"message": "Payload Too Large"}}, status=413)
+        if fault == "too_large_500":
+            message = "input is too large to process. increase the physical batch size"
+            return web.json_response({"error": {"code": 500, "message": message, "type": "server_error"}}, status=500)
+        if any(t == "" for t in texts):
+            return web.json_response({"error": {"message": "input cannot be empty"}}, status=400)
+        vectors = []
+        for t in texts:
+            v = hashed_vector("hash", t, self.embed_dim).astype(float)
+            vectors.append((v / (sum(v * v) ** 0.5) if self.normalise else v * 3.5).tolist())
+        if fault == "wrong_count":
+            vectors = vectors[:-1]
+        if fault == "nan":
+            vectors[0][0] = float("nan")
+        if fault == "per_token":
+            vectors = [[v, v] for v in vectors]
+        tokens = sum(len(t) for t in texts) // 4 + len(texts)
+        if provider == "gemini-embed":
+            out: dict[str, Any] = {"embeddings": [{"values": v} for v in vectors]}
+        else:
+            out = {
+                "object": "list",
+                "model": body.get("model"),
+                "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        return web.Response(text=json.dumps(out, allow_nan=True), content_type="application/json")
 
     def _quirk(self, provider: str, body: dict[str, Any]) -> Any:
         from aiohttp import web

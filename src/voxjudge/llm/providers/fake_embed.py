@@ -5,7 +5,8 @@ dimensions (default 64), so texts that share letters get close vectors and equal
 ones. ``fake/words``: the same over whole words. Neither is normalised: the ``Embedder`` does it.
 
 Options: ``dim``; ``max_batch`` (texts per request: a larger batch fails as too large, as a server
-with a cap does); ``latency`` (seconds per call); ``fail_first`` (the first k calls fail with 429);
+with a cap does); ``max_chars`` (a batch holding a longer text fails as too large, as a model
+with a context limit does); ``latency`` (seconds per call); ``fail_first`` (the first k calls fail with 429);
 ``reject`` (a text containing this string fails its whole batch, as one bad input does on a server).
 """
 
@@ -50,6 +51,7 @@ class FakeEmbedBackend:
         self.spec = spec
         self.dim = int_option(spec, "dim", 64)
         self.max_batch = int_option(spec, "max_batch", 10_000)
+        self.max_chars = int_option(spec, "max_chars", 10**9)
         self.limits = EmbedLimits(max_batch=int_option(spec, "batch_size", 64))
         self.fail_first = int_option(spec, "fail_first", 0, low=0)
         self.reject = spec.options.get("reject")
@@ -73,6 +75,8 @@ class FakeEmbedBackend:
             raise TransientError("fake: rate limited", status=429, retry_after=0.0)
         if len(texts) > self.max_batch:
             raise TooLarge(f"fake: batch of {len(texts)} is too large (max {self.max_batch})", status=413)
+        if max(map(len, texts)) > self.max_chars:
+            raise TooLarge(f"fake: input is too large ({max(map(len, texts))} > {self.max_chars} characters)", status=500)
         if self.reject is not None and any(self.reject in t for t in texts):
             raise PermanentError(f"fake: input rejected (contains {self.reject!r})", status=400)
         vectors = np.stack([hashed_vector(self.spec.model, t, self.dim) for t in texts])

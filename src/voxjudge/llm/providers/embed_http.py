@@ -1,0 +1,167 @@
+"""Embedding servers: OpenAI's ``/v1/embeddings`` (and every compatible server: vLLM, Ollama,
+llama.cpp, text-embeddings-inference) and Gemini's ``batchEmbedContents``.
+
+``openai/<model>``: OpenAI itself through the official SDK (``OPENAI_API_KEY``); with a base URL,
+the lean aiohttp transport. Floats are asked for (``encoding_format=float``: some servers lack
+base64). Options: ``dimensions`` (changes the vectors), ``batch_size`` (texts per request,
+default 64; text-embeddings-inference takes 32 by default: set it lower for such a server).
+
+``gemini/<model>``: google-genai (``GEMINI_API_KEY``/``GOOGLE_API_KEY``), at most 100 texts per
+request. Options: ``task_type`` (default ``SEMANTIC_SIMILARITY``), ``output_dimensionality``.
+Vectors cut below the full size are not normalised by the server: the ``Embedder`` normalises all.
+
+A request refused as too large (HTTP 413, or an error saying the input is too large or too long,
+as llama.cpp's server answers with a 500) raises ``TooLarge``, so the ``Embedder`` halves the batch
+instead of retrying the same request.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, int_option
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.providers._common import api_key, classify
+from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.types import Usage
+
+_TOO_LARGE = re.compile(
+    r"too (large|long|big)|exceeds? (the )?(maximum|max|context|batch)|maximum context length|physical batch size",
+    re.I,
+)
+
+
+def too_large(error: PermanentError | TransientError) -> bool:
+    if isinstance(error, Unreachable) or error.status == 429:
+        return False
+    return error.status == 413 or bool(_TOO_LARGE.search(str(error)))
+
+
+def from_openai_embeddings(data: dict[str, Any], count: int) -> EmbedCall:
+    """Rows in input order (by ``index``), and the usage; a malformed body is a ``PermanentError``."""
+    items = data.get("data")
+    if not isinstance(items, list):
+        raise PermanentError("openai: embeddings response has no data list")
+    rows: list[Any] = [None] * count
+    for position, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("embedding"), list):
+            raise PermanentError("openai: an embeddings item has no embedding list (base64 not asked for)")
+        index = item.get("index", position)
+        if not isinstance(index, int) or not 0 <= index < count or rows[index] is not None:
+            raise PermanentError(f"openai: embeddings item index {index!r} does not match the {count} texts sent")
+        embedding = item["embedding"]
+        if embedding and isinstance(embedding[0], list):
+            # llama.cpp's server with pooling "none" returns one vector per token: not a sentence vector.
+            raise PermanentError("openai: one vector per token, not per text: start the server with a pooling type")
+        rows[index] = embedding
+    if any(r is None for r in rows):
+        raise PermanentError(f"openai: {sum(r is not None for r in rows)} embeddings for {count} texts")
+    usage = data.get("usage") or {}
+    tokens = usage.get("prompt_tokens") or usage.get("total_tokens") or 0
+    return EmbedCall(rows, Usage(input_tokens=int(tokens)))
+
+
+class OpenAIEmbedBackend:
+    def __init__(self, spec: JudgeSpec):
+        unknown = set(spec.options) - {"dimensions", "batch_size", "transport"}
+        if unknown:
+            raise ConfigError(f"openai: unknown embedding option {sorted(unknown)[0]!r}; known: dimensions, batch_size")
+        self.spec = spec
+        self.limits = EmbedLimits(max_batch=min(2048, int_option(spec, "batch_size", 64)))
+        self.options: dict[str, str] = {}
+        self.dimensions = int_option(spec, "dimensions", 0, low=0) or None
+        key = api_key("OPENAI_API_KEY", required=spec.base_url is None, provider="openai") or "not-needed"
+        self.transport = spec.options.get("transport", "http" if spec.base_url else "sdk")
+        if self.transport == "http":
+            from voxjudge.llm.providers._http import JSONTransport
+
+            if not spec.base_url:
+                raise ConfigError("openai: transport=http needs {base_url}", options={"base_url": "base_url"})
+            self.http = JSONTransport(spec.base_url, {"Authorization": f"Bearer {key}"}, "openai")
+        elif self.transport == "sdk":
+            import openai  # the 'openai' extra
+
+            self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=None)
+        else:
+            raise ConfigError(f"openai: transport must be sdk or http, not {self.transport!r}")
+
+    def identity(self) -> dict[str, Any]:
+        return {}
+
+    async def embed(self, texts: list[str]) -> EmbedCall:
+        payload: dict[str, Any] = {"model": self.spec.model, "input": texts, "encoding_format": "float"}
+        if self.dimensions:
+            payload["dimensions"] = self.dimensions
+        start = time.perf_counter()
+        try:
+            if self.transport == "http":
+                data = await self.http.post("/embeddings", payload)
+            else:
+                try:
+                    response = await self.client.embeddings.create(**payload)
+                except Exception as exc:
+                    raise classify(exc, "openai", str(self.client.base_url)) from exc
+                data = response.model_dump(mode="json")
+        except (PermanentError, TransientError) as e:
+            if too_large(e):
+                raise TooLarge(str(e), status=e.status) from None
+            raise
+        call = from_openai_embeddings(data, len(texts))
+        call.usage.output_tokens = 0
+        self.latency = time.perf_counter() - start
+        return call
+
+    async def aclose(self) -> None:
+        if self.transport == "http":
+            await self.http.aclose()
+        else:
+            await self.client.close()
+
+
+class GeminiEmbedBackend:
+    def __init__(self, spec: JudgeSpec):
+        from google import genai  # the 'gemini' extra
+        from google.genai import types
+
+        unknown = set(spec.options) - {"task_type", "output_dimensionality", "batch_size"}
+        if unknown:
+            raise ConfigError(
+                f"gemini: unknown embedding option {sorted(unknown)[0]!r}; "
+                "known: task_type, output_dimensionality, batch_size"
+            )
+        self.spec = spec
+        self.limits = EmbedLimits(max_batch=min(100, int_option(spec, "batch_size", 100)))
+        self.options = {"task_type": spec.options.get("task_type", "SEMANTIC_SIMILARITY")}
+        self.dimensions = int_option(spec, "output_dimensionality", 0, low=0) or None
+        key = api_key("GEMINI_API_KEY", "GOOGLE_API_KEY", required=spec.base_url is None, provider="gemini")
+        retry = {"retry_options": types.HttpRetryOptions(attempts=1)} if hasattr(types, "HttpRetryOptions") else {}
+        http = types.HttpOptions(base_url=spec.base_url, **retry) if (spec.base_url or retry) else None
+        self.client = genai.Client(api_key=key or "not-needed", http_options=http)
+
+    def identity(self) -> dict[str, Any]:
+        return {}
+
+    async def embed(self, texts: list[str]) -> EmbedCall:
+        config: dict[str, Any] = {"task_type": self.options["task_type"]}
+        if self.dimensions:
+            config["output_dimensionality"] = self.dimensions
+        try:
+            response = await self.client.aio.models.embed_content(model=self.spec.model, contents=texts, config=config)
+        except Exception as exc:
+            error = classify(exc, "gemini", self.spec.base_url)
+            if too_large(error):
+                raise TooLarge(str(error), status=error.status) from None
+            raise error from exc
+        data = response.model_dump(mode="json", exclude_none=True)
+        rows = [e.get("values") for e in data.get("embeddings") or []]
+        if len(rows) != len(texts) or any(not isinstance(r, list) for r in rows):
+            raise PermanentError(f"gemini: {len(rows)} embeddings for {len(texts)} texts")
+        tokens = sum(int((e.get("statistics") or {}).get("token_count") or 0) for e in data.get("embeddings") or [])
+        return EmbedCall(rows, Usage(input_tokens=tokens or sum(len(t) for t in texts) // 4))
+
+    async def aclose(self) -> None:
+        close = getattr(self.client.aio, "aclose", None)
+        if close is not None:
+            await close()

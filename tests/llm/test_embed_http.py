@@ -1,0 +1,174 @@
+"""Embedding servers over real sockets on 127.0.0.1 (``FakeLLMServer``): OpenAI-compatible
+``/v1/embeddings`` through the aiohttp transport and the official SDK, Gemini's
+``batchEmbedContents`` through google-genai. Retries, 413 and llama.cpp's "too large" 500
+halving, malformed answers asked again one by one, unnormalised vectors, cost, fail-fast."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+from voxjudge.llm import ConfigError, JudgeOptions, open_embedder
+from voxjudge.llm.errors import Unreachable
+from voxjudge.llm.fakeserver import FakeLLMServer
+from voxjudge.llm.providers.fake_embed import hashed_vector
+from voxjudge.llm.records import read_records
+
+TEXTS = ["the cat sat on the mat", "a dog barked", "le chat", "the cat sat on the mat", "quatre", "", "cinq"]
+DISTINCT = ["the cat sat on the mat", "a dog barked", "le chat", "quatre", "cinq"]
+
+
+def oracle(text: str, dim: int = 16) -> np.ndarray:
+    v = hashed_vector("hash", text, dim).astype(np.float64)
+    return v / np.linalg.norm(v)
+
+
+def fast(embedder):
+    embedder.retry.base_delay = 0.001
+    return embedder
+
+
+def check(result, texts=TEXTS, dim=16):
+    for i, t in enumerate(texts):
+        if t and i not in result.failed:
+            assert np.allclose(result.vectors[i], oracle(t, dim), atol=1e-6), t
+
+
+_OPENED: list = []
+
+
+@pytest.fixture(autouse=True)
+def _close_embedders():
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer() as s:
+        yield s
+
+
+def embedder(server, spec="openai/nomic-embed", **kw):
+    kw.setdefault("cache", False)
+    e = fast(open_embedder(spec, base_url=server.url + "/v1", **kw))
+    _OPENED.append(e)
+    return e
+
+
+def test_openai_compatible_server_dedups_and_never_sends_empty(server):
+    r = embedder(server).embed(TEXTS)
+    check(r)
+    assert r.failed == {5: "empty text"}
+    assert server.count("openai-embed") == 1
+    body = server.requests[0][1]
+    assert body["input"] == DISTINCT and body["encoding_format"] == "float" and body["model"] == "nomic-embed"
+
+
+def test_unnormalised_server_vectors_are_normalised():
+    with FakeLLMServer(normalise=False) as s:
+        r = embedder(s).embed(["a", "b c"])
+    check(r, ["a", "b c"])
+    assert np.allclose(np.linalg.norm(r.vectors, axis=1), 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("fault", ["429", "503", "reset", "garbage"])
+def test_transient_faults_are_retried(server, fault):
+    server.faults = [fault]
+    r = embedder(server).embed(DISTINCT)
+    check(r, DISTINCT)
+    assert r.failed == {} and r.usage["retries"] == 1 and server.count("openai-embed") == 2
+
+
+def test_a_413_halves_the_batch_down_to_the_servers_cap():
+    with FakeLLMServer(embed_cap=2) as s:
+        r = embedder(s).embed(DISTINCT)
+        sizes = [len(b["input"]) for _, b in s.requests]
+    check(r, DISTINCT)
+    assert r.failed == {} and sizes == [5, 2, 3, 1, 2]
+
+
+def test_llama_cpp_too_large_500_halves_instead_of_retrying(server):
+    server.faults = ["too_large_500"]
+    r = embedder(server).embed(DISTINCT)
+    check(r, DISTINCT)
+    assert r.failed == {} and r.usage["retries"] == 0
+    assert [len(b["input"]) for _, b in server.requests] == [5, 2, 3]
+
+
+@pytest.mark.parametrize("fault", ["wrong_count", "nan", "per_token", "malformed"])
+def test_a_malformed_answer_is_asked_again_text_by_text(server, fault):
+    server.faults = [fault]
+    r = embedder(server).embed(DISTINCT)
+    check(r, DISTINCT)
+    sizes = [len(b["input"]) for _, b in server.requests]
+    if fault == "malformed":  # a broken body is transient: retried whole
+        assert r.failed == {} and sizes == [5, 5]
+    else:
+        assert r.failed == {} and sizes == [5, 1, 1, 1, 1, 1]
+
+
+def test_a_text_that_keeps_failing_is_unscored_with_the_reason(server):
+    server.faults = ["wrong_count", "ok", "nan"]
+    r = embedder(server).embed(["a", "b", "c"])
+    assert r.failed == {1: "openai: NaN or infinite values in the vectors"}
+    assert np.isnan(r.vectors[1]).all() and not np.isnan(r.vectors[[0, 2]]).any()
+
+
+def test_cache_records_and_cost(tmp_path, server):
+    log = tmp_path / "calls.jsonl"
+    options = JudgeOptions(cache=tmp_path / "c.sqlite", records=log)
+    e = fast(open_embedder("openai/text-embedding-3-small", base_url=server.url + "/v1", options=options))
+    r = e.embed(DISTINCT)
+    assert r.usage["requests"] == 1 and r.usage["input_tokens"] > 0
+    assert r.usage["cost_usd"] == pytest.approx(r.usage["input_tokens"] * 0.02 / 1e6)
+    again = e.embed(DISTINCT)
+    assert again.usage["requests"] == 0 and again.usage["cache_hits"] == 5 and again.usage["cost_usd"] == 0
+    assert server.count("openai-embed") == 1
+    e.close()
+    calls = [r for r in read_records(log) if r.get("event") == "call"]
+    assert len(calls) == 1 and calls[0]["embedder"] == "openai/text-embedding-3-small"
+    assert calls[0]["base_url"] == server.url + "/v1" and calls[0]["texts"] == 5
+
+
+def test_openai_sdk_transport(server):
+    r = embedder(server, "openai/m?transport=sdk").embed(DISTINCT)
+    check(r, DISTINCT)
+    assert server.count("openai-embed") == 1
+
+
+def test_gemini_embeddings_through_google_genai(server):
+    pytest.importorskip("google.genai")
+    e = fast(open_embedder("gemini/gemini-embedding-001?output_dimensionality=16", base_url=server.url, cache=False))
+    assert e.spec == "gemini/gemini-embedding-001?output_dimensionality=16&task_type=SEMANTIC_SIMILARITY"
+    r = e.embed(DISTINCT)
+    check(r, DISTINCT)
+    path_body = server.requests[0][1]
+    assert len(path_body["requests"]) == 5
+
+
+def test_unreachable_server_fails_fast():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        e = fast(open_embedder("openai/m", base_url=f"http://127.0.0.1:{port}/v1", cache=False))
+        with pytest.raises(Unreachable, match="connection refused"):
+            e.embed(["a", "b"])
+        with pytest.raises(Unreachable):  # later calls stop at once
+            e.embed(["c"])
+
+
+def test_a_400_fails_the_text_with_the_key_redacted(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-key-1234567890")
+    server.faults = ["echo_key"]  # a careless server quoting the credentials it was sent
+    r = embedder(server).embed(["a"])
+    assert list(r.failed) == [0] and "HTTP 400" in r.failed[0] and "sk-secret" not in r.failed[0]
+
+
+def test_openai_without_key_or_base_url_is_a_config_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        open_embedder("openai/text-embedding-3-small", cache=False)
