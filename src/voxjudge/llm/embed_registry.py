@@ -27,7 +27,9 @@ from voxjudge.llm.types import Usage
 
 DEFAULT = "e5/multilingual-e5-small"  # what ``default`` means (chosen by bench/embedders.py; docs/meaning.md)
 # Options that change how vectors are fetched, never what they are: kept out of cache keys and names.
-EMBED_TRANSPORT_OPTIONS = frozenset({"batch_size", "threads", "latency", "fail_first", "max_batch", "max_chars", "reject"})
+EMBED_TRANSPORT_OPTIONS = frozenset(
+    {"batch_size", "threads", "transport", "latency", "fail_first", "max_batch", "max_chars", "reject"}
+)
 
 
 class TooLarge(PermanentError):

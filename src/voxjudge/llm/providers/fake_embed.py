@@ -75,8 +75,9 @@ class FakeEmbedBackend:
             raise TransientError("fake: rate limited", status=429, retry_after=0.0)
         if len(texts) > self.max_batch:
             raise TooLarge(f"fake: batch of {len(texts)} is too large (max {self.max_batch})", status=413)
-        if max(map(len, texts)) > self.max_chars:
-            raise TooLarge(f"fake: input is too large ({max(map(len, texts))} > {self.max_chars} characters)", status=500)
+        longest = max(map(len, texts))
+        if longest > self.max_chars:
+            raise TooLarge(f"fake: input is too large ({longest} > {self.max_chars} characters)", status=500)
         if self.reject is not None and any(self.reject in t for t in texts):
             raise PermanentError(f"fake: input rejected (contains {self.reject!r})", status=400)
         vectors = np.stack([hashed_vector(self.spec.model, t, self.dim) for t in texts])
