@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from voxjudge.llm import negotiate, registry
+from voxjudge.llm import negotiate, registry, spec
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +21,7 @@ def provider(monkeypatch):
 
     def register(name, factory):
         monkeypatch.setitem(registry._CUSTOM, name, factory)
+        monkeypatch.setattr(spec, "_REGISTERED", spec._REGISTERED | {name})
 
     return register
 

@@ -13,7 +13,7 @@ import pytest
 from voxjudge.llm import ConfigError, EmbedCall, EmbedLimits, Usage, open_embedder, register_embedder
 from voxjudge.llm.cache import Cache
 from voxjudge.llm.embed_registry import _CUSTOM
-from voxjudge.llm.providers.fake_embed import hashed_vector
+from voxjudge.llm.scripts import hashed_vector
 
 
 def unit(v: np.ndarray) -> np.ndarray:

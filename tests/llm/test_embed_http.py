@@ -13,8 +13,8 @@ import pytest
 from voxjudge.llm import ConfigError, JudgeOptions, open_embedder
 from voxjudge.llm.errors import Unreachable
 from voxjudge.llm.fakeserver import FakeLLMServer
-from voxjudge.llm.providers.fake_embed import hashed_vector
 from voxjudge.llm.records import read_records
+from voxjudge.llm.scripts import hashed_vector
 
 TEXTS = ["the cat sat on the mat", "a dog barked", "le chat", "the cat sat on the mat", "quatre", "", "cinq"]
 DISTINCT = ["the cat sat on the mat", "a dog barked", "le chat", "quatre", "cinq"]

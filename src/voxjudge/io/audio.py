@@ -10,14 +10,64 @@ actually found (not the one the suffix claims).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from voxjudge.errors import InputError
+
+AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg"}
+
+
+@dataclass(frozen=True)
+class AudioPart:
+    """Audio bytes with their container format; the cache keys it by content hash, not by path.
+    Plain data with no model in it: ``voxjudge.llm`` puts it in a message (``llm.types`` re-exports it)."""
+
+    data: bytes = field(repr=False)
+    format: str = "wav"
+
+    def __post_init__(self) -> None:
+        if self.format not in AUDIO_FORMATS:
+            raise InputError(f"audio format {self.format!r} not supported; use one of {', '.join(AUDIO_FORMATS)}")
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> AudioPart:
+        """The clip after the one audio validation every path shares (format from the content,
+        not the suffix; silence-free decoding checked), so no judge is sent bytes that are not audio."""
+        return audio_part(path)
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @cached_property
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def mime_type(self) -> str:
+        return AUDIO_FORMATS[self.format]
+
+    def seconds(self) -> float | None:
+        """Duration for WAV (from the header); None for compressed formats."""
+        if self.format != "wav":
+            return None
+        import io
+        import wave
+
+        try:
+            with wave.open(io.BytesIO(self.data)) as w:
+                return w.getnframes() / float(w.getframerate())
+        except (wave.Error, EOFError):
+            return None
+
 
 # container name from libsndfile -> the format name an audio-LLM request carries
 _CONTAINERS = {"WAV": "wav", "WAVEX": "wav", "RF64": "wav", "FLAC": "flac", "OGG": "ogg", "MP3": "mp3"}
@@ -91,7 +141,6 @@ def audio_part(path: str | Path):
     """The clip as an ``AudioPart`` for an audio LLM, after the same validation as ``read_audio``
     (done once per file version: a judge sends the same clip in many requests)."""
     from voxjudge.io.readers import read_bytes
-    from voxjudge.llm.types import AudioPart
 
     data = read_bytes(path, "audio file")
     stat = Path(path).stat()

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from voxjudge.llm.providers.fake import example_from_schema
+from voxjudge.llm.scripts import example_from_schema
 
 Responder = Callable[[str, dict[str, Any]], Any]
 
@@ -264,7 +264,7 @@ class FakeLLMServer:
     def _embeddings(self, provider: str, body: dict[str, Any], fault: str) -> Any:
         from aiohttp import web
 
-        from voxjudge.llm.providers.fake_embed import hashed_vector
+        from voxjudge.llm.scripts import hashed_vector
 
         if provider == "openai-embed":
             texts = body.get("input")

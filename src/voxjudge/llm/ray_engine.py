@@ -54,6 +54,7 @@ from voxjudge.llm.ray_shards import (
     task_digest,
 )
 from voxjudge.llm.retry import RetryPolicy
+from voxjudge.llm.scripts import fake_script, register_fake_script
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.task import Item, Task
 from voxjudge.llm.types import AudioPart, Request, Response
@@ -125,8 +126,6 @@ class JudgeRecipe:
 
     @classmethod
     def of(cls, judge: Judge) -> JudgeRecipe:
-        from voxjudge.llm.providers import fake
-
         return cls(
             judge.spec,
             None if judge.cache is None else str(judge.cache.path),
@@ -136,13 +135,11 @@ class JudgeRecipe:
             judge.timeout,
             judge.meter.price,
             judge.limiter.requests is not None or judge.limiter.tokens is not None,
-            fake._SCRIPTS.get(judge.spec.model) if judge.spec.provider == "fake" else None,
+            fake_script(judge.spec.model) if judge.spec.provider == "fake" else None,
         )
 
     def build(self, limiter: Any, incarnation: str, max_cost: float | None, **slots: Any) -> ClusterJudge:
         if self.script is not None:
-            from voxjudge.llm.providers.fake import register_fake_script
-
             register_fake_script(self.spec.model, self.script)
         judge = ClusterJudge(
             self.spec,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voxjudge.llm.errors import ConfigError
-from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.spec import JudgeSpec, note_provider
 from voxjudge.llm.types import ProviderResult, Request
 
 
@@ -66,6 +66,7 @@ _CUSTOM: dict[str, Factory] = {}
 def register_provider(name: str, factory: Factory) -> None:
     """Add a provider; ``name/model`` specs then resolve to ``factory(spec)``."""
     _CUSTOM[name.lower()] = factory
+    note_provider(name)
 
 
 def registered_providers() -> list[str]:

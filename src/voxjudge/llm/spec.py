@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from voxjudge.llm.errors import ConfigError
 
-PROVIDERS = ("openai", "anthropic", "gemini", "local", "fake")
+PROVIDERS = ("openai", "anthropic", "gemini", "local", "vllm", "fake")
 # Options that change how a call is made but never what the model answers; every other option
 # (structured, grammar, bias, n_ctx, ...) is part of the cache key and the judge's recorded name.
 TRANSPORT_OPTIONS = frozenset({"transport", "latency", "error_rate", "fail_first", "n_threads", "verbose"})
@@ -85,7 +85,7 @@ def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
             "gemini/<model>, local/<file.gguf>, fake/<script>"
         )
     provider = provider.lower()
-    if provider not in PROVIDERS and not _registered(provider):
+    if provider not in PROVIDERS and provider not in _REGISTERED:
         raise ConfigError(f"unknown provider {provider!r} in {spec!r}; known: {', '.join(PROVIDERS)}")
     model, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
@@ -97,7 +97,10 @@ def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
     return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
 
 
-def _registered(provider: str) -> bool:
-    from voxjudge.llm.registry import registered_providers
+# Providers added with ``registry.register_provider`` (the registry tells this module, so a spec
+# knows every provider name without importing the registry, which imports specs).
+_REGISTERED: set[str] = set()
 
-    return provider in registered_providers()
+
+def note_provider(name: str) -> None:
+    _REGISTERED.add(name.lower())

@@ -2,67 +2,19 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
 
-from voxjudge.errors import InputError
+# Audio is data that io reads and validates; a message part is just that data (io knows no model).
+from voxjudge.io.audio import AUDIO_FORMATS as AUDIO_FORMATS  # re-exported beside the other types
+from voxjudge.io.audio import AudioPart as AudioPart
 
 Role = Literal["system", "user", "assistant"]
-AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg"}
 
 
 @dataclass(frozen=True)
 class TextPart:
     text: str
-
-
-@dataclass(frozen=True)
-class AudioPart:
-    """Audio bytes with their container format; the cache keys it by content hash, not by path."""
-
-    data: bytes = field(repr=False)
-    format: str = "wav"
-
-    def __post_init__(self) -> None:
-        if self.format not in AUDIO_FORMATS:
-            raise InputError(f"audio format {self.format!r} not supported; use one of {', '.join(AUDIO_FORMATS)}")
-
-    @classmethod
-    def from_path(cls, path: str | Path) -> AudioPart:
-        """The clip after the one audio validation every path shares (format from the content,
-        not the suffix; silence-free decoding checked), so no judge is sent bytes that are not audio."""
-        from voxjudge.io.audio import audio_part
-
-        return audio_part(path)
-
-    @cached_property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
-
-    @cached_property
-    def base64(self) -> str:
-        return base64.b64encode(self.data).decode("ascii")
-
-    @property
-    def mime_type(self) -> str:
-        return AUDIO_FORMATS[self.format]
-
-    def seconds(self) -> float | None:
-        """Duration for WAV (from the header); None for compressed formats."""
-        if self.format != "wav":
-            return None
-        import io
-        import wave
-
-        try:
-            with wave.open(io.BytesIO(self.data)) as w:
-                return w.getnframes() / float(w.getframerate())
-        except (wave.Error, EOFError):
-            return None
 
 
 Part = TextPart | AudioPart

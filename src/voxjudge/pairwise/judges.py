@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
 from voxjudge.llm.label import label_tasks
-from voxjudge.llm.providers.fake import register_fake_script
+from voxjudge.llm.scripts import register_fake_script
 from voxjudge.pairwise.acoustic import MEASURED, AcousticJudge
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.rubric import Dimension, Rubric

@@ -15,77 +15,22 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from voxjudge.io.readers import split_lines
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
 from voxjudge.llm.registry import Capabilities
+from voxjudge.llm.scripts import (  # noqa: F401  (FakeReply, register_fake_script: their old home)
+    _SCRIPTS,
+    FakeReply,
+    Script,
+    example_from_schema,
+    register_fake_script,
+)
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Completion, ProviderResult, Request, Usage
 from voxjudge.llm.usage import estimate_request_tokens, estimate_tokens
-
-
-@dataclass
-class FakeReply:
-    text: str
-    finish_reason: str = "stop"
-    latency: float | None = None
-
-
-Script = Callable[[Request, int], Any]
-_SCRIPTS: dict[str, Script] = {}
-
-
-def register_fake_script(name: str, script: Script) -> None:
-    """``script(request, sample_index)`` returns text, a JSON-able object, a FakeReply or an exception.
-    A script with a true ``takes_options`` attribute also gets the spec's options (``?key=value``)."""
-    _SCRIPTS[name] = script
-
-
-def example_from_schema(schema: dict[str, Any]) -> Any:
-    """A small valid instance of a JSON schema (enough for the schemas voxjudge sends)."""
-    if "const" in schema:
-        return schema["const"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        return {k: example_from_schema(v) for k, v in props.items() if k in schema.get("required", props)}
-    if kind == "array":
-        item = schema.get("items") or {}
-        count = schema.get("minItems", 0)
-        values = [example_from_schema(item) for _ in range(count)]
-        # Batch schemas pin ids with an enum: give every position a different id.
-        for key, sub in (item.get("properties") or {}).items():
-            if "enum" in sub and len(sub["enum"]) >= count:
-                for k, v in enumerate(values):
-                    v[key] = sub["enum"][k]
-        return values
-    if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1 if "exclusiveMinimum" in schema else 0)
-        return int(low) if kind == "integer" else float(low)
-    if kind == "string":
-        return "x" * schema.get("minLength", 0)
-    return {"boolean": False, "null": None}.get(kind, None)
-
-
-def _echo(request: Request, index: int) -> str:
-    users = [m for m in request.messages if m.role == "user"]
-    return users[-1].text_content if users else ""
-
-
-def _schema(request: Request, index: int) -> Any:
-    return example_from_schema(request.schema) if request.schema else "ok"
-
-
-register_fake_script("echo", _echo)
-register_fake_script("schema", _schema)
 
 
 def _jsonl_script(path: Path) -> Script:

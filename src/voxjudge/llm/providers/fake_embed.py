@@ -13,35 +13,16 @@ with a context limit does); ``latency`` (seconds per call); ``fail_first`` (the 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from typing import Any
 
 import numpy as np
 
 from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, int_option
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError
+from voxjudge.llm.scripts import hashed_vector
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
 from voxjudge.llm.usage import estimate_tokens
-
-
-def _features(name: str, text: str) -> list[str]:
-    if name == "words":
-        return text.lower().split()
-    padded = f" {text.lower()} "
-    return [padded[i : i + 3] for i in range(max(1, len(padded) - 2))]
-
-
-def hashed_vector(name: str, text: str, dim: int) -> np.ndarray:
-    """The fake vector of one text (also the oracle tests compare against)."""
-    out = np.zeros(dim, dtype=np.float32)
-    for feature in _features(name, text):
-        h = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
-        index = int.from_bytes(h[:4], "little") % dim
-        out[index] += 1.0 if h[4] & 1 else -1.0
-    if not out.any():
-        out[0] = 1.0  # a text with no feature still has a direction
-    return out
 
 
 class FakeEmbedBackend:
