@@ -137,6 +137,7 @@ class Embedder(RetriedCalls):
         # None embeds in this process; ``voxjudge.llm.ray_engine.RayEngine`` spreads the batches
         # over its workers instead.
         self.engine: Any = None
+        self.workers_used = 0  # worker processes the last engine run used (0: this process)
 
     @property
     def call_spec(self) -> JudgeSpec:
@@ -193,6 +194,8 @@ class Embedder(RetriedCalls):
         cost = self.meter.cost
         usage["cost_usd"] = None if cost is None else cost - (cost_before or 0.0)
         usage.update(texts=len(texts), distinct=len(distinct), failed=len(failed))
+        if self.engine is not None:
+            usage["workers"] = self.workers_used
         usage["wall_seconds"] = round(time.perf_counter() - started, 3)
         return EmbedResult(vectors, dict(sorted(failed.items())), usage)
 
@@ -220,6 +223,7 @@ class Embedder(RetriedCalls):
         if self.unreachable:
             raise Unreachable(self.unreachable)
         if self.engine is not None:
+            self.workers_used = 0
             got, reasons = await self.engine.embed(self, [texts[k] for k in missing], progress=None)
             for j, vector in got.items():
                 found[missing[j]] = vector

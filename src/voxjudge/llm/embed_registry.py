@@ -25,7 +25,7 @@ from voxjudge.llm.errors import ConfigError, PermanentError
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
 
-DEFAULT = "e5/multilingual-e5-small"  # what ``default`` means (chosen by bench/embedders.py; docs/meaning.md)
+DEFAULT = "e5/multilingual-e5-small"  # what ``default`` means (chosen by bench/embedders.py: docs/model-judges.md)
 # Options that change how vectors are fetched, never what they are: kept out of cache keys and names.
 EMBED_TRANSPORT_OPTIONS = frozenset(
     {"batch_size", "threads", "transport", "latency", "fail_first", "max_batch", "max_chars", "reject"}

@@ -13,6 +13,9 @@ mid-run is restarted by Ray and its unfinished shares are handed out again; a re
 interrupted command skips the items its shards record and gets finished calls from the cache,
 so only the calls in flight at the interruption are paid twice.
 
+Embedders (``RayEngine.embed``) spread their batches over the workers the same way
+(``ray_embed``); their resume is the cache's.
+
 Attach to a running cluster with ``address="auto"`` (after ``ray start --head``); workers there
 need voxjudge installed and, for a file cache, a path they all see.
 """
@@ -354,6 +357,14 @@ class RayEngine:
         if judge.stop_reason is None and all(r is not None and all(x.ok for x in r) for r in results):
             shards.remove(run)
         return results
+
+    async def embed(
+        self, embedder: Any, texts: list[str], *, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[dict[int, Any], dict[int, str]]:
+        """An embedder's uncached texts, in its batches, over the workers (``ray_embed``)."""
+        from voxjudge.llm.ray_embed import embed_on_ray
+
+        return await embed_on_ray(self, embedder, texts, progress)
 
     def _run(self, judge: Judge, job: tuple, shares: list, shards: Shards, run: str, counts, progress, size) -> list:
         done, total = counts
