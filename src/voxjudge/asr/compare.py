@@ -30,6 +30,7 @@ class Comparison:
     ties: int
     confusions_a: Confusions
     confusions_b: Confusions
+    semdist_bootstrap: BootstrapDifference | None = None  # when an embedder was given
 
     def summary(self) -> dict:
         sa, sb = self.a.summary(), self.b.summary()
@@ -46,8 +47,19 @@ class Comparison:
             },
             "significance": {"mapsswe": self.mapsswe.as_dict(), "paired_bootstrap_wer": self.wer_bootstrap.as_dict()},
             "confusions": {"a": self.confusions_a.as_dict(), "b": self.confusions_b.as_dict()},
+            **self._semdist(),
             # what every figure above was computed on: a WER is only comparable under one normalisation
             **{k: sa[k] for k in ("normalize", "split", "cer_unit") if k in sa},
+        }
+
+    def _semdist(self) -> dict:
+        """SemDist of both systems (mean over utterances), its difference and the paired bootstrap of it."""
+        if self.semdist_bootstrap is None:
+            return {}
+        boot = self.semdist_bootstrap
+        return {
+            "semdist": {"a": boot.a, "b": boot.b, "delta": boot.difference, "embedder": self.a.semdist.embedder},
+            "significance_semdist": {"paired_bootstrap_semdist": boot.as_dict()},
         }
 
 
@@ -64,7 +76,13 @@ def compare_systems(
     confidence: float = 0.95,
     seed: int = 0,
     top: int = 10,
+    embedder: str | None = None,
+    embedder_base_url: str | None = None,
+    embed_options=None,
+    embed_progress=None,
 ) -> Comparison:
+    """A against B (``Comparison``); with ``embedder`` (a spec, as ``compute_metrics`` takes it),
+    SemDist of both, each distinct text embedded once, and a paired bootstrap of its difference."""
     if not (len(references) == len(hypotheses_a) == len(hypotheses_b)):
         raise ValueError("references and both hypothesis lists must have the same length")
     kw = dict(normalizer=normalizer, split=split, char_unit=char_unit)
@@ -82,6 +100,22 @@ def compare_systems(
         confidence=confidence,
         seed=seed,
     )
+    semdist_boot = None
+    if embedder:
+        from voxjudge.asr.semdist import compute_semdist
+
+        ma.semdist, mb.semdist = compute_semdist(
+            embedder,
+            references,
+            [hypotheses_a, hypotheses_b],
+            ma.ids,
+            base_url=embedder_base_url,
+            options=embed_options,
+            progress=embed_progress,
+        )
+        semdist_boot = paired_bootstrap(
+            ma.semdist.distances, mb.semdist.distances, n_resamples=n_resamples, confidence=confidence, seed=seed
+        )
     a_better = sum(x < y for x, y in zip(errors_a, errors_b))
     b_better = sum(x > y for x, y in zip(errors_a, errors_b))
     return Comparison(
@@ -94,4 +128,5 @@ def compare_systems(
         ties=len(errors_a) - a_better - b_better,
         confusions_a=confusion_pairs(align_a, top),
         confusions_b=confusion_pairs(align_b, top),
+        semdist_bootstrap=semdist_boot,
     )

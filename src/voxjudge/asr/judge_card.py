@@ -34,9 +34,9 @@ class Metric:
     higher_is_better: bool
     values: dict[Texts, float | None] = field(repr=False)
     run: dict[str, Any] = field(default_factory=dict, repr=False)  # e.g. an LLM judge's usage
-    # LASER on the raters' curve: the curve that made it. A monotone map of LASER agrees with every
-    # preference exactly as LASER does, so such a metric is shown beside the ratings only
-    rater_curve: float | None = None
+    # what the figure is fitted to people from (laser_calibrated's model), None for the others:
+    # the card names it so, since on the shipped human sets it is not out of fold
+    fitted: str | None = None
 
     def scored(self, keys: Sequence[Texts]) -> int:
         return sum(self.values[k] is not None for k in keys)
@@ -118,7 +118,6 @@ def judge_card(
     of the join that built ``ratings`` from separate files (``join_ratings``), shown first;
     ``ratings_unit``: what ``Rating.group`` holds, for the summary (default: the utterance, i.e.
     the reference)."""
-    from voxjudge.asr.laser.calibration import rated
     from voxjudge.stats.correlation import METHODS as KNOWN
 
     if not methods or any(m not in KNOWN for m in methods):
@@ -129,19 +128,28 @@ def judge_card(
     laser = laser or laser_scorer()
     keys = unique_texts(preferences, ratings)
     metrics = classic_metrics(keys, normalize)
+    semdist = None
     for spec in judges:
         values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys])
-        curve = run.get("rater_curve")
-        run = {k: v for k, v in run.items() if k != "rater_curve"}
+        figures = run.pop("figures", {})
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
-        if curve is not None and ratings:
-            calibrated = {k: rated(v, curve) for k, v in zip(keys, values)}
-            metrics.append(Metric(f"LASER {spec} calibrated", True, calibrated, rater_curve=curve))
+        if figures.get("laser_calibrated") is not None:
+            metrics.append(
+                Metric(
+                    f"LASER {spec} calibrated",
+                    True,
+                    dict(zip(keys, figures["laser_calibrated"])),
+                    fitted=run.get("laser_calibrated_model"),
+                )
+            )
+        if semdist is None and figures.get("semdist") is not None:
+            semdist = Metric(f"SemDist ({run.get('embedder')})", False, dict(zip(keys, figures["semdist"])))
+    if semdist is not None:
+        metrics.append(semdist)
     boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
     summary: dict[str, Any] = {
         "metrics": [
-            {"name": m.name, "higher_is_better": m.higher_is_better}
-            | ({"rater_curve": m.rater_curve} if m.rater_curve is not None else {})
+            {"name": m.name, "higher_is_better": m.higher_is_better} | ({"fitted": m.fitted} if m.fitted else {})
             for m in metrics
         ],
         "coverage": {m.name: {"scored": m.scored(keys), "total": len(keys)} for m in metrics},
@@ -150,8 +158,7 @@ def judge_card(
     }
     names = names or {}
     if preferences:
-        compared = [m for m in metrics if m.rater_curve is None]
-        summary["preferences"] = _preferences(preferences, compared, boot, names.get("preferences"))
+        summary["preferences"] = _preferences(preferences, metrics, boot, names.get("preferences"))
     if ratings:
         summary["ratings"] = _ratings(ratings, metrics, boot, names.get("ratings"), split_halves, list(methods))
         summary["ratings"]["bootstrap_unit"] = ratings_unit
@@ -289,8 +296,14 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
         details = {
             k: result.summary[k]
-            for k in ("llm", "usage", "stopped", "rater_curve")
+            for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder")
             if result.summary.get(k) is not None
+        }
+        fitted = result.settings.get("laser_calibrated_model")
+        meaning = result.settings.get("embedder", "none") != "none"
+        details["figures"] = {
+            "laser_calibrated": [u.laser_calibrated for u in result.utterances] if fitted else None,
+            "semdist": [u.semdist for u in result.utterances] if meaning else None,
         }
         return [u.laser for u in result.utterances], details
 

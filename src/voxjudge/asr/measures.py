@@ -96,6 +96,10 @@ def compute_metrics(
     per_utterance: bool = True,
     char_counts: bool = True,
     progress: Progress | None = None,
+    embedder: str | None = None,
+    embedder_base_url: str | None = None,
+    embed_options=None,
+    embed_progress=None,
 ) -> MetricsResult:
     """WER/MER/WIL/WIP on words and CER on code points (``char``) or graphemes, per utterance
     and corpus level. ``normalizer`` is applied to both sides first (see ``get_normalizer``).
@@ -104,7 +108,12 @@ def compute_metrics(
     cost nothing. ``per_utterance=False`` keeps only the corpus totals (no per-utterance Python
     work); ``char_counts=False`` computes the CER from the edit distance alone, without its
     split into hits, substitutions, deletions and insertions (the summary then has no
-    ``char_counts``)."""
+    ``char_counts``).
+
+    ``embedder``: a spec (``default``, ``openai/<model>`` ...; ``llm.open_embedder``) to add SemDist
+    per utterance and for the corpus (``asr.semdist``; on the texts as given, not normalised);
+    ``embed_options`` a ``JudgeOptions`` for its cache and limits, ``embed_progress`` a context
+    factory like ``run_laser``'s ``progress``."""
     if char_unit not in ("char", "grapheme"):
         raise ValueError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
     units = tuple(units)
@@ -130,6 +139,19 @@ def compute_metrics(
         corpus = {u: t.counts() for u, t in tallies.items() if t.detail}
         if "char" in tallies and not tallies["char"].detail:
             char_rate = tallies["char"].rate()
+    semdist = None
+    if embedder:
+        from voxjudge.asr.semdist import compute_semdist
+
+        (semdist,) = compute_semdist(
+            embedder,
+            references,
+            [hypotheses],
+            ids,
+            base_url=embedder_base_url,
+            options=embed_options,
+            progress=embed_progress,
+        )
     return MetricsResult(
         ids=list(ids),
         word=tallies["word"].rows if per_utterance and "word" in tallies else None,
@@ -139,6 +161,7 @@ def compute_metrics(
         normalizer=getattr(normalizer, "name", "custom") if normalizer else "none",
         _corpus=corpus,
         _char_rate=char_rate,
+        semdist=semdist,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from voxjudge._gc import gc_paused
 from voxjudge.asr.error_counts import ErrorCounts, total
@@ -32,6 +33,7 @@ class MetricsResult:
     normalizer: str = "none"
     _corpus: dict[str, ErrorCounts] = field(default_factory=dict, repr=False)
     _char_rate: tuple[int, int] | None = field(default=None, repr=False)
+    semdist: Any = None  # ``asr.semdist.SemDist`` when an embedder was given
 
     @property
     def has_words(self) -> bool:
@@ -89,6 +91,8 @@ class MetricsResult:
                 out["char_counts"] = self.corpus_char.counts()
             out["cer_unit"] = self.char_unit
         out.update(utterances_count=len(self.ids), level="corpus", split=self.split, normalize=self.normalizer)
+        if self.semdist is not None:  # mean over utterances (a distance per sentence, not per word)
+            out["semdist"], out["embedder"] = self.semdist.mean(), self.semdist.embedder
         return out
 
     def per_utterance(self) -> list[dict]:
@@ -108,6 +112,9 @@ class MetricsResult:
                     out.append(row)
             else:
                 out = [{"id": uid, **_char_rates(c)} for uid, c in zip(self.ids, char)]  # type: ignore[arg-type]
+            if self.semdist is not None:
+                for k, row in enumerate(out):
+                    row["semdist"] = self.semdist.value(k)
         return out
 
     def _rows(self) -> tuple[list[ErrorCounts] | None, list[ErrorCounts] | None]:

@@ -21,6 +21,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
+from voxjudge.cli.embedder_options import add_embedder_options
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -54,6 +55,7 @@ def register(groups) -> None:
     p.add_argument("--by-speaker", action="store_true", help="add a per-speaker summary (speaker column or id prefix)")
     p.add_argument("--speaker-sep", default="-", help="id prefix separator for --by-speaker (default: '-')")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_embedder_options(p, purpose="SemDist per utterance and for the corpus")
     p.add_argument("--out", metavar="FILE", help="write per-utterance records to FILE (.jsonl, .csv, .tsv, .json)")
     p.set_defaults(func=cmd_metrics)
 
@@ -88,6 +90,7 @@ def register(groups) -> None:
     )
     add_bootstrap_options(p)
     p.add_argument("--top", type=int, default=10, help="confusion pairs to list per system (default: 10)")
+    add_embedder_options(p, purpose="SemDist of both systems and the significance of its difference")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument(
         "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
@@ -148,6 +151,9 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             per_utterance=per_utterance,
             char_counts=per_utterance or args.json or units[0] != "word",
             progress=progress,
+            embedder=args.embedder,
+            embedder_base_url=args.embedder_base_url,
+            embed_progress=progress_bar,
         )
     summary = result.summary()
     utterances = result.per_utterance() if per_utterance else []
@@ -236,12 +242,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         seed=args.bootstrap_seed,
         top=args.top,
+        embedder=args.embedder,
+        embedder_base_url=args.embedder_base_url,
+        embed_progress=progress_bar,
     )
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
     records = []
     if args.out:
-        keys = ("wer", "cer", "hits", "substitutions", "deletions", "insertions")
+        keys = ("wer", "cer", "hits", "substitutions", "deletions", "insertions") + (
+            ("semdist",) if args.embedder else ()
+        )
         records = [
             {
                 "id": ua["id"],

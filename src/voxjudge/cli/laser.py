@@ -18,6 +18,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
+from voxjudge.cli.embedder_options import add_embedder_options
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options, make_judge
 from voxjudge.cli.report_options import (
     add_report_options,
@@ -57,8 +58,8 @@ def register(cmds) -> None:
     p.add_argument(
         "--human",
         metavar="FILE",
-        help="human scores by id: Pearson/Spearman/Kendall for LASER, LASER on the raters' curve "
-        "(judges that have one) and 1-WER",
+        help="human scores by id: Pearson/Spearman/Kendall for LASER, laser_calibrated (judges that have "
+        "it), 1 - SemDist (with --embedder) and 1 - WER",
     )
     p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
     p.add_argument(
@@ -68,6 +69,7 @@ def register(cmds) -> None:
         "reported first (default: a scored utterance without a human score is an error)",
     )
     add_bootstrap_options(p)  # for the CIs of the agreement with --human
+    add_embedder_options(p, purpose="SemDist per utterance and laser_calibrated with meaning")
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -118,6 +120,7 @@ def register(cmds) -> None:
     p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
     alias(p, "--split-seed", "--seed")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    add_embedder_options(p, purpose="with --ratings/--preferences: also fit laser_calibrated with meaning")
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
@@ -235,6 +238,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         llm=judge_options(args),
         jobs=args.jobs,
         allow_partial=args.allow_partial,
+        embedder=args.embedder,
+        embedder_base_url=args.embedder_base_url,
         **boot,
     )
     records = RecordStream(args.out) if args.out and not args.dry_run else None
@@ -452,14 +457,22 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _train_calibration(args: argparse.Namespace, rubric) -> int:
-    from voxjudge.asr.laser.calibration import train_files
+    from voxjudge.asr.laser.calibrate import train_files
 
     if args.pairs:
         raise InputError("word pairs and --ratings/--preferences are two trainings; run them one at a time")
     if not args.out and not args.cv:
         raise InputError("nothing to do: give --out CALIBRATION.json, --cv K, or both")
-    with progress_bar("fitting the evidence calibration"):
-        text, report = train_files(args.ratings, args.preferences, rubric, cv=args.cv, seed=args.seed)
+    with progress_bar("fitting the evidence calibration and laser_calibrated"):
+        text, report = train_files(
+            args.ratings,
+            args.preferences,
+            rubric,
+            cv=args.cv,
+            seed=args.seed,
+            embedder=args.embedder,
+            embedder_base_url=args.embedder_base_url,
+        )
     if args.out:
         write_all({args.out: text})
     if args.json or not args.cv:

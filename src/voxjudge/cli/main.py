@@ -9,10 +9,11 @@ import os
 import sys
 
 from voxjudge import __version__
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, VoxjudgeError
 
 EXIT_OUTPUT = 1  # an output could not be written (a full disk)
 EXIT_INPUT = 2
+EXIT_MODEL = 3  # the documented 'incomplete' status: the model left work undone
 EXIT_INTERRUPTED = 130
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"voxjudge: error: {worded(e)}", file=sys.stderr)
         return EXIT_INPUT
+    except VoxjudgeError as e:  # a model that failed for good (an embedder that cannot embed, a server gone)
+        print(f"voxjudge: error: {e}", file=sys.stderr)
+        return EXIT_MODEL
     except KeyboardInterrupt:
         print("voxjudge: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

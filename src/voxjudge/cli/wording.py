@@ -30,6 +30,7 @@ FLAGS = {
     "samples": "--samples ",
     "sampling_seed": "--sampling-seed",
     "draw_seed": "--draw-seed",
+    "embedder": "--embedder",
     "temperature": "--temperature",
     "text_field": "--text-col",
     "theta": "--theta",

@@ -14,6 +14,12 @@ pairs with an empty side -- never glued onto a correct neighbour.
 
 Words are compared by a key (NFC, case folded, edge punctuation stripped), so ``cat.`` and
 ``cat`` align as equal; the pairs keep the original words for display and for the judges.
+
+Among alignments of equal cost, the programme prefers the one that pairs words which differ only
+in combining marks or in the seat of a hamza (``soft_key``): an Arabic reference written with
+tashkeel against a hypothesis without it has no equal key at all, and without this preference
+one added word shifted every later pair onto its neighbour's word. It only breaks ties, so the
+cost stays the plain edit script's.
 """
 
 from __future__ import annotations
@@ -75,6 +81,19 @@ class RubricPair:
         return 0 if self.op == "equal" else 1
 
 
+_ALEF = str.maketrans("أإآٱ", "اااا")
+
+
+@lru_cache(maxsize=100_000)
+def soft_key(key: str) -> str:
+    """A word key without combining marks (tashkeel, nukta, accents) and with one alef: what
+    breaks ties between equally cheap alignments (never what makes two words equal)."""
+    if key.isascii():
+        return key
+    stripped = "".join(ch for ch in unicodedata.normalize("NFD", key) if unicodedata.category(ch) != "Mn")
+    return stripped.translate(_ALEF)
+
+
 def _region(
     ref: Sequence[str],
     hyp: Sequence[str],
@@ -88,6 +107,10 @@ def _region(
     rk, hk their comparison keys)."""
     n, m = len(ref), len(hyp)
     inf = float("inf")
+    # cost = edits * unit + pairs whose words differ even without marks: edits first, the
+    # secondary count only among alignments with as few edits
+    unit = n + m + 1
+    rs, hs = [soft_key(k) for k in rk], [soft_key(k) for k in hk]
     # cost[i][j]: best cost aligning ref[i:] with hyp[j:]; ties prefer merges/swaps, then substitutions
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     move: list[list[tuple | None]] = [[None] * (m + 1) for _ in range(n + 1)]
@@ -99,18 +122,19 @@ def _region(
             options = []
             if i < n and j < m:
                 tag = "equal" if rk[i] == hk[j] else "substitute"
-                options.append((cost[i + 1][j + 1] + (tag != "equal"), 1, tag, 1, 1))
+                step = 0 if tag == "equal" else unit + (rs[i] != hs[j])
+                options.append((cost[i + 1][j + 1] + step, 1, tag, 1, 1))
             for k in range(2, MAX_MERGE + 1):
                 if i + k <= n and j < m and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
-                    options.append((cost[i + k][j + 1] + 1, 0, "merge", k, 1))
+                    options.append((cost[i + k][j + 1] + unit, 0, "merge", k, 1))
                 if j + k <= m and i < n and equivalent((ref[i],), tuple(hyp[j : j + k])):
-                    options.append((cost[i + 1][j + k] + 1, 0, "merge", 1, k))
+                    options.append((cost[i + 1][j + k] + unit, 0, "merge", 1, k))
             if i + 1 < n and j + 1 < m and rk[i] == hk[j + 1] and rk[i + 1] == hk[j] and rk[i] != rk[i + 1]:
-                options.append((cost[i + 2][j + 2] + 1, 0, "swap", 2, 2))
+                options.append((cost[i + 2][j + 2] + unit, 0, "swap", 2, 2))
             if i < n:
-                options.append((cost[i + 1][j] + 1, 2, "delete", 1, 0))
+                options.append((cost[i + 1][j] + unit + 1, 2, "delete", 1, 0))
             if j < m:
-                options.append((cost[i][j + 1] + 1, 2, "insert", 0, 1))
+                options.append((cost[i][j + 1] + unit + 1, 2, "insert", 0, 1))
             best = min(options, key=lambda o: (o[0], o[1]))
             cost[i][j] = best[0]
             move[i][j] = best

@@ -60,15 +60,6 @@ class Calibration:
     filler: str = "no_penalty"  # a filler or hesitation added or dropped
     repetition: str = "no_penalty"  # a word repeated immediately, added or dropped
     partial: str = "minor"  # a word cut off, or a false start
-    # graded penalties beside the tiers (``rules.residual``): per character edit of a penalised
-    # pair, and per case/punctuation edit of a pair that matches apart from them; powers of two
-    # (or 0) so penalties add exactly in any order
-    edit: float = 0.0
-    surface: float = 0.0
-    # the raters' curve (``calibration.rated``): k of the monotone map from the LASER score to the
-    # raters' scale, on which the first error costs the most; 0: none. It never changes a label,
-    # a penalty or the LASER score, only the ``laser_calibrated`` figure beside it
-    curve: float = 0.0
 
 
 @dataclass(frozen=True)

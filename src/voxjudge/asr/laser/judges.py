@@ -9,6 +9,7 @@ from voxjudge.asr.laser.learned import hybrid_labeler, load_model, shipped_model
 from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
+from voxjudge.errors import InputError
 
 DEFAULT = "default"
 
@@ -50,14 +51,27 @@ def _shipped_calibrations() -> dict | None:
     return load() if shipped_path().is_file() else None
 
 
-def rater_curve(spec: str | None) -> float | None:
-    """The raters' curve of an offline judge that has the learned calibration (the default and
-    ``model:`` judges; None for ``rules``, or when the calibration has none)."""
-    from voxjudge.asr.laser.calibration import POOLED
+def people_model(spec: str | None, embedder: str | None):
+    """The model of ``laser_calibrated`` for an offline judge that has the learned calibration (the
+    default and ``model:`` judges; None for ``rules``) and the run's embedder spec (None: none).
+    An embedder the shipped calibration was not fitted with has no model: ``InputError`` naming
+    ``asr train``, never the model of another embedder."""
+    from voxjudge.asr.laser.calibration import load_people, shipped_path
+    from voxjudge.asr.laser.people import model_for
 
-    cals = None if spec == "rules" else _shipped_calibrations()
-    cal = cals.get(POOLED) if cals else None
-    return cal.curve if cal is not None and cal.curve else None
+    if spec == "rules" or not shipped_path().is_file():
+        return None
+    models = load_people()
+    found = model_for(models, embedder)
+    if found is None and embedder:
+        fitted = ", ".join(k for k in sorted(models) if k != "none") or "none"
+        raise InputError(
+            f"laser_calibrated has no model fitted with the embedder {embedder} (the shipped calibration was "
+            f"fitted with: {fitted}); use {{embedder}} default, or fit one: 'voxjudge asr train --ratings FILE "
+            f"--preferences FILE --embedder {embedder} --out cal.json'",
+            options={"embedder": "embedder="},
+        )
+    return found
 
 
 def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False):

@@ -39,6 +39,9 @@ _ARABIC_MARKS = dict.fromkeys(
     + [*range(0x06EA, 0x06EE), 0x0640],
     None,
 )
+# ... and the hamza's seat on an alef (أ إ آ ٱ -> ا): writers and ASR systems drop or move it
+# freely (اريد/أريد, الاختصار/الإختصار); the same word to a reader
+_ARABIC_MARKS.update({0x0623: "ا", 0x0625: "ا", 0x0622: "ا", 0x0671: "ا"})
 
 
 # English loan words: candra o / candra e are written either way (डॉक्टर/डाक्टर, ऑटो/आटो)
@@ -59,7 +62,7 @@ def _strip_punct(word: str) -> str:
 @lru_cache(maxsize=200_000)
 def fold(word: str) -> str:
     """Spelling fold: NFKC (compatibility forms: ligatures, full-width and presentation forms),
-    case, edge punctuation, Arabic tashkeel and tatweel, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
+    case, edge punctuation, Arabic tashkeel, tatweel and hamza seats on alef, ZWJ/ZWNJ, nukta, chandrabindu, homorganic
     nasal + virama -> anusvara, Malayalam chillu, Hindi य-glide spellings (गयी/गई, लिये/लिए)."""
     w = unicodedata.normalize("NFKC", word).casefold()
     if any("\u0600" <= ch <= "\u06ff" for ch in w):

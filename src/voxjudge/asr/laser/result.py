@@ -51,13 +51,13 @@ def laser_result(
 ) -> LaserResult:
     """The summary of scored utterances (with the LLM run's accounting and, given human scores,
     the agreement with them), kept with the settings that produced it. A streamed run passes its
-    tallied ``summary`` and, for the agreement, per-utterance ``figures`` (id, laser, wer)."""
+    tallied ``summary`` and, for the agreement, per-utterance ``figures`` (id, laser, wer,
+    laser_calibrated, semdist)."""
     summary = {**(summary if summary is not None else summarize(utterances, rubric)), **settings, **(llm or {})}
     if human is not None:
         summary["agreement"], joined = agreement(
             figures if figures is not None else utterances,
             human,
-            curve=settings.get("rater_curve"),
             allow_partial=allow_partial,
             n_resamples=n_resamples,
             confidence=confidence,

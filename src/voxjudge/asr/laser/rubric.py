@@ -67,9 +67,9 @@ class LaserRubric:
         return 0.0 if label == "match" else self.tiers[label]
 
     def pair_penalty(self, lab) -> float:
-        """A labelled pair's penalty: its tier's, plus the calibrated graded part (``Label.residual``,
-        0 but under the default judge's calibration)."""
-        return (0.0 if lab.label == "match" else self.tiers[lab.label]) + lab.residual
+        """A labelled pair's penalty: its tier's (0, 0.5 or 1 under the shipped rubric) and nothing
+        else -- case, punctuation and meaning are figures of their own beside the score."""
+        return 0.0 if lab.label == "match" else self.tiers[lab.label]
 
     def type(self, type_id: str) -> ErrorType:
         for t in self.types:

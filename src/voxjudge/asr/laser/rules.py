@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from rapidfuzz.distance.Levenshtein import distance
-
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions, conventions_for
 from voxjudge.asr.laser.lang import (
@@ -74,7 +72,6 @@ class Label:
     # side in characters, both sides known words); lets calibration re-tier a pair without
     # classifying it again
     evidence: tuple | None = field(default=None, compare=False)
-    residual: float = 0.0  # the calibrated graded penalty added to the tier's (``residual``)
 
 
 def equivalent(lang: str):
@@ -308,48 +305,10 @@ _NOTES = {
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
-    conv = conventions if conventions is not None else conventions_for(lang)
-    lab = _classify(pair, lang, conv)
-    cal = conv.calibration
-    if cal.edit or cal.surface:
-        extra, count, unit = residual(pair, lab.label, cal)
-        if extra:
-            reason = f"{lab.reason}; graded +{extra:g} ({unit}: {count})"
-            return Label(lab.label, lab.error_type, reason, lab.disputed, lab.evidence, extra)
-    return lab
+    return _classify(pair, lang, conventions if conventions is not None else conventions_for(lang))
 
 
 PENALISED = ("minor", "major")
-
-
-def pair_edits(pair: RubricPair) -> tuple[int, int]:
-    """(character edits between the folded sides, edits between the sides as written): what the
-    graded penalty counts (``residual``)."""
-    return _folded_edits(pair), _written_edits(pair)
-
-
-def _folded_edits(pair: RubricPair) -> int:
-    return distance(fold_words(pair.ref), fold_words(pair.hyp))
-
-
-def _written_edits(pair: RubricPair) -> int:
-    return distance(" ".join(pair.ref), " ".join(pair.hyp))
-
-
-def residual(pair: RubricPair, label: str, cal) -> tuple[float, int, str]:
-    """(graded penalty, count, what was counted): what the calibration adds to a pair's tier
-    penalty. ``edit`` per character edit between the folded sides of a minor or major pair (of two
-    wrong words the one spelled further off costs more; an added or dropped word costs its
-    length); ``surface`` per case or punctuation edit of a pair that matches apart from them (the
-    raters saw casing and punctuation). Nothing for no-penalty pairs, nor under the rubric's
-    defaults (0)."""
-    if label in PENALISED and cal.edit:
-        n = _folded_edits(pair)
-        return cal.edit * n, n, "character edits"
-    if label == "match" and cal.surface and pair.ref != pair.hyp:
-        n = _written_edits(pair)
-        return cal.surface * n, n, "case/punctuation edits"
-    return 0.0, 0, ""
 
 
 def _classify(pair: RubricPair, lang: str, conv: Conventions) -> Label:

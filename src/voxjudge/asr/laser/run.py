@@ -20,6 +20,7 @@ from typing import Any
 
 from voxjudge.asr.laser.result import LaserResult, laser_result
 from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.errors import InputError
 from voxjudge.io.writers import RecordStream
 from voxjudge.llm.options import JudgeOptions
 
@@ -45,6 +46,9 @@ class LaserOptions:
     n_resamples: int = 10_000
     confidence: float = 0.95
     seed: int = 0
+    # meaning: SemDist per utterance, and laser_calibrated with meaning (None: neither)
+    embedder: str | None = None  # default | openai/<model> | gemini/<model> | fake/hash ...
+    embedder_base_url: str | None = None
 
 
 def _no_progress(_what: str) -> AbstractContextManager:
@@ -91,22 +95,29 @@ def run_laser(
 
 
 def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler, rater_curve
+    from voxjudge.asr.laser.judges import is_offline, offline_labeler, people_model
 
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
     boot = _boot(options)
     spec = judge if isinstance(judge, str) else judge.spec.full_name
-    settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang}
+    settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang, "embedder": "none"}
     if isinstance(judge, str) and is_offline(judge):
         offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
-        curve = rater_curve(judge)
-        if curve is not None:
-            settings["rater_curve"] = curve
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
-            paired = _Rows(zip(ids, references, hypotheses), len(ids))
-        return _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep)
+            paired = _Rows(list(zip(ids, references, hypotheses)), len(ids))
+        semdist = None
+        if options.embedder:
+            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(paired, options, progress)
+        people = people_model(judge, settings["embedder"] if options.embedder else None)
+        settings["laser_calibrated_model"] = people.describe() if people is not None else None
+        return _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep, people, semdist)
+    if options.embedder:
+        raise InputError(
+            "{embedder} goes with the offline judges (default, model:PATH); an LLM judge reads the meaning itself",
+            options={"embedder": "embedder="},
+        )
     if paired is not None:
         ids, references, hypotheses = (list(c) for c in zip(*paired)) if len(paired) else ([], [], [])
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
@@ -151,7 +162,23 @@ class _Rows:
         return iter(self.rows)
 
 
-def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep):
+def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
+    """SemDist by id for every row (read once more), the embedder's spec and usage; an embedder
+    that cannot embed a text stops the run before anything is scored (no figure without it)."""
+    from voxjudge.asr.semdist import compute_semdist
+
+    ids, refs, hyps = [], [], []
+    for uid, ref, hyp in paired:
+        ids.append(uid)
+        refs.append(ref)
+        hyps.append(hyp)
+    (found,) = compute_semdist(
+        options.embedder, refs, [hyps], ids, base_url=options.embedder_base_url, options=options.llm, progress=progress
+    )
+    return {uid: found.value(k) for k, uid in enumerate(ids)}, found.embedder, found.usage
+
+
+def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep, people=None, semdist=None):
     """An offline judge over chunks (``stream.py``, ``parallel.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
     from voxjudge.asr.laser.parallel import default_jobs, score_chunks
@@ -166,7 +193,8 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         records=sink is not None,
         scores=human is not None,
         keep=keep,
-        curve=settings.get("rater_curve"),
+        people=people,
+        semdist=semdist,
     )
     jobs = options.jobs if options.jobs is not None else default_jobs()
     tally, figures, utterances, done = LaserTally(), [], [], 0
@@ -186,7 +214,8 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
     return laser_result(utterances, rubric, settings, {}, human=human, summary=summary, figures=figures, **boot)
 
 
-_Figures = namedtuple("_Figures", "id laser wer")  # what the agreement with human scores needs
+# what the agreement with human scores needs
+_Figures = namedtuple("_Figures", "id laser wer laser_calibrated semdist")
 
 
 def _boot(options: LaserOptions) -> dict[str, Any]:

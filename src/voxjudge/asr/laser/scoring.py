@@ -61,19 +61,23 @@ class UtteranceScore:
     wer: float | None = None
     word_edits: int | None = None  # word edit distance on the alignment's tokens (for the corpus WER)
     unscored: str | None = None  # why a judge left it unscored (an empty reference needs no reason)
-    curve: float | None = None  # the judge's raters' curve, when it has one (``calibration.rated``)
+    people: Any = None  # the model of laser_calibrated, when the run has one (``people.PeopleModel``)
+    semdist: float | None = None  # SemDist of the sentences, when the run has an embedder
+    has_semdist: bool = False  # whether the run has an embedder (records then carry ``semdist``)
+    format_errors: int = 0  # pairs that match but for case or punctuation
 
     @property
     def laser_calibrated(self) -> float | None:
-        from voxjudge.asr.laser.calibration import rated
-
-        return None if self.curve is None else rated(self.laser, self.curve)
+        return None if self.people is None else self.people(self.laser, self.semdist)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "lang": self.lang, "laser": self.laser}
-        if self.curve is not None:
+        if self.people is not None:
             out["laser_calibrated"] = self.laser_calibrated
+        if self.has_semdist:
+            out["semdist"] = self.semdist
         out |= {
+            "format_errors": self.format_errors,
             "wer": self.wer,
             "penalty": self.penalty,
             "ref_words": self.ref_words,
@@ -109,12 +113,15 @@ def score_aligned(
     rubric: LaserRubric,
     wers: Sequence[float | None],
     edits: Sequence[int] | None = None,
-    curve: float | None = None,
+    people: Any = None,
+    semdist: dict[str, float | None] | None = None,
 ) -> list[UtteranceScore]:
     results = []
     for k, ((uid, lang, pairs), wer) in enumerate(zip(aligned, wers)):
         ref_words = sum(len(p.ref) for p in pairs)
-        u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k], curve=curve)
+        u = UtteranceScore(uid, lang, ref_words, wer=wer, word_edits=None if edits is None else edits[k], people=people)
+        if semdist is not None:
+            u.semdist, u.has_semdist = semdist[uid], True
         for k, p in enumerate(pairs):
             lab = labels[(uid, k)]
             pen = rubric.pair_penalty(lab)
@@ -122,6 +129,7 @@ def score_aligned(
                 ScoredPair(p.ref_text, p.hyp_text, p.op, lab.label, lab.error_type, lab.reason, pen, lab.disputed)
             )
             u.penalty += pen
+            u.format_errors += lab.label == "match" and p.ref != p.hyp
         u.laser = laser_score(u.penalty, ref_words)
         results.append(u)
     return results
@@ -136,11 +144,12 @@ def score(
     rubric: LaserRubric | None = None,
     labeler: PairLabeler | None = None,
     progress: Callable[[int, int], None] | None = None,
-    curve: float | None = None,
+    people: Any = None,
+    semdist: dict[str, float | None] | None = None,
 ) -> list[UtteranceScore]:
     """LASER per utterance with a synchronous pair labeler (default: the shipped offline judge,
-    rules + the learned Hindi model; ``rules_labeler`` for the pure rules); ``curve``: the
-    judge's raters' curve, when it has one (records then carry ``laser_calibrated``).
+    rules + the learned Hindi model; ``rules_labeler`` for the pure rules); ``people``: the model
+    of ``laser_calibrated`` (``people.PeopleModel``), ``semdist``: SemDist by id, when the run has them.
 
     ``progress(done, total)`` is called as word pairs are labelled (in chunks of whole utterances,
     so a long run shows that it moves and a labeler still sees each utterance at once)."""
@@ -165,7 +174,7 @@ def score(
                 progress(end, len(items))
     labels = dict(zip(keys, found))
     wers, edits = side_by_side_wer(references, hypotheses), word_edits(references, hypotheses)
-    return score_aligned(aligned, labels, rubric, wers, edits, curve)
+    return score_aligned(aligned, labels, rubric, wers, edits, people, semdist)
 
 
 def word_edits(references: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
@@ -205,22 +214,24 @@ def agreement(
     utterances: Sequence[Any],
     human: dict[str, float],
     *,
-    curve: float | None = None,
     allow_partial: bool = False,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> tuple[dict, dict]:
-    """Pearson, Spearman and Kendall (bootstrap CIs) of LASER, of LASER on the judge's raters'
-    ``curve`` when it has one, and of 1 - WER with human scores, over the scored utterances
-    (anything with ``id``, ``laser``, ``wer``), and the join's
-    coverage. Every scored utterance needs a human score unless ``allow_partial`` (then the ones
-    that have one); human ids beyond the run are ignored (a study's file beside part of it)."""
-    from voxjudge.asr.laser.calibration import rated
+    """Pearson, Spearman and Kendall (bootstrap CIs) with human scores of LASER, of
+    ``laser_calibrated`` and 1 - SemDist when the run has them, and of 1 - WER, over the scored
+    utterances (anything with ``id``, ``laser``, ``wer``, ``laser_calibrated``, ``semdist``), and
+    the join's coverage. Every scored utterance needs a human score unless ``allow_partial`` (then
+    the ones that have one); human ids beyond the run are ignored (a study's file beside part of it)."""
     from voxjudge.io.join import join_by_id
     from voxjudge.stats import agreement as agree
 
-    scored = ((u.id, (u.laser, u.wer)) for u in utterances if u.laser is not None and u.wer is not None)
+    scored = (
+        (u.id, (u.laser, u.wer, u.laser_calibrated, u.semdist))
+        for u in utterances
+        if u.laser is not None and u.wer is not None
+    )
     joined = join_by_id(
         scored,
         human,
@@ -231,10 +242,13 @@ def agreement(
         right_extra="ignore",
     )
     h = list(joined.right)
-    sides = [("laser", "LASER", [laser for laser, _ in joined.left])]
-    if curve is not None:
-        sides.append(("laser_calibrated", "LASER calibrated", [rated(laser, curve) for laser, _ in joined.left]))
-    sides.append(("one_minus_wer", "1 - WER", [1 - wer for _, wer in joined.left]))
+    rows = list(joined.left)
+    sides = [("laser", "LASER", [r[0] for r in rows])]
+    if rows and all(r[2] is not None for r in rows):
+        sides.append(("laser_calibrated", "LASER calibrated (fitted to people)", [r[2] for r in rows]))
+    if rows and all(r[3] is not None for r in rows):
+        sides.append(("one_minus_semdist", "1 - SemDist", [1 - r[3] for r in rows]))
+    sides.append(("one_minus_wer", "1 - WER", [1 - r[1] for r in rows]))
     found = {
         key: [
             c.as_dict()

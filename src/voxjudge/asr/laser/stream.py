@@ -35,7 +35,6 @@ from typing import Any
 
 from voxjudge import _spool
 from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
-from voxjudge.asr.laser.calibration import rated
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
@@ -104,9 +103,10 @@ class ChunkResult:
     records: list[bytes] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
-    figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
+    # (penalty, laser, ref_words, edits, n_identical, n_events, format_errors, semdist, laser_calibrated)
+    figures: list[tuple] = field(default_factory=list)
     events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
-    scores: list[tuple] = field(default_factory=list)  # (id, laser, wer), when asked
+    scores: list[tuple] = field(default_factory=list)  # (id, laser, wer, laser_calibrated, semdist), when asked
     utterances: list[UtteranceScore] = field(default_factory=list)  # when kept
     # (memory file, bytes): where a worker left the records, while ``score_chunks`` is on this
     # chunk; written there by ``write_records``, or read back into ``records`` when it moves on
@@ -137,7 +137,8 @@ class StreamSettings:
     records: bool = False  # make record lines
     scores: bool = False  # keep (id, laser, wer) per utterance
     keep: bool = False  # keep UtteranceScore objects
-    curve: float | None = None  # the raters' curve: records carry laser_calibrated beside laser
+    people: Any = None  # the model of laser_calibrated (``people.PeopleModel``): records carry it beside laser
+    semdist: dict[str, float | None] | None = None  # SemDist by id, when the run has an embedder
 
 
 class ChunkScorer:
@@ -160,10 +161,7 @@ class ChunkScorer:
         self.identical_json: dict[str, _Cache] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
         self.number = _NumberJSON(_number)
-        curve = settings.curve  # the laser score's JSON, with laser_calibrated beside it when asked
-        self.score = _NumberJSON(
-            _number if curve is None else lambda x: f'{_number(x)}, "laser_calibrated": {_number(rated(x, curve))}'
-        )
+        self.score = _NumberJSON(_number)
         self.lang_json = _Cache(_string)
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
@@ -308,7 +306,7 @@ class ChunkScorer:
         events = out.events
         next_key = iter(keys).__next__
         identical_json = self.identical_json[lang].__getitem__
-        penalty, n_identical, n_events = 0.0, 0, 0
+        penalty, n_identical, n_events, n_format = 0.0, 0, 0, 0
         parts: list[str] = []
         pairs: list[ScoredPair] = []
         for p in items:
@@ -329,6 +327,8 @@ class ChunkScorer:
             penalty += pen
             n_events += 1
             events.append(event)
+            if lab.label == "match" and p.ref != p.hyp:  # the same words but for case or punctuation
+                n_format += 1
             if records:
                 parts.append(js)
             if keep:
@@ -340,20 +340,25 @@ class ChunkScorer:
         if laser is None:  # an empty reference: its pairs are not counted
             del events[len(events) - n_events :]
             n_identical = n_events = 0
-        out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
+        sd = None if s.semdist is None else s.semdist[uid]
+        calibrated = None if s.people is None else s.people(laser, sd)
+        out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events, n_format, sd, calibrated))
         if records:
             number = self.number
+            beside = "" if s.people is None else f', "laser_calibrated": {_number(calibrated)}'
+            if s.semdist is not None:
+                beside += f', "semdist": {_number(sd)}'
             out.lines.append(
-                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}, '
-                f'"wer": {number[wer]}, "penalty": {number[penalty]}, "ref_words": {ref_words}, '
-                f'"pairs": [{", ".join(parts)}]}}\n'
+                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}{beside}, '
+                f'"format_errors": {n_format}, "wer": {number[wer]}, "penalty": {number[penalty]}, '
+                f'"ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
             )
         if s.scores:
-            out.scores.append((uid, laser, wer))
+            out.scores.append((uid, laser, wer, calibrated, sd))
         if keep:
-            out.utterances.append(
-                UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits, curve=s.curve)
-            )
+            u = UtteranceScore(uid, lang, ref_words, pairs, penalty, laser, wer, edits, people=s.people)
+            u.semdist, u.has_semdist, u.format_errors = sd, s.semdist is not None, n_format
+            out.utterances.append(u)
 
     def _bound(self) -> None:
         if len(self.labels) > MAX_LABELS:

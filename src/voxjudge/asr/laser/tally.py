@@ -16,7 +16,7 @@ punctuation off; punctuation-only tokens dropped), over the utterances with a re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from operator import add
 from typing import Any
@@ -45,11 +45,17 @@ class LaserTally:
         self.wer_errors = 0
         self.wer_ref_words = 0
         self.wer_utterances = 0
+        self.format_errors = 0
+        self.semdist_sum: float | int = 0
+        self.semdist_n = 0
+        self.calibrated_sum: float | int = 0
+        self.calibrated_n = 0
 
     def add_scored(self, u) -> None:
         """An ``UtteranceScore`` with its pairs (every pair of a scored one, identical ones too)."""
         events = [(p.label, p.error_type, p.penalty, p.disputed) for p in u.pairs] if u.laser is not None else []
-        self.add_part(tally_part([(u.penalty, u.laser, u.ref_words, u.word_edits, 0, len(events))], events, u.unscored))
+        figures = (u.penalty, u.laser, u.ref_words, u.word_edits, 0, len(events), u.format_errors, u.semdist)
+        self.add_part(tally_part([(*figures, u.laser_calibrated)], events, u.unscored))
 
     def add_part(self, part: TallyPart) -> None:
         """A chunk's ``tally_part``: the same figures as its utterances and pairs one by one (the
@@ -71,6 +77,11 @@ class LaserTally:
             cell = self.types.setdefault(error_type, {"count": 0, "penalty": 0.0})
             cell["count"] += n
             cell["penalty"] = reduce(add, penalties, cell["penalty"])
+        self.format_errors += part.format_errors
+        self.semdist_sum = reduce(add, part.semdists, self.semdist_sum)
+        self.semdist_n += len(part.semdists)
+        self.calibrated_sum = reduce(add, part.calibrated, self.calibrated_sum)
+        self.calibrated_n += len(part.calibrated)
 
     @property
     def partial(self) -> bool:
@@ -102,6 +113,9 @@ class LaserTally:
             "wer_errors": self.wer_errors,
             "wer_ref_words": self.wer_ref_words,
             "wer_tokens": WER_TOKENS,
+            # case and punctuation: a figure of their own (the rubric score does not count them)
+            "format_errors": self.format_errors,
+            "format_error_rate": (self.format_errors / self.ref_words) if self.ref_words else None,
             "penalty": self.penalty,
             "ref_words": self.ref_words,
             "labels": dict(self.labels),
@@ -109,6 +123,10 @@ class LaserTally:
             "error_types": dict(sorted(self.types.items(), key=lambda kv: -kv[1]["count"])),
             "rubric": {"name": rubric.name, "version": rubric.version, "sha256": rubric.sha256, "tiers": rubric.tiers},
         }
+        if self.calibrated_n:  # the mean of the figure fitted to people, over the utterances that have it
+            out["laser_calibrated"] = None if partial else self.calibrated_sum / self.calibrated_n
+        if self.semdist_n:
+            out["semdist"] = self.semdist_sum / self.semdist_n
         if partial:
             out["scored_only"] = {"laser_micro": micro, "laser_macro": macro, "n": n, "note": NOT_THE_SCORE}
         return out
@@ -131,16 +149,22 @@ class TallyPart:
     labels: dict[str, int]  # identical pairs counted as matches
     disputed: int
     types: dict[str, tuple[int, list]]  # error type -> (count, penalties in order), in order of first sight
+    format_errors: int = 0  # pairs that match but for case or punctuation, of the scored utterances
+    semdists: list = field(default_factory=list)  # SemDist of the utterances that have one, in order
+    calibrated: list = field(default_factory=list)  # laser_calibrated of the scored ones that have it
 
 
 def tally_part(figures: list[tuple], events: list[tuple], unscored: str | None = None) -> TallyPart:
-    """``figures``: (penalty, laser, ref_words, edits, identical pairs, labelled pairs) per
-    utterance (an utterance without a score has none of either); ``events``: (label, error_type,
+    """``figures``: (penalty, laser, ref_words, edits, identical pairs, labelled pairs, format errors,
+    SemDist or None, laser_calibrated or None) per utterance (an utterance without a score has
+    no pairs); ``events``: (label, error_type,
     penalty, disputed) per labelled pair, in order; ``unscored``: why the utterances without a
     score have none (default: an empty reference)."""
-    penalties, lasers = [], []
-    n_unscored = ref_words = wer_errors = wer_ref_words = wer_utterances = matches = 0
-    for penalty, laser, words, edits, identical, _ in figures:
+    penalties, lasers, semdists, calibrated = [], [], [], []
+    n_unscored = ref_words = wer_errors = wer_ref_words = wer_utterances = matches = n_format = 0
+    for penalty, laser, words, edits, identical, _, formatting, semdist, fitted in figures:
+        if semdist is not None:
+            semdists.append(semdist)
         if words and edits is not None:
             wer_errors += edits
             wer_ref_words += words
@@ -152,6 +176,9 @@ def tally_part(figures: list[tuple], events: list[tuple], unscored: str | None =
         lasers.append(laser)
         ref_words += words
         matches += identical
+        n_format += formatting
+        if fitted is not None:
+            calibrated.append(fitted)
     labels: dict[str, int] = {"match": matches} if matches else {}
     disputed = 0
     types: dict[str, list] = {}
@@ -167,7 +194,20 @@ def tally_part(figures: list[tuple], events: list[tuple], unscored: str | None =
     parts = {t: (n, pens) for t, (n, pens) in types.items()}
     wer = (wer_errors, wer_ref_words, wer_utterances)
     reasons = {unscored or EMPTY_REFERENCE: n_unscored} if n_unscored else {}
-    return TallyPart(len(figures), reasons, penalties, lasers, ref_words, *wer, labels, disputed, parts)
+    return TallyPart(
+        len(figures),
+        reasons,
+        penalties,
+        lasers,
+        ref_words,
+        *wer,
+        labels,
+        disputed,
+        parts,
+        n_format,
+        semdists,
+        calibrated,
+    )
 
 
 def coverage_text(summary: dict[str, Any]) -> str | None:

@@ -59,8 +59,15 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
                 *(str(u[prefix + k]) for k in _COUNT_KEYS),
             )
         out.append(ut.render())
+    if "semdist" in summary:
+        out.append(_semdist_line(summary["semdist"], summary["embedder"]))
     out.append(_text_settings(summary))
     return "\n".join(out)
+
+
+def _semdist_line(value: float | None, embedder: str) -> str:
+    shown = "–" if value is None else f"{value:.4f}"
+    return f"SemDist (mean over utterances, 1 - cosine; 0 = same meaning): {shown} with {embedder}"
 
 
 def _text_settings(summary: dict) -> str:
@@ -90,6 +97,9 @@ def render_compare(s: dict, names: list[str]) -> str:
             t.add_row(k.upper(), fmt_rate(s["a"][k]), fmt_rate(s["b"][k]), f"{100 * s['delta'][k]:+.2f} pts")
         for k in _COUNT_KEYS:
             t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
+        if "semdist" in s:
+            sd = s["semdist"]
+            t.add_row("SemDist", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}")
         con.print(t)
         if "normalize" in s:
             con.print(_text_settings(s))
@@ -106,6 +116,13 @@ def render_compare(s: dict, names: list[str]) -> str:
             f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
             f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({bs['n_resamples']} resamples, seed {bs['seed']})"
         )
+        if "semdist" in s:
+            bs = s["significance_semdist"]["paired_bootstrap_semdist"]
+            con.print(
+                f"paired bootstrap of SemDist difference ({s['semdist']['embedder']}): {bs['difference']:+.4f}, "
+                f"{100 * bs['confidence']:.0f}% CI [{bs['ci_low']:+.4f}, {bs['ci_high']:+.4f}], "
+                f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])}"
+            )
         for key, name in (("a", a), ("b", b)):
             conf = s["confusions"][key]
             ct = Table(title=f"{name}: most frequent errors")

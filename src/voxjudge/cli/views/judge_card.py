@@ -113,15 +113,14 @@ def render_judge_card(s: dict) -> str:
                 "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
                 "(or less) with people here"
             )
-        curves = [m for m in s["metrics"] if m.get("rater_curve") is not None]
+        fitted = [m for m in s["metrics"] if m.get("fitted")]
         con.print(
             f"WER and CER after '{s['normalization']}' normalization; "
-            "LASER = 1 - penalty / reference words, floored at 0"
+            "LASER = 1 - penalty / reference words, floored at 0; SemDist = 1 - cosine of sentence embeddings"
             + "".join(
-                f"; {m['name']} = the same LASER on the raters' curve learned from people "
-                f"((e^(k LASER) - 1) / (e^k - 1), k = {m['rater_curve']:g}; it orders every pair of hypotheses "
-                "as LASER does, so it is compared on ratings only)"
-                for m in curves
+                f"; {m['name']} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: "
+                "their training halves made it)"
+                for m in fitted
             )
         )
     return cap.get().rstrip("\n")

@@ -36,6 +36,8 @@ def render_laser(s: dict) -> str:
             str(s["n_unscored"]),
         )
         con.print(t)
+        for line in _beside(s):
+            con.print(line)
         con.print(
             f"WER: corpus level ({s['wer_errors']} word edits / {s['wer_ref_words']} reference words) on "
             f"{s['wer_tokens']}"
@@ -68,6 +70,26 @@ def render_laser(s: dict) -> str:
     return cap.get().rstrip("\n")
 
 
+def _beside(s: dict) -> list[str]:
+    """The figures beside the rubric score, each under its own name: what is fitted to people, the
+    meaning, and case/punctuation (which the rubric score does not count)."""
+    lines = []
+    if s.get("laser_calibrated_model"):
+        value = s.get("laser_calibrated")
+        shown = "–" if value is None else f"{value:.4f}"
+        lines.append(f"laser_calibrated (mean): {shown}, {s['laser_calibrated_model']}")
+    if s.get("embedder", "none") != "none" and "semdist" in s:
+        lines.append(f"SemDist (mean, 1 - cosine; 0 = same meaning): {s['semdist']:.4f} with {s['embedder']}")
+    if s.get("format_errors") is not None:
+        rate = s.get("format_error_rate")
+        lines.append(
+            f"case/punctuation only: {s['format_errors']} word pairs"
+            + ("" if rate is None else f" ({100 * rate:.2f}% of reference words)")
+            + ", not in LASER"
+        )
+    return lines
+
+
 def render_agreement(r: dict) -> str:
     from rich.table import Table
 
@@ -98,12 +120,19 @@ def render_agreement(r: dict) -> str:
 
 
 def render_calibration(report: dict) -> str:
-    lines = ["calibration per language (and * for every other):"]
+    lines = ["tiers' calibration per language (and * for every other):"]
     for lang, cal in report["calibrations"].items():
         lines.append(f"  {lang}: " + ", ".join(f"{k}={v}" for k, v in cal.items()))
+    lines.append("laser_calibrated (fitted to people), by embedder:")
+    for key, m in report.get("people", {}).items():
+        lines.append(
+            f"  {key}: clip({m['intercept']:.3f} {m['rubric']:+.3f} sqrt(1 - laser)"
+            + (f" {m['meaning']:+.3f} sqrt(semdist)" if key != "none" else "")
+            + ", 0, 1)"
+        )
     for name, r in report.get("cv", {}).items():
-        lines.append(f"{name}, {r['folds']}-fold CV grouped by {r['grouped_by']}:")
-        for side in ("per_language", "pooled", "pooled_from_other_sets", "defaults"):
+        lines.append(f"{name}, {r['folds']}-fold CV grouped by {r['grouped_by']}, every fit out of fold:")
+        for side in ("laser", "laser_calibrated", "laser_calibrated_with_meaning", "semdist", "defaults"):
             if r.get(side):
                 lines.append(f"  {side}: " + ", ".join(f"{k} {v:.3f}" for k, v in r[side].items()))
     return "\n".join(lines)

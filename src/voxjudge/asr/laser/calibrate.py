@@ -1,0 +1,62 @@
+"""Fitting LASER to people from files: the tiers' calibration and ``laser_calibrated``'s models
+(``calibration.py`` holds the fitting; this module reads the files, runs the judge and, with an
+embedder, the semantic distances, and writes the calibration file ``asr score`` reads)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from voxjudge.asr.laser import calibration as C
+from voxjudge.asr.laser.judges import rules_labeler_for
+from voxjudge.asr.laser.learned import file_sha256
+from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.errors import InputError
+
+
+def train_files(
+    ratings: str | Path | None,
+    preferences: str | Path | None,
+    rubric: LaserRubric,
+    *,
+    cv: int = 0,
+    seed: int = 0,
+    embedder: str | None = None,
+    embedder_base_url: str | None = None,
+    options=None,
+) -> tuple[str, dict]:
+    """Fit on sentence ratings and/or preference triplets: (calibration file text, report). With an
+    ``embedder`` spec (``default``, ``openai/<model>`` ...; ``options``: a ``JudgeOptions`` for its
+    cache and limits), ``laser_calibrated`` gets a model with meaning for it too; ``cv`` folds
+    give the out-of-fold report of the whole procedure."""
+    from voxjudge.asr.semdist import distances_for
+    from voxjudge.llm.embed import open_embedder
+
+    if not ratings and not preferences:
+        raise InputError("calibration needs sentence ratings, preference triplets, or both")
+    rows = C.read_ratings(ratings) if ratings else []
+    hats = C.read_hats(preferences) if preferences else []
+    model = open_embedder(embedder, base_url=embedder_base_url, options=options) if embedder else None
+    try:
+        distances = distances_for(model) if model is not None else None
+        task_list = C.tasks(rows, hats, rubric, rules_labeler_for(rubric), distances)
+    finally:
+        if model is not None:
+            model.close()
+    spec = model.spec if model is not None else None
+    cals, models = C.fit(task_list, rubric, spec)
+    meta = {
+        "rubric_sha256": rubric.sha256,
+        "ratings_sha256": file_sha256(ratings) if ratings else None,
+        "preferences_sha256": file_sha256(preferences) if preferences else None,
+        "sets": [t.name for t in task_list],
+        "notice": C.NOTICE,
+    }
+    report: dict[str, Any] = {
+        "calibrations": {k: asdict(v) for k, v in sorted(cals.items())},
+        "people": {k: v.as_dict() for k, v in sorted(models.items())},
+    }
+    if cv:
+        report["cv"] = C.cross_validate(task_list, rubric, folds=cv, seed=seed, embedder=spec)
+    return C.as_json(cals, models, meta), report

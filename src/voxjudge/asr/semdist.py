@@ -1,0 +1,167 @@
+"""SemDist: how far a hypothesis's meaning is from its reference's (Kim et al., "Semantic Distance:
+A New Metric for ASR Performance Analysis Towards Spoken Language Understanding", Interspeech 2021).
+
+    semdist = 1 - cos(embed(reference), embed(hypothesis))
+
+with sentence embeddings from an embedder (``voxjudge.llm.open_embedder``; unit vectors, so the
+cosine is their dot product). 0 is the same meaning; it grows as the meaning drifts (at most 2).
+Before embedding, both sides are NFC with runs of white space as one space and Arabic tashkeel
+and tatweel removed (they are optional in writing, and ASR output rarely has them; an encoder
+would read a vowelled reference as another text). Then:
+
+* two identical texts are 0 without asking the model, two empty ones too;
+* one empty side and one not is 1 (the cosine of a sentence with nothing), without asking;
+* a text the embedder could not embed leaves its utterance without a distance (``failed`` says
+  why): unscored, never guessed.
+
+The corpus figure is the mean over the utterances with a distance.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from voxjudge.llm.errors import LLMError
+
+
+class EmbedderFailed(LLMError):
+    """The embedder could not embed every text a figure needs (the run stops: no fallback)."""
+
+
+# Arabic short vowels, tanwin, shadda, sukun, dagger alef, Quranic marks and tatweel
+_TASHKEEL = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
+
+
+def semdist_text(text: str) -> str:
+    """What is embedded for ``text`` (see the module docstring)."""
+    return _TASHKEEL.sub("", " ".join(unicodedata.normalize("NFC", text).split()))
+
+
+@dataclass
+class SemDist:
+    """Distances per utterance (NaN where ``failed`` has the reason) and the embedder's usage."""
+
+    distances: np.ndarray
+    failed: dict[int, str] = field(default_factory=dict)
+    embedder: str = ""
+    usage: dict = field(default_factory=dict)
+
+    def value(self, k: int) -> float | None:
+        d = float(self.distances[k])
+        return None if d != d else d
+
+    def mean(self) -> float | None:
+        ok = self.distances[~np.isnan(self.distances)]
+        return float(ok.mean()) if len(ok) else None
+
+
+def semantic_distances(
+    embedder,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> SemDist:
+    """SemDist of every (reference, hypothesis) pair with ``embedder`` (an ``llm.Embedder``):
+    only the texts of pairs that differ are embedded, each distinct text once."""
+    return semantic_distances_many(embedder, references, [hypotheses], progress=progress)[0]
+
+
+def semantic_distances_many(
+    embedder,
+    references: Sequence[str],
+    systems: Sequence[Sequence[str]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SemDist]:
+    """SemDist of several systems' hypotheses against the same references, with one embedding
+    call for every distinct text of them all (a reference shared by systems is embedded once)."""
+    refs = [semdist_text(t) for t in references]
+    hyp_lists = [[semdist_text(t) for t in hyps] for hyps in systems]
+    outs, asked_lists = [], []
+    for hyps in hyp_lists:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses for {len(refs)} references")
+        out = np.full(len(refs), np.nan)
+        asked: list[int] = []
+        for k, (r, h) in enumerate(zip(refs, hyps)):
+            if r == h:
+                out[k] = 0.0
+            elif not r or not h:
+                out[k] = 1.0
+            else:
+                asked.append(k)
+        outs.append(out)
+        asked_lists.append(asked)
+    texts = list(
+        dict.fromkeys(t for hyps, asked in zip(hyp_lists, asked_lists) for k in asked for t in (refs[k], hyps[k]))
+    )
+    usage: dict = {}
+    vectors, why = None, {}
+    if texts:
+        result = embedder.embed(texts, progress=progress)
+        vectors, usage = result.vectors, dict(result.usage)
+        why = {texts[i]: reason for i, reason in result.failed.items()}
+    row = {t: i for i, t in enumerate(texts)}
+    found = []
+    for out, hyps, asked in zip(outs, hyp_lists, asked_lists):
+        failed: dict[int, str] = {}
+        if asked:
+            a = np.array([row[refs[k]] for k in asked])
+            b = np.array([row[hyps[k]] for k in asked])
+            cos = np.einsum("ij,ij->i", vectors[a], vectors[b]).astype(float)  # type: ignore[index]
+            out[asked] = np.clip(1.0 - cos, 0.0, 2.0)
+            for k in asked:
+                reason = why.get(refs[k]) or why.get(hyps[k])
+                if reason:
+                    out[k] = np.nan
+                    failed[k] = reason
+        found.append(SemDist(out, failed, embedder.spec, usage))
+    return found
+
+
+def compute_semdist(
+    spec: str,
+    references: Sequence[str],
+    systems: Sequence[Sequence[str]],
+    ids: Sequence[str],
+    *,
+    base_url: str | None = None,
+    options=None,
+    progress=None,
+) -> list[SemDist]:
+    """Open the embedder ``spec`` (``llm.open_embedder``), take every system's SemDist and close
+    it; a text it could not embed stops here (``EmbedderFailed`` names the utterance): a corpus
+    figure over the others would be a figure of another corpus. ``progress`` as ``run_laser`` takes it."""
+    from contextlib import nullcontext
+
+    from voxjudge.llm.embed import open_embedder
+
+    embedder = open_embedder(spec, base_url=base_url, options=options)
+    try:
+        with (progress or (lambda _what: nullcontext(None)))(f"embedding sentences ({embedder.spec})") as update:
+            found = semantic_distances_many(embedder, references, systems, progress=update)
+    finally:
+        embedder.close()
+    for sd in found:
+        if sd.failed:
+            k, reason = next(iter(sd.failed.items()))
+            raise EmbedderFailed(
+                f"the embedder {embedder.spec} could not embed {len(sd.failed)} utterance(s), first {ids[k]}: "
+                f"{reason}; nothing was scored"
+            )
+    return found
+
+
+def distances_for(embedder) -> Callable[[Sequence[str], Sequence[str]], np.ndarray]:
+    """(references, hypotheses) -> distances, for fitting ``laser_calibrated`` (``asr train``)."""
+
+    def distances(refs: Sequence[str], hyps: Sequence[str]) -> np.ndarray:
+        return semantic_distances(embedder, refs, hyps).distances
+
+    return distances
