@@ -1,13 +1,14 @@
 """LASER's agreement with people, out of fold, beside 1 - WER and 1 - CER, with bootstrap CIs.
 
-    python bench/asr_rubric_agreement.py [--folds 5] [--seed 0] [--resamples 2000]
+    python bench/asr_rubric_agreement.py [--folds 5] [--seed 0] [--resamples 2000] [--embedder default]
 
 Sets (shipped in voxjudge/asr/laser/data, MIT licences beside them): sentence ratings (Pearson of
 the utterance score with the mean of 20 raters, per language; folds and bootstrap grouped by
 utterance) and HATS (French A/B choices; agreement at certitude 100/70/all, ties disagree; folds and
-bootstrap grouped by reference). LASER is the default judge with the pooled evidence calibration
-fitted on the other folds (and the other sets), and the same scores on the raters' curve fitted
-with it (``laser_calibrated``); WER and CER (jiwer, lower case, punctuation removed) fit nothing.
+bootstrap grouped by reference). LASER is the default judge with the pooled tiers' calibration
+fitted on the other folds (and the other sets), and ``laser_calibrated`` fitted with it (without
+meaning, and with the embedder's SemDist); SemDist alone, WER and CER (jiwer, lower case,
+punctuation removed, and also with combining marks removed) fit nothing.
 """
 
 from __future__ import annotations
@@ -46,39 +47,49 @@ def _boot(stat, groups: np.ndarray, resamples: int, seed: int) -> list[float]:
     return [float(np.nanquantile(vals, 0.025)), float(np.nanquantile(vals, 0.975))]
 
 
+def _strip_marks(s: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFD", s) if unicodedata.category(ch) != "Mn")
+
+
 def main() -> None:
+    from voxjudge.asr.semdist import distances_for
+    from voxjudge.llm.embed import open_embedder
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--embedder", default="default", help="SemDist's embedder ('none': without meaning)")
     args = ap.parse_args()
     rubric = LaserRubric.load()
     ratings_path, hats_path = C.shipped_data()
     ratings, hats = C.read_ratings(ratings_path), C.read_hats(hats_path)
-    tasks = C.tasks(ratings, hats, rubric, rules_labeler_for(rubric))
-    tiers = {**rubric.tiers, "match": 0.0}
+    embedder = None if args.embedder == "none" else open_embedder(args.embedder)
+    distances = distances_for(embedder) if embedder else None
+    tasks = C.tasks(ratings, hats, rubric, rules_labeler_for(rubric), distances)
+    spec = embedder.spec if embedder else None
+    oof = C.out_of_fold(tasks, rubric, folds=args.folds, seed=args.seed, embedder=spec)
+    names = {"laser": "LASER default", "rubric_only": "laser_calibrated, no meaning", "meaning": "laser_calibrated"}
     for t in tasks:
-        others = [o for o in tasks if o is not t]
-        fold = C.folds_of(t.groups, args.folds, args.seed)
-        oof = C._oof_scores(t, fold, partial(C._best_pooled, t, others, rubric), tiers)
         boot = partial(_boot, groups=t.groups, resamples=args.resamples, seed=args.seed)
+        cols = oof[t.name]
         if t.parts[0] == "ratings":
             rs = [r for r in ratings if r["lang"] == t.lang]
             human = t.parts[2]
-            w, c = _classic([r["ref"] for r in rs], [r["hyp"] for r in rs])
+            refs, hyps = [r["ref"] for r in rs], [r["hyp"] for r in rs]
+            w, c = _classic(refs, hyps)
+            wm, cm = _classic([_strip_marks(x) for x in refs], [_strip_marks(x) for x in hyps])
             print(
                 f"{t.name} ({len(rs)} hypotheses, {len(np.unique(t.groups))} utterances): Pearson with the mean rating"
             )
-            sides = (
-                ("LASER default (out of fold)", oof[0]),
-                ("  on the raters' curve", oof[1]),  # the curve fitted with the folds' calibration
-                ("1 - WER", w),
-                ("1 - CER", c),
-            )
+            sides = [(names[k] + " (out of fold)", v[0]) for k, v in cols.items()]
+            if t.parts[3] is not None:
+                sides.append((f"1 - SemDist ({spec})", 1 - t.parts[3]))
+            sides += [("1 - WER", w), ("1 - CER", c), ("1 - WER, marks removed", wm), ("1 - CER, marks removed", cm)]
             for name, x in sides:
                 r = C.pearson(x, human)
                 lo, hi = boot(lambda rows, x=x, h=human: C.pearson(x[rows], h[rows]))
-                print(f"  {name:28s} {r:.3f} [{lo:.3f}, {hi:.3f}]")
+                print(f"  {name:42s} {r:.3f} [{lo:.3f}, {hi:.3f}]")
         else:
             from voxjudge.asr.preference import preference_agreement, read_preferences
 
@@ -87,12 +98,18 @@ def main() -> None:
             wa, ca = _classic(refs, [r["hyp_a"] for r in hats])
             wb, cb = _classic(refs, [r["hyp_b"] for r in hats])
             print(f"{t.name} ({len(hats)} triplets): agreement with people's choice, ties disagree")
-            for name, (sa, sb) in (("LASER default (out of fold)", oof), ("1 - WER", (wa, wb)), ("1 - CER", (ca, cb))):
+            sides = [(names[k] + " (out of fold)", v) for k, v in cols.items()]
+            if t.parts[5] is not None:
+                sides.append((f"1 - SemDist ({spec})", (1 - t.parts[5], 1 - t.parts[6])))
+            sides += [("1 - WER", (wa, wb)), ("1 - CER", (ca, cb))]
+            for name, (sa, sb) in sides:
                 levels = preference_agreement(
                     prefs, sa.tolist(), sb.tolist(), higher_is_better=True, n_resamples=args.resamples, seed=args.seed
                 )
                 cells = [f"{lv.level}: {lv.agreement:.3f} [{lv.ci_low:.3f}, {lv.ci_high:.3f}]" for lv in levels]
-                print(f"  {name:28s} " + "  ".join(cells))
+                print(f"  {name:42s} " + "  ".join(cells))
+    if embedder:
+        embedder.close()
 
 
 if __name__ == "__main__":

@@ -10,22 +10,21 @@ import numpy as np
 import pytest
 
 from voxjudge.asr.laser import LaserRubric, RubricPair, score
+from voxjudge.asr.laser.calibrate import train_files
 from voxjudge.asr.laser.calibration import (
     Calibration,
-    Task,
-    _best_curve,
     load,
+    load_people,
     preference_agreement,
     prepare,
-    rated,
     read_hats,
     read_ratings,
     shipped_data,
     shipped_path,
-    train_files,
 )
 from voxjudge.asr.laser.judges import offline_labeler, rules_labeler_for
 from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.people import PeopleModel, PreferenceSet, RatingSet, fit
 from voxjudge.asr.laser.phonetics import _cache, evidence, phonemes, prefetch, voice_for
 from voxjudge.asr.laser.profiles import canonical, detect
 from voxjudge.asr.laser.rules import classify
@@ -197,29 +196,31 @@ def test_a_filler_of_another_language_is_an_addition():
     assert [(p.hyp, p.error_type) for p in u.pairs if p.label != "match"] == [("euh", "addition")]
 
 
-def test_graded_penalty_by_hand():
-    """Per character edit of a penalised pair (``edit``) and per case/punctuation edit of a pair
-    that matches apart from them (``surface``); nothing for the rules judge."""
-    cal = Calibration(edit=2**-6, surface=2**-3)
-    refs, hyps = ["She knows the gene."], ["she knows the gin"]
-    (u,) = score(refs, hyps, lang="en", labeler=rules_labeler_for(RUBRIC, {"*": cal}))
-    got = {(p.ref, p.hyp): (p.label, p.penalty) for p in u.pairs if p.ref != p.hyp}
-    # She/she: 1 case edit; gene/gin (folded: gene -> gin): e->i and a dropped e, 2 edits on a major
-    assert got == {("She", "she"): ("match", 1 / 8), ("gene.", "gin"): ("major", 1 + 2 / 64)}
-    assert u.laser == 1 - (1 / 8 + 1 + 2 / 64) / 4
-    assert "graded +0.03125 (character edits: 2)" in [p.reason for p in u.pairs if p.ref == "gene."][0]
-    (plain,) = score(refs, hyps, lang="en", labeler=rules_labeler_for(RUBRIC))
-    assert plain.laser == 0.75
+@pytest.mark.parametrize(
+    "ref, hyp, want, formatting",
+    [
+        ("I like the cat.", "I like cat", 0.75, 1),  # one omission in four words; 'cat.'/'cat' costs nothing
+        ("Go home, now.", "go now", 1 - 1 / 3, 2),  # 'home,' omitted; Go/go and now./now are formatting
+    ],
+)
+def test_laser_is_the_rubric_score_and_case_and_punctuation_a_figure_of_their_own(ref, hyp, want, formatting):
+    """Under every offline judge: tiers 0 / 0.5 / 1 over reference words, nothing for case or
+    punctuation (counted beside the score as ``format_errors``)."""
+    for labeler in (rules_labeler_for(RUBRIC), offline_labeler(None, RUBRIC)[0]):
+        (u,) = score([ref], [hyp], lang="en", labeler=labeler)
+        assert u.laser == pytest.approx(want)
+        assert u.format_errors == formatting
+        assert {p.penalty for p in u.pairs} <= {0.0, 0.5, 1.0}
 
 
-def test_the_shipped_judge_breaks_a_tie_people_did_not_see_as_one():
-    """A HATS triplet (7 of 7 people chose A): both hypotheses have one major, a tie for the
-    rules judge; the default judge's graded penalty prefers the one spelled closer (1 edit, not 2)."""
+def test_a_tie_in_the_rubric_score_stays_a_tie():
+    """A HATS triplet (7 of 7 people chose A): both hypotheses have one major error, so LASER ties
+    under every judge; only the figure fitted to people may break it."""
     ref = "il reconnaît sans langue de bois ses difficultés"
     a, b = "il reconnaît sans lanque de bois ses difficultés", "il reconnaît sans manque de bois ses difficultés"
-    rules = [u.laser for u in score([ref, ref], [a, b], lang="fr", labeler=rules_labeler_for(RUBRIC))]
-    default = [u.laser for u in score([ref, ref], [a, b], lang="fr", labeler=offline_labeler(None, RUBRIC)[0])]
-    assert rules[0] == rules[1] and default[0] > default[1]
+    for labeler in (rules_labeler_for(RUBRIC), offline_labeler(None, RUBRIC)[0]):
+        first, second = (u.laser for u in score([ref, ref], [a, b], lang="fr", labeler=labeler))
+        assert first == second
 
 
 def test_a_flag_is_part_of_the_pair_identity():
@@ -263,8 +264,7 @@ def test_calibrated_rescoring_equals_scoring_with_that_calibration():
     hyps = ["euh le le début de centres nuclé militaires", "the ucariotes grow slowly", "وأما الشبر الثالث"]
     prep = prepare(refs, hyps, None, RUBRIC, rules_labeler_for(RUBRIC))
     tiers = {**RUBRIC.tiers, "match": 0.0}
-    graded = Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6, edit=2**-6, surface=2**-3)
-    for cal in (Calibration(), Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6), graded):
+    for cal in (Calibration(), Calibration(homophone="minor", filler="minor", partial="major", near_sound=0.6)):
         want = [u.laser for u in score(refs, hyps, rubric=RUBRIC, labeler=rules_labeler_for(RUBRIC, {"*": cal}))]
         assert prep.scores(cal, tiers) == pytest.approx(want)
 
@@ -282,68 +282,76 @@ def test_shipped_calibration_and_its_data_carry_their_licences():
 
 
 @pytest.mark.slow
-def test_training_reproduces_the_shipped_calibration_byte_for_byte():
+def test_training_reproduces_the_shipped_calibration(tmp_path):
+    """The shipped file is what 'asr train' fits on the shipped data with the default embedder:
+    the same tiers exactly, and laser_calibrated's weights to the precision of the encoder's floats."""
     ratings, hats = shipped_data()
-    text, _ = train_files(ratings, hats, RUBRIC)
-    assert text == Path(shipped_path()).read_text(encoding="utf-8")
+    text, _ = train_files(ratings, hats, RUBRIC, embedder="default")
+    trained = tmp_path / "retrained.json"
+    trained.write_text(text, encoding="utf-8")
+    assert load(trained) == load()
+    got, want = load_people(trained), load_people()
+    assert set(got) == set(want)
+    for key in want:
+        for field in ("intercept", "rubric", "meaning"):
+            assert getattr(got[key], field) == pytest.approx(getattr(want[key], field), abs=1e-4)
 
 
-def test_the_raters_curve_maps_the_score_onto_itself_concave_in_the_errors():
-    assert rated(None, 3.0) is None
-    assert rated(0.8, 0.0) == 0.8  # no curve: the score itself
-    assert (rated(0.0, 3.0), rated(1.0, 3.0)) == (0.0, 1.0)
-    # one wrong word in ten, by hand: (e^2.7 - 1) / (e^3 - 1)
-    assert rated(0.9, 3.0) == pytest.approx((np.exp(2.7) - 1) / (np.exp(3.0) - 1)) and rated(0.9, 3.0) < 0.73
-    grid_ = np.linspace(0, 1, 101)
-    values = [rated(float(s), 3.0) for s in grid_]
-    assert all(a < b for a, b in zip(values, values[1:]))  # monotone: every order is LASER's
-    assert all(v <= s + 1e-12 for v, s in zip(values, grid_))  # the first errors cost more
+def test_the_people_model_by_hand():
+    m = PeopleModel(intercept=1.0, rubric=-0.5, meaning=-1.0, embedder="fake/hash")
+    assert m(1.0, 0.0) == 1.0
+    assert m(0.75, 0.04) == pytest.approx(1.0 - 0.5 * 0.5 - 0.2)
+    assert m(0.0, 4.0) == 0.0  # clipped onto the raters' scale
+    assert m(None, 0.1) is None and m(0.9, None) is None  # no figure without its inputs
+    rubric_only = PeopleModel(intercept=0.9, rubric=-0.6)
+    assert rubric_only(0.75) == pytest.approx(0.9 - 0.3) and not rubric_only.uses_meaning
+    assert "semantic distance" in m.describe() and "semantic" not in rubric_only.describe()
 
 
-class _Scores:
-    """Prepared utterances reduced to what the curve's fit reads: their scores."""
-
-    def __init__(self, values):
-        self.values = np.asarray(values, dtype=float)
-
-    def scores(self, cal, tiers):
-        return self.values
-
-
-def test_the_raters_curve_is_fitted_on_ratings_only():
-    s = np.linspace(0.0, 1.0, 21)
-    people = 5 * (np.expm1(2.0 * s) / np.expm1(2.0))  # raters on a curve with k = 2
-    ratings = Task("ratings-xx", "xx", np.arange(21), ("ratings", _Scores(s), people))
-    tiers = {**RUBRIC.tiers, "match": 0.0}
-    assert _best_curve(Calibration(), [ratings], tiers, [None]) == 2.0
-    linear = Task("ratings-yy", "yy", np.arange(21), ("ratings", _Scores(s), 4 * s + 1))
-    assert _best_curve(Calibration(), [linear], tiers, [None]) == 0.0
-    hats = Task("hats-fr", "fr", np.arange(3), ("hats", _Scores([1, 0, 0]), _Scores([0, 1, 1]), [1, 0, 0], [0, 1, 1]))
-    assert _best_curve(Calibration(), [hats], tiers, [None]) == 0.0  # preferences say nothing of it
-    # the rows a fold trains on: only they count
-    rows = np.arange(0, 21, 2)
-    assert _best_curve(Calibration(), [ratings], tiers, [rows]) == 2.0
+def test_the_people_model_is_fitted_on_ratings_and_preferences():
+    """Ratings made by a known model are fitted back; preferences alone order hypotheses as people did."""
+    rng = np.random.default_rng(0)
+    laser, sd = rng.uniform(0, 1, 200), rng.uniform(0, 0.3, 200)
+    truth = PeopleModel(0.95, -0.4, -0.8, "fake/hash")
+    human = np.array([truth(a, b) for a, b in zip(laser, sd)])
+    found = fit([RatingSet(laser, sd, human)], [], "fake/hash")
+    assert (found.intercept, found.rubric, found.meaning) == pytest.approx((0.95, -0.4, -0.8), abs=0.02)
+    # triplets whose people chose the closer meaning, though LASER says the opposite
+    la, lb = np.full(50, 0.9), np.full(50, 0.8)
+    sa, sb = np.full(50, 0.2), np.full(50, 0.01)
+    prefs = PreferenceSet(la, lb, sa, sb, np.zeros(50), np.full(50, 7))
+    found = fit([], [prefs], "fake/hash")
+    assert found(0.8, 0.01) > found(0.9, 0.2)
+    assert fit([], [prefs]).meaning == 0.0  # without an embedder there is no meaning term
 
 
-def test_the_default_judge_gives_laser_on_the_raters_curve_beside_laser_and_rules_does_not(tmp_path):
+def test_the_default_judge_gives_laser_calibrated_beside_laser_and_rules_does_not(tmp_path):
     from voxjudge.asr.laser import LaserOptions, run_laser
-    from voxjudge.asr.laser.judges import rater_curve
+    from voxjudge.asr.laser.judges import people_model
 
     refs = ["the cat sat on the mat", "a quick brown fox", "she is known for her work"]
     hyps = ["the cat sat on a mat", "a quick brown box jumps", "she is known for her work"]
     human = {"1": 3.1, "2": 2.0, "3": 4.9}
-    curve = rater_curve("default")
-    assert curve == load()["*"].curve and curve > 0 and rater_curve("rules") is None
+    model = people_model("default", None)
+    assert model == load_people()["none"] and people_model("rules", None) is None
     out = tmp_path / "records.jsonl"
     result = run_laser(
         refs, hyps, judge="default", options=LaserOptions(lang="en", n_resamples=100), out=out, human=human
     )
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     for r in records:
-        assert list(r)[:4] == ["id", "lang", "laser", "laser_calibrated"]
-        assert r["laser_calibrated"] == rated(r["laser"], curve)
-    assert result.summary["rater_curve"] == curve
+        assert list(r)[:5] == ["id", "lang", "laser", "laser_calibrated", "format_errors"]
+        assert r["laser_calibrated"] == model(r["laser"])
+    assert result.summary["laser_calibrated_model"] == model.describe() and result.summary["embedder"] == "none"
     assert set(result.summary["agreement"]) == {"laser", "laser_calibrated", "one_minus_wer"}
     plain = run_laser(refs, hyps, judge="rules", options=LaserOptions(lang="en", n_resamples=100), out=out, human=human)
-    assert "laser_calibrated" not in out.read_text(encoding="utf-8") and "rater_curve" not in plain.summary
+    assert "laser_calibrated" not in out.read_text(encoding="utf-8") and plain.summary["laser_calibrated_model"] is None
     assert set(plain.summary["agreement"]) == {"laser", "one_minus_wer"}
+
+
+def test_an_embedder_without_a_fitted_model_is_an_error_not_another_model():
+    """fake/hash has no shipped model: a clear error names 'asr train', never another model's figure."""
+    from voxjudge.asr.laser import LaserOptions, run_laser
+
+    with pytest.raises(InputError, match="no model fitted with the embedder fake/hash"):
+        run_laser(["a b"], ["a c"], judge="default", options=LaserOptions(lang="en", embedder="fake/hash"))

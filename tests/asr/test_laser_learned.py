@@ -126,7 +126,7 @@ def test_default_judge_leaves_other_languages_to_the_rules():
     labeler, _ = offline_labeler(None, RUBRIC)
     rules, _ = offline_labeler("rules", RUBRIC)
     items = [("1", pair_of("light", "lights"), "en"), ("2", pair_of("received", "recieved"), "en")]
-    # the same tiers; the default judge adds the calibration's graded part (no model involved)
+    # the same tiers (no model involved)
     assert [(x.label, x.error_type) for x in labeler(items)] == [(x.label, x.error_type) for x in rules(items)]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from voxjudge import _spool
 from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
-from voxjudge.asr.laser.judges import offline_labeler, rater_curve
+from voxjudge.asr.laser.judges import offline_labeler, people_model
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import Label
 from voxjudge.asr.laser.scoring import ScoredPair, score
@@ -32,9 +32,10 @@ WORDS = (
 
 def _reference(refs, hyps, ids, judge, lang, human=None):
     labeler, _ = offline_labeler(judge, RUBRIC)
-    curve = rater_curve(judge)
-    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=curve)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang} | ({"rater_curve": curve} if curve is not None else {})
+    people = people_model(judge, None)
+    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people)
+    settings = {"judge": judge, "mode": "pairs", "lang": lang, "embedder": "none"}
+    settings["laser_calibrated_model"] = people.describe() if people is not None else None
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 
@@ -168,7 +169,7 @@ def test_bounded_caches_start_again_without_changing_a_byte(tmp_path, monkeypatc
     [
         ("cat", "cat", "equal", Label("match", None, "identical")),
         ('Ĉat"', "ca\\t", "substitute", Label("major", "wrong_word", 'sound 50% alike /kæt/ ~ /kæ"t/', True)),
-        ("इस लिए", "इसलिए", "merge", Label("no_penalty", "compound_word", "joined", residual=0.25)),
+        ("इस लिए", "इसलिए", "merge", Label("no_penalty", "compound_word", "joined")),
         ("", "um", "insert", Label("minor", "filler", "a filler (um), added")),
     ],
 )

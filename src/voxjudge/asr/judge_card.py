@@ -289,11 +289,17 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
     offline judges in this process, LLM specs built from ``options.llm`` and closed after their
     run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
-    from voxjudge.asr.laser.run import run_laser
+    from dataclasses import replace
+
+    from voxjudge.asr.laser.judges import is_offline
+    from voxjudge.asr.laser.run import LaserOptions, run_laser
 
     def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
+        opts = options or LaserOptions()
+        if not is_offline(spec):  # an LLM judge reads the meaning itself: the embedder serves the offline ones
+            opts = replace(opts, embedder=None)
+        result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
             k: result.summary[k]
             for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder")

@@ -6,6 +6,7 @@ import argparse
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
+from voxjudge.cli.embedder_options import add_embedder_options
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
 from voxjudge.cli.laser import add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
@@ -86,6 +87,7 @@ def register(cmds) -> None:
     p.add_argument("--split-halves", type=int, default=1000, metavar="N", help="raters' random splits (default: 1000)")
     add_bootstrap_options(p)
     add_judge_options(p, judge=None)
+    add_embedder_options(p, purpose="SemDist beside the judges, and laser_calibrated with meaning")
     p.add_argument(
         "--allow-rubric-mismatch", action="store_true", help="use a learned model trained under another rubric"
     )
@@ -144,6 +146,8 @@ def card_options(args: argparse.Namespace):
         batch_size=args.batch_size,
         prefilter=not args.no_prefilter,
         llm=judge_options(args),
+        embedder=args.embedder,
+        embedder_base_url=args.embedder_base_url,
     )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
     ratings, join = _ratings(args)

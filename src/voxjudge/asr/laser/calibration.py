@@ -317,33 +317,50 @@ def fit(
     return {POOLED: cal}, models
 
 
-def cross_validate(
+def out_of_fold(
     task_list: Sequence[Task], rubric: LaserRubric, *, folds: int = 5, seed: int = 0, embedder: str | None = None
-) -> dict:
-    """Out of fold, per task: everything fitted (tiers, then the models of ``laser_calibrated``) on
-    the other sets whole and this set's other folds (grouped by utterance or by reference), the
-    scores of the held-out fold computed from that fit alone; beside them, the rubric's defaults
-    (fitted on nothing)."""
+) -> dict[str, dict[str, tuple]]:
+    """Per task, the held-out scores of everything fitted (tiers, then the models of
+    ``laser_calibrated``) on the other sets whole and this set's other folds (grouped by utterance
+    or by reference): ``laser``, ``rubric_only`` and, with distances, ``meaning``; one array per
+    side (ratings: one; triplets: A and B)."""
     tiers = {**rubric.tiers, "match": 0.0}
     meaning = embedder if embedder and _has_meaning(task_list) else None
-    report: dict[str, Any] = {}
+    found: dict[str, dict[str, tuple]] = {}
     for t in task_list:
         fold = folds_of(t.groups, folds, seed)
         others = [o for o in task_list if o is not t]
-        n = len(fold)
-        cols = {k: (np.full(n, np.nan), np.full(n, np.nan)) for k in ("laser", "rubric_only", "meaning")}
+        n, sides = len(fold), _sides(t)
+        cols = {k: tuple(np.full(n, np.nan) for _ in sides) for k in ("laser", "rubric_only", "meaning")}
         for f in np.unique(fold):
             train, test = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
             rows = [None] * len(others) + [train]
             cal = best([*others, t], rubric, rows)
             m0 = fit_people([*others, t], cal, rubric, rows)
             m1 = fit_people([*others, t], cal, rubric, rows, embedder=meaning) if meaning else None
-            for side, prep, sd in _sides(t):
+            for side, prep, sd in sides:
                 s = prep.scores(cal, tiers)[test]
                 cols["laser"][side][test] = s
                 cols["rubric_only"][side][test] = [m0(x) for x in s]
                 if m1 is not None:
                     cols["meaning"][side][test] = [m1(x, d) for x, d in zip(s, sd[test])]
+        if not meaning:
+            del cols["meaning"]
+        found[t.name] = cols
+    return found
+
+
+def cross_validate(
+    task_list: Sequence[Task], rubric: LaserRubric, *, folds: int = 5, seed: int = 0, embedder: str | None = None
+) -> dict:
+    """``out_of_fold``'s figures per task (Pearson with the ratings, agreement with the triplets'
+    choices at certitude 100%, 70% and all), beside the rubric's defaults (fitted on nothing) and,
+    with distances, SemDist alone."""
+    tiers = {**rubric.tiers, "match": 0.0}
+    oof = out_of_fold(task_list, rubric, folds=folds, seed=seed, embedder=embedder)
+    report: dict[str, Any] = {}
+    for t in task_list:
+        cols = oof[t.name]
         entry = {
             "laser": _summary(t, cols["laser"]),
             "laser_calibrated": _summary(t, cols["rubric_only"]),
@@ -352,7 +369,7 @@ def cross_validate(
             "seed": seed,
             "grouped_by": "utterance" if t.parts[0] == "ratings" else "reference",
         }
-        if meaning:
+        if "meaning" in cols:
             entry["laser_calibrated_with_meaning"] = _summary(t, cols["meaning"])
             entry["semdist"] = _summary(t, _semdist_scores(t))
         report[t.name] = entry

@@ -327,7 +327,7 @@ class ChunkScorer:
             penalty += pen
             n_events += 1
             events.append(event)
-            if lab.label == "match" and p.ref != p.hyp:  # the same words but for case or punctuation
+            if event[0] == "match" and p.ref != p.hyp:  # the same words but for case or punctuation
                 n_format += 1
             if records:
                 parts.append(js)
