@@ -24,6 +24,7 @@ def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> 
         "--no-ids",
         dest="ids",
         action="store_false",
+        default=None,  # the dest's default is --ids's: not given
         help="the text files have no ids: a first word that looks like one is a word (silences the warning)",
     )
     g.add_argument(
@@ -40,15 +41,20 @@ def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> 
         )
 
 
+NORMALIZE_HELP = (
+    "a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
+    "applied to both sides{before} (default: none{why}; presets and steps are listed below)"
+)
+
+
+def add_normalize_option(g, *, before: str = "", why: str = "") -> None:
+    """``--normalize SPEC`` (``asr.normalize.get_normalizer``), the same for every asr command."""
+    g.add_argument("--normalize", default="none", metavar="SPEC", help=NORMALIZE_HELP.format(before=before, why=why))
+
+
 def add_text_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("text processing")
-    g.add_argument(
-        "--normalize",
-        default="none",
-        metavar="SPEC",
-        help="a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
-        "applied to both sides (default: none; presets and steps are listed below)",
-    )
+    add_normalize_option(g)
     g.add_argument(
         "--split",
         default="unicode",
@@ -117,6 +123,81 @@ def normalizer(args: argparse.Namespace):
     from voxjudge.asr.normalize import get_normalizer
 
     return get_normalizer(args.normalize)
+
+
+def ignores_case_and_punctuation(spec: str) -> bool:
+    from voxjudge.asr.normalize import get_normalizer
+
+    norm = get_normalizer(spec)
+    steps = set(norm.steps) if norm else set()
+    return bool(steps & {"lower", "casefold"}) and "punct" in steps
+
+
+def case_punct_counts(rows, spec: str, *, split: str = "unicode", current=None, batch: int = 20_000):
+    """Corpus word counts of ``rows`` ((reference, hypothesis) pairs, read once, in batches) as
+    ``--normalize spec`` counts them (``current``, when the command has them already) and with
+    case and punctuation ignored as well (``spec+basic``): the two sides of the case/punctuation
+    note (``views.shared.render_case_punct_note``). None when ``spec`` ignores both already.
+
+    Cheap where it cannot matter: under ``none`` (and the default split), an utterance whose two
+    texts have no upper case, no punctuation and are NFC counts the same both ways, so only the
+    others are counted again (a lower-case, unpunctuated corpus: one scan, no alignment)."""
+    if ignores_case_and_punctuation(spec):
+        return None
+    from itertools import islice
+
+    from voxjudge.asr.error_counts import ErrorCounts
+    from voxjudge.asr.measures import compute_metrics
+    from voxjudge.asr.normalize import get_normalizer
+
+    plain = spec.strip() in ("", "none")
+    as_given, ignored = get_normalizer(spec), get_normalizer("basic" if plain else f"{spec}+basic")
+    skip = _untouched_by_basic if plain and split == "unicode" else None
+
+    def count(refs, hyps, norm) -> ErrorCounts:
+        if not refs:
+            return ErrorCounts()
+        result = compute_metrics(
+            refs, hyps, normalizer=norm, split=split, units=("word",), per_utterance=False, char_counts=False
+        )
+        return result.corpus_word
+
+    before, changed_before, changed_after = ErrorCounts(), ErrorCounts(), ErrorCounts()
+    rows = iter(rows)
+    while part := list(islice(rows, batch)):
+        refs, hyps = [r for r, _ in part], [h for _, h in part]
+        if current is None:
+            before = before + count(refs, hyps, as_given)
+        if skip is not None and skip("\n".join(refs + hyps)):
+            continue
+        changed = [k for k, (r, h) in enumerate(part) if skip is None or not (skip(r) and skip(h))]
+        refs, hyps = [refs[k] for k in changed], [hyps[k] for k in changed]
+        changed_before = changed_before + count(refs, hyps, as_given)
+        changed_after = changed_after + count(refs, hyps, ignored)
+    before = current if current is not None else before
+    after = ErrorCounts(*(b - x + y for b, x, y in zip(before, changed_before, changed_after)))
+    return before, after
+
+
+_PUNCT = None
+
+
+def _untouched_by_basic(text: str) -> bool:
+    """``--normalize basic`` leaves the words of ``text`` as they are: NFC, no upper case, no punctuation."""
+    global _PUNCT
+    if _PUNCT is None:
+        import regex
+
+        _PUNCT = regex.compile(r"\p{P}")
+    import unicodedata
+
+    return text.lower() == text and unicodedata.is_normalized("NFC", text) and not _PUNCT.search(text)
+
+
+def say_note(text: str | None) -> None:
+    """A note for the user on stderr (stdout stays the command's output)."""
+    if text:
+        print(text, file=sys.stderr)
 
 
 def _clean(obj: Any) -> Any:
