@@ -222,12 +222,12 @@ def test_laser_report_keeps_its_scripts_and_counts(reports, browser):
 
 
 # The text of a chart's title, legend and axes, read in the page: matplotlib writes each string as
-# a comment before its glyphs (text is drawn as paths).
+# a comment in its text group, before its glyphs (text is drawn as paths).
 _CHART_TEXT = """
 (name) => {
   const svg = document.querySelector('#fig-' + name + ' svg');
   const box = e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, left: b.left}; };
-  const label = g => g.previousSibling && g.previousSibling.nodeType === 8 ? g.previousSibling.data.trim() : '';
+  const label = g => { const c = Array.from(g.childNodes).find(n => n.nodeType === 8); return c ? c.data.trim() : ''; };
   const inner = root => Array.from(root.querySelectorAll('g[id*="text_"]'))
     .filter(g => !g.querySelector('g[id*="text_"]'));
   const ticks = axis => {

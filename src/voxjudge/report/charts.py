@@ -107,9 +107,12 @@ def _colours(n: int) -> list[str]:
 
 
 def _legend(fig, ax, n: int) -> None:
-    """The legend in its own band above the axes (constrained layout makes room for it)."""
+    """The legend in its own band between the title and the axes: anchored just above the axes,
+    which constrained layout shrinks to make room for it under the figure's title."""
     if n:
-        fig.legend(loc="outside upper center", ncols=min(n, 3), frameon=False, fontsize=8)
+        ax.legend(
+            loc="lower center", bbox_to_anchor=(0.5, 1.01), ncols=min(n, 3), frameon=False, fontsize=8, borderaxespad=0
+        )
 
 
 def _is_integral(values: Sequence[float]) -> bool:
