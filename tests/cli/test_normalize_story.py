@@ -182,3 +182,27 @@ def test_asr_score_help_has_normalize_and_its_presets():
     text = dict(commands(build_parser()))["asr score"].format_help()
     assert "--normalize SPEC" in text and "before alignment" in text
     assert "basic            nfc + lower + punct + whitespace" in text
+
+
+def test_a_corpus_too_large_to_count_again_gets_a_note_without_counts(capsys, cased, monkeypatch):
+    from voxjudge.cli import common
+
+    monkeypatch.setattr(common, "CASE_PUNCT_WORDS", 3)  # the two cased utterances hold 5 reference words
+    ref, hyp = cased
+    assert main(["asr", "metrics", "--ref", ref, "--hyp", hyp, "--no-ids"]) == 0
+    assert _note_lines(capsys.readouterr().err) == [
+        "voxjudge: note: 2 utterances have upper case or punctuation, which count as word errors wherever the "
+        "two sides differ in them (too many words to count them again); --normalize basic ignores both"
+    ]
+
+
+def test_a_lower_case_unpunctuated_corpus_is_not_counted_again(monkeypatch, tmp_path, capsys):
+    from voxjudge.asr import measures
+
+    calls = []
+    real = measures.compute_metrics
+    monkeypatch.setattr(measures, "compute_metrics", lambda *a, **k: calls.append(k) or real(*a, **k))
+    ref = _write(tmp_path / "r.txt", ["the cat sat", "hello world"])
+    hyp = _write(tmp_path / "h.txt", ["the bat sat", "hello word"])
+    assert main(["asr", "metrics", "--ref", ref, "--hyp", hyp, "--no-ids"]) == 0
+    assert _note_lines(capsys.readouterr().err) == [] and len(calls) == 1  # the command's own count only

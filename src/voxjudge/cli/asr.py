@@ -173,9 +173,9 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             )
         )
     if "word" in units:
-        rows = zip(paired.references, paired.hypotheses)
+        rows = list(zip(paired.references, paired.hypotheses))
         counts = case_punct_counts(rows, args.normalize, split=args.split, current=result.corpus_word)
-        say_note(counts and render_case_punct_note([(None, *counts)]))
+        say_note(counts and render_case_punct_note([(None, counts)]))
     return 0
 
 
@@ -199,9 +199,9 @@ def cmd_align(args: argparse.Namespace) -> int:
     write_out(args.out, pairs_out)
     note = None
     if args.unit == "word":
-        rows = zip(paired.references, paired.hypotheses)
+        rows = list(zip(paired.references, paired.hypotheses))
         counts = case_punct_counts(rows, args.normalize, split=args.split)
-        note = counts and render_case_punct_note([(None, *counts)])
+        note = counts and render_case_punct_note([(None, counts)])
     if args.json:
         print_json(
             [
@@ -283,10 +283,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     say_written(args, report)
     systems = []
     for name, paired, result in ((names[0], pa, comparison.a), (names[1], pb, comparison.b)):
-        rows = zip(paired.references, paired.hypotheses)
+        rows = list(zip(paired.references, paired.hypotheses))
         counts = case_punct_counts(rows, args.normalize, split=args.split, current=result.corpus_word)
         if counts is None:
             break
-        systems.append((name, *counts))
+        systems.append((name, counts))
     say_note(systems and render_case_punct_note(systems))
     return 0

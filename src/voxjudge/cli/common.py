@@ -6,9 +6,11 @@ import argparse
 import json
 import math
 import os
+import string
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, check_bootstrap_options  # noqa: F401 (shared bundle)
@@ -133,18 +135,34 @@ def ignores_case_and_punctuation(spec: str) -> bool:
     return bool(steps & {"lower", "casefold"}) and "punct" in steps
 
 
+@dataclass
+class CasePunct:
+    """What case and punctuation do to a run's word errors (``case_punct_counts``)."""
+
+    before: Any  # ErrorCounts as the command counted them (None: not counted, see ``after``)
+    after: Any  # ErrorCounts with case and punctuation ignored too; None on a corpus over the limit
+    changed: int  # utterances whose texts have upper case, punctuation or non-NFC text
+
+
+# Counting again costs an alignment of every utterance with case or punctuation: past this many of
+# their reference words, the note says that there are some, without counting what they cost.
+CASE_PUNCT_WORDS = 200_000
+
+
 def case_punct_counts(rows, spec: str, *, split: str = "unicode", current=None, batch: int = 20_000):
-    """Corpus word counts of ``rows`` ((reference, hypothesis) pairs, read once, in batches) as
-    ``--normalize spec`` counts them (``current``, when the command has them already) and with
-    case and punctuation ignored as well (``spec+basic``): the two sides of the case/punctuation
-    note (``views.shared.render_case_punct_note``). None when ``spec`` ignores both already.
+    """``CasePunct`` for ``rows`` ((reference, hypothesis) pairs; iterated twice, in batches):
+    the corpus word counts as ``--normalize spec`` counts them (``current``, when the command has
+    them already) and with case and punctuation ignored as well (``spec+basic``), the two sides of
+    the case/punctuation note (``views.shared.render_case_punct_note``). None when ``spec``
+    ignores both already.
 
     Cheap where it cannot matter: under ``none`` (and the default split), an utterance whose two
     texts have no upper case, no punctuation and are NFC counts the same both ways, so only the
-    others are counted again (a lower-case, unpunctuated corpus: one scan, no alignment)."""
+    others are counted again (a lower-case, unpunctuated corpus: one scan, no alignment); past
+    ``CASE_PUNCT_WORDS`` reference words to count again, nothing is counted (``after`` None)."""
     if ignores_case_and_punctuation(spec):
         return None
-    from itertools import islice
+    from itertools import chain, islice
 
     from voxjudge.asr.error_counts import ErrorCounts
     from voxjudge.asr.measures import compute_metrics
@@ -154,36 +172,56 @@ def case_punct_counts(rows, spec: str, *, split: str = "unicode", current=None, 
     as_given, ignored = get_normalizer(spec), get_normalizer("basic" if plain else f"{spec}+basic")
     skip = _untouched_by_basic if plain and split == "unicode" else None
 
-    def count(refs, hyps, norm) -> ErrorCounts:
-        if not refs:
+    def batches():
+        it = iter(rows)
+        while part := list(islice(it, batch)):
+            yield part
+
+    def changed_in(part):
+        if skip is not None and skip("\n".join(chain.from_iterable(part))):
+            return []
+        return [(r, h) for r, h in part if skip is None or not (skip(r) and skip(h))]
+
+    def count(part, norm) -> ErrorCounts:
+        if not part:
             return ErrorCounts()
+        refs, hyps = [r for r, _ in part], [h for _, h in part]
         result = compute_metrics(
             refs, hyps, normalizer=norm, split=split, units=("word",), per_utterance=False, char_counts=False
         )
         return result.corpus_word
 
-    before, changed_before, changed_after = ErrorCounts(), ErrorCounts(), ErrorCounts()
-    rows = iter(rows)
-    while part := list(islice(rows, batch)):
-        refs, hyps = [r for r, _ in part], [h for _, h in part]
-        if current is None:
-            before = before + count(refs, hyps, as_given)
-        if skip is not None and skip("\n".join(refs + hyps)):
-            continue
-        changed = [k for k, (r, h) in enumerate(part) if skip is None or not (skip(r) and skip(h))]
-        refs, hyps = [refs[k] for k in changed], [hyps[k] for k in changed]
-        changed_before = changed_before + count(refs, hyps, as_given)
-        changed_after = changed_after + count(refs, hyps, ignored)
-    before = current if current is not None else before
+    changed, words, kept = 0, 0, []
+    for part in batches():  # the scan: what there is to count again, kept while it is small
+        found = changed_in(part)
+        changed += len(found)
+        words += sum(r.count(" ") + 1 for r, _ in (part if current is None else found))
+        if words <= CASE_PUNCT_WORDS:
+            kept += found
+    if words > CASE_PUNCT_WORDS:
+        return CasePunct(current, None, changed)
+    before = current
+    if current is None:
+        before = ErrorCounts()
+        for part in batches():
+            before = before + count(part, as_given)
+    if not kept:
+        return CasePunct(before, before, 0)
+    changed_before, changed_after = count(kept, as_given), count(kept, ignored)
     after = ErrorCounts(*(b - x + y for b, x, y in zip(before, changed_before, changed_after)))
-    return before, after
+    return CasePunct(before, after, changed)
 
 
 _PUNCT = None
+_ASCII_MARKS = (string.punctuation + string.ascii_uppercase).encode()
 
 
 def _untouched_by_basic(text: str) -> bool:
-    """``--normalize basic`` leaves the words of ``text`` as they are: NFC, no upper case, no punctuation."""
+    """``--normalize basic`` leaves the words of ``text`` as they are: NFC, no upper case, no
+    punctuation (ASCII text is checked on its bytes: the scan costs a few percent of a count)."""
+    if text.isascii():
+        data = text.encode()
+        return len(data.translate(None, _ASCII_MARKS)) == len(data)
     global _PUNCT
     if _PUNCT is None:
         import regex

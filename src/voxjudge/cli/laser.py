@@ -229,6 +229,16 @@ class _Normalized:
         return ((uid, norm(ref), norm(hyp)) for uid, ref, hyp in self.paired)
 
 
+class _Texts:
+    """(reference, hypothesis) of each utterance, read again on every pass."""
+
+    def __init__(self, paired):
+        self.paired = paired
+
+    def __iter__(self):
+        return ((ref, hyp) for _, ref, hyp in self.paired)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.run import LaserOptions, run_laser
@@ -291,8 +301,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(render_laser(result.summary))
     say_written(args, report)
-    counts = case_punct_counts(((ref, hyp) for _, ref, hyp in paired), args.normalize)
-    say_note(counts and render_case_punct_note([(None, *counts)], noun="word difference", rates=False))
+    counts = case_punct_counts(_Texts(paired), args.normalize)
+    say_note(counts and render_case_punct_note([(None, counts)], noun="word difference", rates=False))
     if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.

@@ -43,27 +43,32 @@ def render_written(report_path: str | None, figures_dir: str | None, report) -> 
 
 def render_case_punct_note(systems, *, noun: str = "word error", rates: bool = True) -> str | None:
     """One line when most word errors (of one system at least) are only case or punctuation,
-    naming ``--normalize basic``; None otherwise. ``systems``: (name or None, counts as the command
-    counted them, counts with case and punctuation ignored too) per system
-    (``common.case_punct_counts``); ``rates``: say the WER both ways."""
-    gone = [max(0, before.errors - after.errors) for _, before, after in systems]
-    if not any(before.errors and 2 * n > before.errors for n, (_, before, _) in zip(gone, systems)):
+    naming ``--normalize basic``; None otherwise. ``systems``: (name or None, ``CasePunct``) per
+    system (``common.case_punct_counts``); ``rates``: say the WER both ways. A corpus too large to
+    count again gets a line that says its texts have case or punctuation, without a count."""
+    if any(cp.after is None for _, cp in systems):
+        changed = max(cp.changed for _, cp in systems)
+        if not changed:
+            return None
+        return (
+            f"voxjudge: note: {counted(changed, 'utterance')} have upper case or punctuation, which count as "
+            f"{plural(noun)} wherever the two sides differ in them (too many words to count them again); "
+            "--normalize basic ignores both"
+        )
+    gone = [max(0, cp.before.errors - cp.after.errors) for _, cp in systems]
+    if not any(cp.before.errors and 2 * n > cp.before.errors for n, (_, cp) in zip(gone, systems)):
         return None
 
-    def wer(before, after) -> str:
-        return f"WER {fmt_rate(before.error_rate)} -> {fmt_rate(after.error_rate)}" if rates else ""
+    def wer(cp) -> str:
+        return f" (WER {fmt_rate(cp.before.error_rate)} -> {fmt_rate(cp.after.error_rate)})" if rates else ""
 
     if len(systems) == 1:
-        (_, before, after), n = systems[0], gone[0]
-        tail = f" ({wer(before, after)})" if rates else ""
+        (_, cp), n = systems[0], gone[0]
         return (
-            f"voxjudge: note: {n} of {counted(before.errors, noun)} are only case or punctuation; "
-            f"--normalize basic ignores both{tail}"
+            f"voxjudge: note: {n} of {counted(cp.before.errors, noun)} are only case or punctuation; "
+            f"--normalize basic ignores both{wer(cp)}"
         )
-    parts = [
-        f"{name} {n} of {before.errors}" + (f" ({wer(before, after)})" if rates else "")
-        for n, (name, before, after) in zip(gone, systems)
-    ]
+    parts = [f"{name} {n} of {cp.before.errors}{wer(cp)}" for n, (name, cp) in zip(gone, systems)]
     return (
         f"voxjudge: note: {plural(noun)} that are only case or punctuation: {', '.join(parts)}; "
         "--normalize basic ignores both"
