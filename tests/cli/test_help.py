@@ -167,5 +167,9 @@ def test_flags_state_no_default_and_the_asr_group_names_laser():
     assert "default" not in no_ids
     top = " ".join(parsers[""].format_help().split())
     assert "system comparison, LASER rubric scores (asr score)" in top
+    from voxjudge.cli.main import build_parser as fast
+
+    listed = " ".join(fast(["--help"]).format_help().split())  # the start-up's own list of commands
+    assert "system comparison, LASER rubric scores (asr score)" in listed
     group = parsers["asr"].format_help()
     assert "LASER" in group and "(score" in group and "voxjudge asr score" in group
