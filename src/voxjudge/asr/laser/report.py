@@ -51,24 +51,29 @@ def _pairs_html(u: UtteranceScore) -> str:
     return "".join(cells)
 
 
-def weights(judge: str | None, tiers: dict[str, float] | None) -> dict[str, Any]:
+def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
     """Every weight a pair's penalty is made of under ``judge``: the rubric's tiers and, for the
     offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena, the
     graded weights per character edit and per case/punctuation edit, the raters' curve), per
-    language (``*``: every other)."""
+    language (``*``: every other). ``rubric``: the summary's (name, sha256, tiers)."""
     from dataclasses import asdict
 
     from voxjudge.asr.laser.judges import is_offline
 
-    out: dict[str, Any] = {"tiers": tiers}
+    rubric = rubric or {}
+    out: dict[str, Any] = {"tiers": rubric.get("tiers")}
     if not is_offline(judge):
         out["graded"] = "none: a model judge's pair costs its tier"
         return out
     from voxjudge.asr.laser.calibration import load, shipped_path
-    from voxjudge.asr.laser.conventions import Calibration
+    from voxjudge.asr.laser.rubric import LaserRubric
 
     if judge == "rules" or not shipped_path().is_file():
-        out["calibration"] = {"*": asdict(Calibration())}
+        shipped = LaserRubric.load()
+        if rubric.get("sha256") == shipped.sha256:
+            out["calibration"] = {"*": asdict(shipped.conventions("*").calibration)}
+        else:
+            out["calibration"] = "the defaults, with the tiers of the rubric file's speech types"
         out["calibration_source"] = "the rubric's defaults"
     else:
         out["calibration"] = {lang: asdict(cal) for lang, cal in load().items()}
@@ -220,7 +225,7 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         settings={
             **result.settings,
             "rubric": summary.get("rubric"),
-            "weights": weights(result.settings.get("judge"), (summary.get("rubric") or {}).get("tiers")),
+            "weights": weights(result.settings.get("judge"), summary.get("rubric")),
             "bootstrap": summary.get("bootstrap"),
         },
         coverage=_coverage(summary),
