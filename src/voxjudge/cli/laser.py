@@ -9,6 +9,7 @@ from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import (
+    CASE_PUNCT_WORDS,
     add_input_options,
     add_normalize_option,
     alias,
@@ -301,8 +302,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(render_laser(result.summary))
     say_written(args, report)
-    counts = case_punct_counts(_Texts(paired), args.normalize)
-    say_note(counts and render_case_punct_note([(None, counts)], noun="word difference", rates=False))
+    if (result.summary.get("ref_words") or 0) <= CASE_PUNCT_WORDS:  # a corpus scale run pays for no second pass
+        counts = case_punct_counts(_Texts(paired), args.normalize)
+        say_note(counts and render_case_punct_note([(None, counts)], noun="word difference", rates=False))
     if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
