@@ -37,7 +37,7 @@ def test_help_states_defaults_and_ends_with_examples(name, parser):
     for action in parser._actions:
         if not action.option_strings or action.help == argparse.SUPPRESS or action.required:
             continue
-        if action.default is None or action.default is False or action.default == argparse.SUPPRESS:
+        if action.default is None or isinstance(action.default, bool) or action.default == argparse.SUPPRESS:
             continue
         assert "default" in parser._get_formatter()._expand_help(action), (name, action.option_strings)
 
@@ -158,3 +158,18 @@ def test_examples_run_one_after_another_in_one_folder(workdir, blocker):
     (a study folder of the same name, an output file)."""
     for name, example in example_commands():
         run_example(name, example, workdir, blocker)
+
+
+def test_flags_state_no_default_and_the_asr_group_names_laser():
+    parsers = dict(PARSERS)
+    text = parsers["asr metrics"].format_help()
+    no_ids = text[text.index("--no-ids") : text.index("--format")]
+    assert "default" not in no_ids
+    top = " ".join(parsers[""].format_help().split())
+    assert "system comparison, LASER rubric scores (asr score)" in top
+    from voxjudge.cli.main import build_parser as fast
+
+    listed = " ".join(fast(["--help"]).format_help().split())  # the start-up's own list of commands
+    assert "system comparison, LASER rubric scores (asr score)" in listed
+    group = parsers["asr"].format_help()
+    assert "LASER" in group and "(score" in group and "voxjudge asr score" in group

@@ -23,7 +23,8 @@ from voxjudge.cli.main import main
 pytestmark = pytest.mark.slow
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-HI, BREAKS, PAIRWISE = EXAMPLES / "asr" / "hi", EXAMPLES / "breaks", EXAMPLES / "pairwise"
+HI, EN = EXAMPLES / "asr" / "hi", EXAMPLES / "asr" / "en"
+BREAKS, PAIRWISE = EXAMPLES / "breaks", EXAMPLES / "pairwise"
 
 
 def _has_devanagari_font() -> bool:
@@ -62,6 +63,8 @@ def reports(tmp_path_factory):
     commands = {
         "asr score": (["asr", "score", "--ref", HI / "ref.txt", "--hyp", HI / "sys_b.txt", "--ids",
                        "--human", HI / "human_b.tsv", *boot], {"ref": HI / "ref.txt", "human": HI / "human_b.tsv"}),
+        "asr score en": (["asr", "score", "--ref", EN / "ref.txt", "--hyp", EN / "sys_b.txt", "--ids", "--lang", "en",
+                          "--out", d / "laser-en.jsonl"], {"hyp": EN / "sys_b.txt"}),
         "asr compare": (["asr", "compare", "--ref", HI / "ref.txt", "--hyp-a", HI / "sys_a.txt", "--hyp-b",
                          HI / "sys_b.txt", "--ids", "--normalize", "hindi", *boot], {"hyp_b": HI / "sys_b.txt"}),
         "breaks score": (["breaks", "score", "--ref", BREAKS / "table.jsonl", "--hyp", BREAKS / "hypotheses.tsv",
@@ -151,7 +154,7 @@ _TABLE_FAULTS = """
 """
 
 EVALUATORS = [
-    "asr score", "asr compare", "breaks score", "breaks score partial",
+    "asr score", "asr score en", "asr compare", "breaks score", "breaks score partial",
     "pairwise analyze", "pairwise compare", "pairwise select",
 ]  # fmt: skip
 
@@ -211,5 +214,112 @@ def test_laser_report_keeps_its_scripts_and_counts(reports, browser):
     if _has_devanagari_font():
         assert "Devanagari: Noto Sans Devanagari" in fonts or "Devanagari: Lohit" in fonts, fonts
     labels = page.eval_on_selector_all("svg.chart", "s => s.map(x => x.getAttribute('aria-label'))")
-    assert labels == ["Error types", "LASER vs WER per utterance", "LASER vs human score", "1 - WER vs human score"]
+    assert labels == [
+        "Penalty by error type", "LASER vs WER per utterance", "LASER vs human score", "1 - WER vs human score"
+    ]  # fmt: skip
+    page.close()
+
+
+# The text of a chart's title, legend and axes, read in the page: matplotlib writes each string as
+# a comment in its text group, before its glyphs (text is drawn as paths).
+_CHART_TEXT = """
+(name) => {
+  const svg = document.querySelector('#fig-' + name + ' svg');
+  const box = e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, left: b.left}; };
+  const label = g => { const c = Array.from(g.childNodes).find(n => n.nodeType === 8); return c ? c.data.trim() : ''; };
+  const inner = root => Array.from(root.querySelectorAll('g[id*="text_"]'))
+    .filter(g => !g.querySelector('g[id*="text_"]'));
+  const ticks = axis => {
+    const g = svg.querySelector('g[id$="matplotlib.axis_' + axis + '"]');
+    return Array.from(g.querySelectorAll('g[id*="tick_"]')).map(t => inner(t)[0]).filter(Boolean)
+      .map(t => ({text: label(t), ...box(t)}));
+  };
+  const title = inner(svg).find(g => label(g) === svg.getAttribute('aria-label'));
+  const legend = svg.querySelector('g[id*="legend_"]');
+  return {title: title ? box(title) : null, legend: legend ? box(legend) : null, x: ticks(1), y: ticks(2)};
+}
+"""
+
+
+def _chart_names(page) -> list[str]:
+    return page.eval_on_selector_all("figure.chart", "fs => fs.map(f => f.id.slice(4))")
+
+
+@pytest.mark.parametrize("name", EVALUATORS)
+def test_the_title_is_above_the_legend(reports, browser, name):
+    page, _ = _open(browser, reports[name][0])
+    for chart in _chart_names(page):
+        t = page.evaluate(_CHART_TEXT, chart)
+        assert t["title"] is not None, chart
+        if t["legend"]:
+            assert t["legend"]["top"] >= t["title"]["bottom"] - 0.5, f"{name}: {chart}: legend above the title"
+    page.close()
+
+
+def test_compare_report_counts_captions_tables_and_width(reports, browser):
+    page, _ = _open(browser, reports["asr compare"][0])
+    # the word-count axis has ticks at whole numbers only
+    ticks = [float(t["text"].replace("\u2212", "-")) for t in page.evaluate(_CHART_TEXT, "error-counts")["y"]]
+    assert len(ticks) >= 3 and all(v.is_integer() for v in ticks), ticks
+    # the diagonal's caption sits under the scatter plot, nowhere else
+    captions = page.eval_on_selector_all(
+        "figure.chart", "fs => fs.map(f => [f.id, f.querySelector('figcaption')?.textContent || ''])"
+    )
+    assert [fid for fid, text in captions if "dashed diagonal" in text] == ["fig-wer-per-utterance"]
+    notes = page.eval_on_selector_all("section > p.note", "ps => ps.map(p => p.textContent)")
+    assert not any("dashed diagonal" in note for note in notes)
+    # no table without a row; a kind of error with none says so
+    assert page.eval_on_selector_all("table", "ts => ts.filter(t => !t.tBodies[0].rows.length).length") == 0
+    # the two charts share a row and the page's width
+    boxes = page.eval_on_selector_all(
+        "figure.chart", "fs => fs.map(f => { const b = f.getBoundingClientRect(); return [b.left, b.top, b.right]; })"
+    )
+    (l1, t1, r1), (l2, t2, r2) = boxes
+    assert abs(t1 - t2) < 2 and l2 > r1, boxes
+    body = page.evaluate(
+        "() => { const s = getComputedStyle(document.body), b = document.body.getBoundingClientRect();"
+        " return [b.left + parseFloat(s.paddingLeft), b.right - parseFloat(s.paddingRight)]; }"
+    )
+    assert body[1] - body[0] >= 0.9 * 1280 - 2 * 32, body
+    assert (r2 - l1) >= 0.95 * (body[1] - body[0]), (boxes, body)
+    page.close()
+
+
+def test_laser_report_marks_case_and_punctuation_costs_and_lists_every_weight(reports, browser, tmp_path):
+    html, _, _ = reports["asr score en"]
+    records = [json.loads(line) for line in (html.parent / "laser-en.jsonl").read_text().splitlines()]
+    pairs = [p for r in records for p in r["pairs"]]
+    costly = [p for p in pairs if p["label"] == "match" and p["ref"] != p["hyp"] and p["penalty"] > 0]
+    assert costly, "the default judge charges some case/punctuation edits on examples/asr/en"
+    page, _ = _open(browser, html)
+    style = """sel => Array.from(document.querySelectorAll(sel)).map(e => [getComputedStyle(e).backgroundColor,
+                    e.getAttribute('title') || '', e.textContent])"""
+    marked = page.evaluate(f"({style})('span.pair.case_punct')")
+    plain = {c for c, _, _ in page.evaluate(f"({style})('span.pair.match')")}
+    legend = page.evaluate(f"({style})('span.legend.case_punct')")
+    assert len(marked) == sum(1 for p in pairs if p["label"] == "match" and p["ref"] != p["hyp"])
+    assert len(legend) == 1 and "case or punctuation" in legend[0][2]
+    assert {c for c, _, _ in marked} == {legend[0][0]} and legend[0][0] not in plain
+    assert sum("(penalty 0.25)" in title for _, title, _ in marked) == sum(p["penalty"] == 0.25 for p in costly)
+    # every weight: the tiers and the graded weights of the calibration in use
+    from voxjudge.asr.laser.calibration import load
+
+    settings = json.loads(page.inner_text("#settings"))
+    weights = settings["weights"]
+    assert weights["tiers"] == {"no_penalty": 0.0, "minor": 0.5, "major": 1.0}
+    for lang, cal in load().items():
+        shown = weights["calibration"][lang]
+        assert (shown["surface"], shown["edit"], shown["curve"]) == (cal.surface, cal.edit, cal.curve)
+    # the chart draws what each type cost, largest first; types that cost nothing are named, not drawn
+    cost: dict[str, float] = {}
+    for p in pairs:
+        key = p["error_type"] or ("case or punctuation" if p["label"] == "match" and p["ref"] != p["hyp"] else None)
+        if key:
+            cost[key] = cost.get(key, 0.0) + p["penalty"]
+    expected = sorted((k for k, v in cost.items() if v > 0), key=lambda k: (-cost[k], k))
+    bars = sorted(page.evaluate(_CHART_TEXT, "error-types")["y"], key=lambda t: t["top"])
+    assert [b["text"] for b in bars] == expected
+    caption = page.inner_text("#fig-error-types figcaption")
+    for k in (k for k, v in cost.items() if v == 0):
+        assert k in caption
     page.close()

@@ -8,6 +8,7 @@ from voxjudge.cli.common import (
     add_bootstrap_options,
     add_input_options,
     add_text_options,
+    case_punct_counts,
     check_bootstrap_options,
     check_outputs,
     normalizer,
@@ -15,6 +16,7 @@ from voxjudge.cli.common import (
     progress_bar,
     read_file,
     read_pair,
+    say_note,
     speaker_labels,
     use_color,
     warn_leading_ids,
@@ -29,11 +31,13 @@ from voxjudge.cli.report_options import (
     say_written,
     wants_report,
 )
-from voxjudge.cli.views import render_compare, render_metrics
+from voxjudge.cli.views import render_case_punct_note, render_compare, render_metrics
 
 
 def register(groups) -> None:
-    asr = groups.add_parser("asr", help="classic ASR metrics, alignments, system comparison")
+    asr = groups.add_parser(
+        "asr", help="classic ASR metrics, alignments, system comparison, LASER rubric scores (asr score)"
+    )
     cmds = asr.add_subparsers(dest="command", metavar="<command>", required=True)
 
     p = cmds.add_parser(
@@ -168,12 +172,16 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
         if args.per_utterance:
             out["utterances"] = utterances
         print_json(out)
-        return 0
-    print(
-        render_metrics(
-            summary, result, units[0], args.ref, args.hyp, utterances if args.per_utterance else None, speakers
+    else:
+        print(
+            render_metrics(
+                summary, result, units[0], args.ref, args.hyp, utterances if args.per_utterance else None, speakers
+            )
         )
-    )
+    if "word" in units:
+        rows = list(zip(paired.references, paired.hypotheses))
+        counts = case_punct_counts(rows, args.normalize, split=args.split, current=result.corpus_word)
+        say_note(counts and render_case_punct_note([(None, counts)]))
     return 0
 
 
@@ -195,6 +203,11 @@ def cmd_align(args: argparse.Namespace) -> int:
         if args.limit is None or len(shown) < args.limit:
             shown.append((uid, a))
     write_out(args.out, pairs_out)
+    note = None
+    if args.unit == "word":
+        rows = list(zip(paired.references, paired.hypotheses))
+        counts = case_punct_counts(rows, args.normalize, split=args.split)
+        note = counts and render_case_punct_note([(None, counts)])
     if args.json:
         print_json(
             [
@@ -209,9 +222,10 @@ def cmd_align(args: argparse.Namespace) -> int:
                 for uid, a in shown
             ]
         )
-        return 0
-    color = use_color()
-    print("\n\n".join(render_alignment(a, uid, color=color) for uid, a in shown))
+    else:
+        color = use_color()
+        print("\n\n".join(render_alignment(a, uid, color=color) for uid, a in shown))
+    say_note(note)
     return 0
 
 
@@ -275,8 +289,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     write_all({args.out: records, **report_outputs(args, report)})
     if args.json:
         print_json(summary)
-        say_written(args, report)
-        return 0
-    print(render_compare(summary, names))
+    else:
+        print(render_compare(summary, names))
     say_written(args, report)
+    systems = []
+    for name, paired, result in ((names[0], pa, comparison.a), (names[1], pb, comparison.b)):
+        rows = list(zip(paired.references, paired.hypotheses))
+        counts = case_punct_counts(rows, args.normalize, split=args.split, current=result.corpus_word)
+        if counts is None:
+            break
+        systems.append((name, counts))
+    say_note(systems and render_case_punct_note(systems))
     return 0

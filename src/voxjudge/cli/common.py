@@ -6,9 +6,11 @@ import argparse
 import json
 import math
 import os
+import string
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, check_bootstrap_options  # noqa: F401 (shared bundle)
@@ -24,6 +26,7 @@ def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> 
         "--no-ids",
         dest="ids",
         action="store_false",
+        default=None,  # the dest's default is --ids's: not given
         help="the text files have no ids: a first word that looks like one is a word (silences the warning)",
     )
     g.add_argument(
@@ -40,15 +43,20 @@ def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> 
         )
 
 
+NORMALIZE_HELP = (
+    "a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
+    "applied to both sides{before} (default: none{why}; presets and steps are listed below)"
+)
+
+
+def add_normalize_option(g, *, before: str = "", why: str = "") -> None:
+    """``--normalize SPEC`` (``asr.normalize.get_normalizer``), the same for every asr command."""
+    g.add_argument("--normalize", default="none", metavar="SPEC", help=NORMALIZE_HELP.format(before=before, why=why))
+
+
 def add_text_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("text processing")
-    g.add_argument(
-        "--normalize",
-        default="none",
-        metavar="SPEC",
-        help="a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
-        "applied to both sides (default: none; presets and steps are listed below)",
-    )
+    add_normalize_option(g)
     g.add_argument(
         "--split",
         default="unicode",
@@ -117,6 +125,117 @@ def normalizer(args: argparse.Namespace):
     from voxjudge.asr.normalize import get_normalizer
 
     return get_normalizer(args.normalize)
+
+
+def ignores_case_and_punctuation(spec: str) -> bool:
+    from voxjudge.asr.normalize import get_normalizer
+
+    norm = get_normalizer(spec)
+    steps = set(norm.steps) if norm else set()
+    return bool(steps & {"lower", "casefold"}) and "punct" in steps
+
+
+@dataclass
+class CasePunct:
+    """What case and punctuation do to a run's word errors (``case_punct_counts``)."""
+
+    before: Any  # ErrorCounts as the command counted them (None: not counted, see ``after``)
+    after: Any  # ErrorCounts with case and punctuation ignored too; None on a corpus over the limit
+    changed: int  # utterances whose texts have upper case, punctuation or non-NFC text
+
+
+# Counting again costs an alignment of every utterance with case or punctuation: past this many of
+# their reference words, the note says that there are some, without counting what they cost.
+CASE_PUNCT_WORDS = 200_000
+
+
+def case_punct_counts(rows, spec: str, *, split: str = "unicode", current=None, batch: int = 20_000):
+    """``CasePunct`` for ``rows`` ((reference, hypothesis) pairs; iterated twice, in batches):
+    the corpus word counts as ``--normalize spec`` counts them (``current``, when the command has
+    them already) and with case and punctuation ignored as well (``spec+basic``), the two sides of
+    the case/punctuation note (``views.shared.render_case_punct_note``). None when ``spec``
+    ignores both already.
+
+    Cheap where it cannot matter: under ``none`` (and the default split), an utterance whose two
+    texts have no upper case, no punctuation and are NFC counts the same both ways, so only the
+    others are counted again (a lower-case, unpunctuated corpus: one scan, no alignment); past
+    ``CASE_PUNCT_WORDS`` reference words to count again, nothing is counted (``after`` None)."""
+    if ignores_case_and_punctuation(spec):
+        return None
+    from itertools import chain, islice
+
+    from voxjudge.asr.error_counts import ErrorCounts
+    from voxjudge.asr.measures import compute_metrics
+    from voxjudge.asr.normalize import get_normalizer
+
+    plain = spec.strip() in ("", "none")
+    as_given, ignored = get_normalizer(spec), get_normalizer("basic" if plain else f"{spec}+basic")
+    skip = _untouched_by_basic if plain and split == "unicode" else None
+
+    def batches():
+        it = iter(rows)
+        while part := list(islice(it, batch)):
+            yield part
+
+    def changed_in(part):
+        if skip is not None and skip("\n".join(chain.from_iterable(part))):
+            return []
+        return [(r, h) for r, h in part if skip is None or not (skip(r) and skip(h))]
+
+    def count(part, norm) -> ErrorCounts:
+        if not part:
+            return ErrorCounts()
+        refs, hyps = [r for r, _ in part], [h for _, h in part]
+        result = compute_metrics(
+            refs, hyps, normalizer=norm, split=split, units=("word",), per_utterance=False, char_counts=False
+        )
+        return result.corpus_word
+
+    changed, words, kept = 0, 0, []
+    for part in batches():  # the scan: what there is to count again, kept while it is small
+        found = changed_in(part)
+        changed += len(found)
+        words += sum(r.count(" ") + 1 for r, _ in (part if current is None else found))
+        if words <= CASE_PUNCT_WORDS:
+            kept += found
+    if words > CASE_PUNCT_WORDS:
+        return CasePunct(current, None, changed)
+    before = current
+    if current is None:
+        before = ErrorCounts()
+        for part in batches():
+            before = before + count(part, as_given)
+    if not kept:
+        return CasePunct(before, before, 0)
+    changed_before, changed_after = count(kept, as_given), count(kept, ignored)
+    after = ErrorCounts(*(b - x + y for b, x, y in zip(before, changed_before, changed_after)))
+    return CasePunct(before, after, changed)
+
+
+_PUNCT = None
+_ASCII_MARKS = (string.punctuation + string.ascii_uppercase).encode()
+
+
+def _untouched_by_basic(text: str) -> bool:
+    """``--normalize basic`` leaves the words of ``text`` as they are: NFC, no upper case, no
+    punctuation (ASCII text is checked on its bytes: the scan costs a few percent of a count)."""
+    if text.isascii():
+        data = text.encode()
+        return len(data.translate(None, _ASCII_MARKS)) == len(data)
+    global _PUNCT
+    if _PUNCT is None:
+        import regex
+
+        _PUNCT = regex.compile(r"\p{P}")
+    import unicodedata
+
+    return text.lower() == text and unicodedata.is_normalized("NFC", text) and not _PUNCT.search(text)
+
+
+def say_note(text: str | None) -> None:
+    """A note for the user on stderr (stdout stays the command's output)."""
+    if text:
+        print(text, file=sys.stderr)
 
 
 def _clean(obj: Any) -> Any:

@@ -19,8 +19,11 @@ HUMAN = "examples/human"
 
 # Commands registered without a description of their own.
 DESCRIPTIONS: dict[str, str] = {
-    "asr": "Classic ASR error rates identical to jiwer 4.0, sclite-style alignments, two-system comparison "
-    "with significance tests, and LASER rubric scores that grade each word-pair error.",
+    "asr": "Classic ASR error rates identical to jiwer 4.0 (metrics), sclite-style alignments (align), two-system "
+    "comparison with significance tests (compare), and LASER rubric scores that grade each word-pair error "
+    "(score; judge-card, classify, export-pairs and train around it). The classic rates count a change of "
+    "case or punctuation as an error unless --normalize says otherwise: --normalize basic ignores both, as the "
+    "demo does; LASER's rubric judges case, punctuation and spelling variants itself.",
     "asr align": "Aligns every reference with its hypothesis and shows the word (or character) pairs, sclite "
     "style: substitutions, deletions and insertions marked, columns aligned by display width.",
     "asr classify": "Labels word pairs with the LASER rubric (match, no penalty, minor, major) and an error type "
@@ -68,17 +71,21 @@ DESCRIPTIONS: dict[str, str] = {
 # One or two runnable examples per parser ("" is the top level).
 EXAMPLES: dict[str, list[str]] = {
     "": [
-        f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids",
+        f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic",
         "voxjudge demo",
     ],
-    "asr": [f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic"],
+    "asr": [
+        f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic",
+        f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids",
+    ],
     "asr metrics": [
         f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic --by-speaker",
         f"voxjudge asr metrics --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --normalize hindi "
         "--unit grapheme --json",
     ],
     "asr align": [
-        f"voxjudge asr align --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --errors-only --limit 3",
+        f"voxjudge asr align --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic --errors-only "
+        "--limit 3",
         f"voxjudge asr align --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_a.txt --ids --out pairs.csv",
     ],
     "asr compare": [
@@ -88,6 +95,7 @@ EXAMPLES: dict[str, list[str]] = {
     "asr score": [
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --human {ASR_HI}/human_b.tsv "
         "--report laser.html",
+        f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --normalize basic --lang en",
     ],
     "asr judge-card": [
         f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --ratings {HUMAN}/ratings_sample.csv",
@@ -221,7 +229,8 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        no_default = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        # a flag's default is its absence: "(default: True)" under --no-ids would read as "on"
+        no_default = action.default is None or isinstance(action.default, bool) or action.default == argparse.SUPPRESS
         if "default" in text or no_default or action.required:
             return text
         if not action.option_strings:

@@ -9,12 +9,16 @@ from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import (
+    CASE_PUNCT_WORDS,
     add_input_options,
+    add_normalize_option,
     alias,
+    case_punct_counts,
     check_outputs,
     print_json,
     progress_bar,
     read_pair_streamed,
+    say_note,
     write_all,
     write_out,
 )
@@ -27,7 +31,7 @@ from voxjudge.cli.report_options import (
     say_written,
     wants_report,
 )
-from voxjudge.cli.views import render_agreement, render_calibration, render_laser
+from voxjudge.cli.views import render_agreement, render_calibration, render_case_punct_note, render_laser
 from voxjudge.errors import InputError
 
 JUDGE_HELP = (
@@ -47,6 +51,11 @@ def register(cmds) -> None:
     p.add_argument("--ref", required=True, help="reference transcripts")
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")
     add_input_options(p)
+    add_normalize_option(
+        p.add_argument_group("text processing"),
+        before=" before alignment",
+        why=": the rubric judges case, punctuation and spelling variants itself",
+    )
     _common(p)
     add_llm_labelling_options(p)
     p.add_argument(
@@ -210,9 +219,34 @@ def _labeler(args, rubric):
     return None, make_judge(args, args.judge)
 
 
+class _Normalized:
+    """The utterances with ``--normalize`` applied to both sides, as they are read (same length)."""
+
+    def __init__(self, paired, norm):
+        self.paired, self.norm = paired, norm
+
+    def __len__(self) -> int:
+        return len(self.paired)
+
+    def __iter__(self):
+        norm = self.norm
+        return ((uid, norm(ref), norm(hyp)) for uid, ref, hyp in self.paired)
+
+
+class _Texts:
+    """(reference, hypothesis) of each utterance, read again on every pass."""
+
+    def __init__(self, paired):
+        self.paired = paired
+
+    def __iter__(self):
+        return ((ref, hyp) for _, ref, hyp in self.paired)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.run import LaserOptions, run_laser
+    from voxjudge.asr.normalize import get_normalizer
     from voxjudge.io.writers import RecordStream
 
     boot = bootstrap_kwargs(args)
@@ -221,6 +255,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_outputs(records=[args.out], files=[args.report])
     check_report_options(args)
     rubric = LaserRubric.load(args.rubric)
+    norm = get_normalizer(args.normalize)  # an unknown step fails before any work
     paired = read_pair_streamed(args, args.ref, args.hyp)
     human = None
     if args.human:  # read before the work: a bad file fails fast
@@ -245,7 +280,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     records = RecordStream(args.out) if args.out and not args.dry_run else None
     try:
         result = run_laser(
-            paired=paired,
+            paired=paired if norm is None else _Normalized(paired, norm),
             judge=args.judge,
             options=options,
             human=human,
@@ -256,6 +291,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if result.estimate is not None:
             print_json(result.estimate)
             return 0
+        for named in (result.settings, result.summary):  # what the texts were scored after
+            named["normalize"] = args.normalize
         report = None
         if wants_report(args):
             from voxjudge.asr.laser.report import laser_report
@@ -270,6 +307,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(render_laser(result.summary))
     say_written(args, report)
+    if (result.summary.get("ref_words") or 0) <= CASE_PUNCT_WORDS:  # a corpus scale run pays for no second pass
+        counts = case_punct_counts(_Texts(paired), args.normalize)
+        say_note(counts and render_case_punct_note([(None, counts)], noun="word difference", rates=False))
     if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.

@@ -23,7 +23,7 @@ _MODULES = ("asr", "breaks", "pairwise", "stats", "llm", "demo", "studio")
 # Top-level commands and the module that registers each, with their one-line help: start-up builds
 # only the command that was asked for and lists the others from here (tests check the help matches).
 _COMMANDS = {
-    "asr": ("asr", "classic ASR metrics, alignments, system comparison"),
+    "asr": ("asr", "classic ASR metrics, alignments, system comparison, LASER rubric scores (asr score)"),
     "breaks": ("breaks", "multi-reference phrase-break evaluation (LMRE)"),
     "pairwise": ("pairwise", "pairwise prosody judging (Live-ProsodyJudge protocol)"),
     "stats": ("stats", "agreement statistics"),

@@ -6,6 +6,6 @@ never prints)."""
 
 from voxjudge.report import charts
 from voxjudge.report.document import Report, build_report, describe_inputs
-from voxjudge.report.html import figure, page, section, table
+from voxjudge.report.html import figure, page, row, section, table
 
-__all__ = ["Report", "build_report", "charts", "describe_inputs", "figure", "page", "section", "table"]
+__all__ = ["Report", "build_report", "charts", "describe_inputs", "figure", "page", "row", "section", "table"]

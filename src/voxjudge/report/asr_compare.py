@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voxjudge.report import build_report, charts, figure, section, table
+from voxjudge.report import build_report, charts, figure, row, section, table
 from voxjudge.report.document import Report
 
 
@@ -46,6 +46,7 @@ def compare_report(
         x_label=f"WER of {a}",
         y_label=f"WER of {b}",
         diagonal=True,
+        caption=f"Points above the dashed diagonal: utterances where {b} makes more errors than {a}.",
     )
     kinds = ("substitutions", "deletions", "insertions")
     counts = charts.grouped_bars(
@@ -65,27 +66,27 @@ def compare_report(
             f"{u['b_better']}, ties {u['ties']}",
         ),
         section("Significance", sig),
-        section(
-            "Per utterance",
-            figure(per_utt),
-            figure(counts),
-            note=f"points above the dashed diagonal: utterances where {b} makes more errors than {a}",
-        ),
+        section("Per utterance and by kind", row(figure(per_utt), figure(counts))),
     ]
     for key, name in (("a", a), ("b", b)):
-        conf = s["confusions"][key]
-        parts.append(
-            section(
-                f"{name}: most frequent errors",
-                table(["substitution (ref → hyp)", "n"], [[f"{c['ref']} → {c['hyp']}", c["count"]]
-                                                         for c in conf["substitutions"]]),
-                table(["deleted", "n"], [[c["ref"], c["count"]] for c in conf["deletions"]]),
-                table(["inserted", "n"], [[c["hyp"], c["count"]] for c in conf["insertions"]]),
-            )
-        )  # fmt: skip
+        parts.append(section(f"{name}: most frequent errors", *_confusions(s["confusions"][key])))
     return build_report(
         f"ASR comparison: {a} vs {b}", "asr compare", parts, charts=[per_utt, counts], inputs=inputs, settings=settings
     )
+
+
+def _confusions(conf: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The substitution, deletion and insertion tables side by side; a kind with none is a line
+    saying so, not an empty table."""
+    kinds = (
+        ("substitutions", "substitution (ref → hyp)", lambda c: f"{c['ref']} → {c['hyp']}"),
+        ("deletions", "deleted", lambda c: c["ref"]),
+        ("insertions", "inserted", lambda c: c["hyp"]),
+    )
+    tables = [table([head, "n"], [[text(c), c["count"]] for c in conf[k]]) for k, head, text in kinds if conf[k]]
+    none = [k for k, _, _ in kinds if not conf[k]]
+    line = f'<p class="note">no {" and no ".join(none)}</p>' if none else ""
+    return [row(*tables), line] if tables else [line]
 
 
 __all__ = ["compare_report"]

@@ -6,8 +6,9 @@ paths, so what matplotlib measured is what the browser shows: no font swap can c
 its ``files()`` are the PDF and PNG that ``--figures DIR`` writes. Output is deterministic (fixed
 hash salt, no dates). Layout rules that fixed the hand-drawn charts' bugs: constrained layout (no
 label or legend outside the figure), the legend in its own band above the axes (never over the
-data), one distinct colour per series (an error past the palette, never a repeat), count labels
-drawn inside their bubble and clipped to the axes (never over a tick label).
+data, and under the title: the title is the figure's, above every band), one distinct colour per
+series (an error past the palette, never a repeat), count labels drawn inside their bubble and
+clipped to the axes (never over a tick label), ticks at whole numbers on an axis of counts.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def _figure(title: str, size: tuple[float, float] = SIZE):
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=size, layout="constrained")
         ax = fig.add_subplot()
-        ax.set_title(title, fontsize=10)
+        # the figure's title, not the axes': constrained layout puts it above the legend's band
+        fig.suptitle(title, fontsize=10)
         ax.spines[["top", "right"]].set_visible(False)
         ax.patch.set_gid("plot-area")  # the browser test keeps legends off it
     return fig, ax
@@ -105,9 +107,12 @@ def _colours(n: int) -> list[str]:
 
 
 def _legend(fig, ax, n: int) -> None:
-    """The legend in its own band above the axes (constrained layout makes room for it)."""
+    """The legend in its own band between the title and the axes: anchored just above the axes,
+    which constrained layout shrinks to make room for it under the figure's title."""
     if n:
-        fig.legend(loc="outside upper center", ncols=min(n, 3), frameon=False, fontsize=8)
+        ax.legend(
+            loc="lower center", bbox_to_anchor=(0.5, 1.01), ncols=min(n, 3), frameon=False, fontsize=8, borderaxespad=0
+        )
 
 
 def _is_integral(values: Sequence[float]) -> bool:
@@ -125,10 +130,12 @@ def scatter(
     jitter: float = 0.0,
     diagonal: bool = False,
     seed: int = 0,
+    caption: str | None = None,
 ) -> Chart:
     """Points sized by how many items share a position (area proportional to the count, the count
     written inside from 4 up); ``jitter`` spreads points at the same discrete x sideways;
-    ``diagonal`` draws y = x (two systems on the same items)."""
+    ``diagonal`` draws y = x (two systems on the same items); ``caption`` goes under the chart,
+    before the note on dot areas."""
     import numpy as np
     from matplotlib.ticker import MaxNLocator
 
@@ -169,7 +176,8 @@ def scatter(
         if _is_integral(values):
             axis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, color="#eeeeee", zorder=0)
-    note = "Dot area is proportional to the number of items at that point." if (n > 1).any() else None
+    area = "Dot area is proportional to the number of items at that point." if (n > 1).any() else None
+    note = " ".join(t for t in (caption, area) if t) or None
     return Chart(name, "scatter", title, fig, note)
 
 
@@ -220,6 +228,10 @@ def grouped_bars(
     ax.set_ylabel(y_label)
     if y_max is not None:
         ax.set_ylim(0, y_max * 1.02)
+    if _is_integral([v for values in series.values() for v in values if v is not None]):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no tick at 2.5 words
     ax.grid(True, axis="y", color="#eeeeee", zorder=0)
     _legend(fig, ax, len(series) + (reference is not None))
     return Chart(name, "bars", title, fig)
@@ -253,18 +265,35 @@ def lines(
     return Chart(name, "lines", title, fig)
 
 
-def hbars(name: str, labels: Sequence[str], values: Sequence[float], *, title: str, x_label: str) -> Chart:
-    """Horizontal bars with their value at the end (counts per category)."""
+def hbars(
+    name: str,
+    labels: Sequence[str],
+    values: Sequence[float],
+    *,
+    title: str,
+    x_label: str,
+    value_labels: Sequence[str] | None = None,
+    colours: Sequence[str] | None = None,
+    note: str | None = None,
+) -> Chart:
+    """Horizontal bars, top to bottom, with their value (or ``value_labels``) at the end;
+    ``colours`` per bar (default: the first of the palette); ``note`` the caption."""
     height = max(1.6, 0.9 + 0.28 * len(labels))
     fig, ax = _figure(title, (SIZE[0], height))
     pos = list(range(len(labels)))[::-1]
-    bars = ax.barh(pos, [float(v) for v in values], color=PALETTE[0], height=0.7)
+    bars = ax.barh(pos, [float(v) for v in values], color=list(colours or [PALETTE[0]] * len(labels)), height=0.7)
     ax.set_yticks(pos, list(labels))
     top = max([float(v) for v in values] + [1.0])
-    ax.set_xlim(0, top * 1.18)  # room for the value labels inside the axes
-    ax.bar_label(bars, labels=[f"{v:g}" for v in values], padding=2, fontsize=7)
+    texts = list(value_labels) if value_labels is not None else [f"{v:g}" for v in values]
+    longest = max((len(t) for t in texts), default=0)
+    ax.set_xlim(0, top * (1.1 + 0.018 * longest))  # room for the value labels inside the axes
+    ax.bar_label(bars, labels=texts, padding=2, fontsize=7)
     ax.set_xlabel(x_label)
-    return Chart(name, "hbars", title, fig)
+    if _is_integral(values):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return Chart(name, "hbars", title, fig, note)
 
 
 __all__ = ["PALETTE", "Chart", "grouped_bars", "hbars", "lines", "require_matplotlib", "scatter"]

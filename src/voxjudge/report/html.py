@@ -1,5 +1,6 @@
 """Minimal HTML building blocks with escaping. Numbers and intervals sit in ``td.num`` cells that
-never wrap; tables scroll sideways inside their own box rather than being clipped by the page."""
+never wrap; tables scroll sideways inside their own box rather than being clipped by the page;
+``row`` sets charts and tables side by side, so a wide page is used rather than left blank."""
 
 from __future__ import annotations
 
@@ -24,13 +25,15 @@ _ORDERED = list(dict.fromkeys(f for fonts in SCRIPT_FONTS.values() for f in font
 FONT_STACK = ", ".join(["system-ui", "-apple-system", *(f'"{f}"' if " " in f else f for f in _ORDERED), "sans-serif"])
 _STYLE = (
     """
-body{font-family:FONTS;margin:2rem auto;max-width:1100px;color:#222}
+body{font-family:FONTS;margin:2rem auto;padding:0 2rem;max-width:1500px;color:#222}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
 th,td{border:1px solid #ddd;padding:.25rem .6rem;text-align:right;vertical-align:top}th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}.note{color:#666;font-size:.85rem}
 td.num,th.num{white-space:nowrap}td.text{text-align:left}.table-wrap{overflow-x:auto;max-width:100%}
-figure.chart{margin:1rem 0;max-width:720px}figure.chart svg{width:100%;height:auto;display:block}
+figure.chart{margin:1rem 0;max-width:760px}figure.chart svg{width:100%;height:auto;display:block}
+.row{display:flex;flex-wrap:wrap;gap:.5rem 2.5rem;align-items:flex-start}
+.row>figure.chart{flex:1 1 440px;margin:.5rem 0}.row>.table-wrap{flex:0 1 auto}
 figure.chart figcaption{color:#666;font-size:.85rem}
 .partial{border:2px solid #c62828;background:#fff4f2;padding:.5rem 1rem;margin:1rem 0}
 .partial h2{margin-top:.25rem;border:none;color:#a31515}
@@ -115,6 +118,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in rows)
     return f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def row(*parts: str) -> str:
+    """Charts and tables side by side while the page is wide enough (two charts share a row
+    from about 1000 px), one under the other on a narrow one."""
+    return f'<div class="row">{"".join(parts)}</div>'
 
 
 def figure(chart) -> str:

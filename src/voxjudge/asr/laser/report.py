@@ -1,6 +1,8 @@
 """The LASER HTML report, a view of a LASER result: coverage first when partial, the summary,
-the error-type breakdown, LASER against WER per utterance, LASER and 1-WER against human scores,
-every utterance's word pairs coloured by tier, and the inputs and settings."""
+the penalty by error type, LASER against WER per utterance, LASER and 1-WER against human scores,
+every utterance's word pairs coloured by tier (a pair that matches apart from case or punctuation
+has a colour of its own, and its cost, if any, in its title), and the inputs and settings with
+every weight a penalty is made of."""
 
 from __future__ import annotations
 
@@ -8,24 +10,112 @@ from html import escape
 from typing import Any
 
 from voxjudge.asr.laser.scoring import UtteranceScore
-from voxjudge.report import build_report, charts, figure, section, table
+from voxjudge.report import build_report, charts, figure, row, section, table
 from voxjudge.report.document import Report
 from voxjudge.report.html import correlation_text
 
-COLORS = {"match": "#ffffff", "no_penalty": "#e3f2e1", "minor": "#fff1c2", "major": "#f9d0cc"}
+# A pair's style: its tier, or CASE_PUNCT for a "match" whose sides are written differently (case
+# or punctuation): it may cost something (the default judge's graded part) and must not pass for
+# an identical pair.
+CASE_PUNCT = "case_punct"
+COLORS = {
+    "match": "#ffffff",
+    CASE_PUNCT: "#dcebfa",
+    "no_penalty": "#e3f2e1",
+    "minor": "#fff1c2",
+    "major": "#f9d0cc",
+}
+LEGEND = {CASE_PUNCT: "match apart from case or punctuation"}
+BORDERS = {CASE_PUNCT: "1px dotted #1565c0"}
+
+
+def pair_style(p) -> str:
+    """The legend entry a pair is drawn under."""
+    return CASE_PUNCT if p.label == "match" and p.ref != p.hyp else p.label
 
 
 def _pairs_html(u: UtteranceScore) -> str:
     cells = []
     for p in u.pairs:
-        title = escape(f"{'DISPUTED ' if p.disputed else ''}{p.label}: {p.error_type or ''} {p.reason}".strip())
-        border = "2px dashed #c62828" if p.disputed else "1px solid #ccc"  # a model label the rules contest
+        style = pair_style(p)
+        what = "case or punctuation" if style == CASE_PUNCT else p.error_type or ""
+        cost = f" (penalty {p.penalty:.4g})" if p.penalty else ""
+        title = escape(f"{'DISPUTED ' if p.disputed else ''}{p.label}: {what} {p.reason}".strip() + cost)
+        # a model label the rules contest: dashed red
+        border = "2px dashed #c62828" if p.disputed else BORDERS.get(style, "1px solid #ccc")
         cells.append(
-            f'<span title="{title}" style="display:inline-block;margin:2px;padding:2px 4px;'
-            f'background:{COLORS.get(p.label, "#eeeeee")};border:{border}">'
+            f'<span class="pair {style}" title="{title}" style="display:inline-block;margin:2px;padding:2px 4px;'
+            f'background:{COLORS.get(style, "#eeeeee")};border:{border}">'
             f"{escape(p.ref or '∅')}<br>{escape(p.hyp or '∅')}</span>"
         )
     return "".join(cells)
+
+
+def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
+    """Every weight a pair's penalty is made of under ``judge``: the rubric's tiers and, for the
+    offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena, the
+    graded weights per character edit and per case/punctuation edit, the raters' curve), per
+    language (``*``: every other). ``rubric``: the summary's (name, sha256, tiers)."""
+    from dataclasses import asdict
+
+    from voxjudge.asr.laser.judges import is_offline
+
+    rubric = rubric or {}
+    out: dict[str, Any] = {"tiers": rubric.get("tiers")}
+    if not is_offline(judge):
+        out["graded"] = "none: a model judge's pair costs its tier"
+        return out
+    from voxjudge.asr.laser.calibration import load, shipped_path
+    from voxjudge.asr.laser.rubric import LaserRubric
+
+    if judge == "rules" or not shipped_path().is_file():
+        shipped = LaserRubric.load()
+        if rubric.get("sha256") == shipped.sha256:
+            out["calibration"] = {"*": asdict(shipped.conventions("*").calibration)}
+        else:
+            out["calibration"] = "the defaults, with the tiers of the rubric file's speech types"
+        out["calibration_source"] = "the rubric's defaults"
+    else:
+        out["calibration"] = {lang: asdict(cal) for lang, cal in load().items()}
+        out["calibration_source"] = "learned from ratings and preferences (models/evidence.json)"
+    return out
+
+
+def _penalty(v: float) -> str:
+    return f"{v:.2f}" if not v or abs(v) >= 0.005 else "<0.01"
+
+
+def _error_types(summary: dict[str, Any], utterances: list[UtteranceScore]) -> tuple[list[str], charts.Chart | None]:
+    """The table of every type, and a chart of what the types cost (the penalty, not the count:
+    a type that costs nothing is no big bar). Pairs that match apart from case or punctuation
+    carry no error type; what they cost is a bar of its own."""
+    types = summary["error_types"]
+    rows = [[k, v["count"], _penalty(v["penalty"])] for k, v in types.items()]
+    surface = [p for u in utterances for p in u.pairs if pair_style(p) == CASE_PUNCT]
+    surface_cost = sum(p.penalty for p in surface)
+    bars = [(k, v["penalty"], v["count"], charts.PALETTE[0]) for k, v in types.items() if v["penalty"] > 0]
+    if surface_cost > 0:
+        rows.append(["(case or punctuation, match)", len(surface), _penalty(surface_cost)])
+        bars.append(("case or punctuation", surface_cost, len(surface), charts.PALETTE[7]))
+    bars.sort(key=lambda b: (-b[1], b[0]))  # the costliest first
+    free = [f"{k} ({v['count']})" for k, v in types.items() if v["penalty"] <= 0]
+    table_html = table(["type", "pairs", "penalty"], rows)
+    if not bars:
+        return [table_html], None
+    note = "Bars: the penalty of each type (pairs in brackets)."
+    if free:
+        note += " Types that cost nothing are not drawn: " + ", ".join(free) + "."
+    chart = charts.hbars(
+        "error-types",
+        [b[0] for b in bars],
+        [b[1] for b in bars],
+        title="Penalty by error type",
+        x_label="penalty (sum over pairs)",
+        value_labels=[f"{_penalty(b[1])} ({b[2]})" for b in bars],
+        colours=[b[3] for b in bars],
+        note=note,
+    )
+    return [row(figure(chart), table_html)], chart
 
 
 def _coverage(summary: dict[str, Any]) -> list[str]:
@@ -67,14 +157,9 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
             "model labels that contradict a confident rule or the pair's operation (dashed red border)",
         )
     ]
-    types = summary["error_types"]
-    type_parts = [table(["type", "count", "penalty"], [[k, v["count"], v["penalty"]] for k, v in types.items()])]
-    if types:
-        chart = charts.hbars(
-            "error-types", list(types), [v["count"] for v in types.values()], title="Error types", x_label="pairs"
-        )
+    type_parts, chart = _error_types(summary, utterances)
+    if chart is not None:
         drawn.append(chart)
-        type_parts.insert(0, figure(chart))
     parts.append(section("Error types", *type_parts))
     if scored_utts:
         chart = charts.scatter(
@@ -109,12 +194,14 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
             section(
                 "Agreement with human scores",
                 table(["metric", "pearson", "spearman", "kendall"], rows),
-                *plots,
+                row(*plots),
                 note=f"over the {len(rated)} scored utterances with a human score",
             )
         )
     legend = " ".join(
-        f'<span style="background:{c};border:1px solid #ccc;padding:2px 6px">{k}</span>' for k, c in COLORS.items()
+        f'<span class="legend {k}" style="background:{c};border:{BORDERS.get(k, "1px solid #ccc")};padding:2px 6px">'
+        f"{escape(LEGEND.get(k, k))}</span>"
+        for k, c in COLORS.items()
     )
     rows = "".join(
         f"<tr><td>{escape(u.id)}</td><td class='num'>{'–' if u.laser is None else f'{u.laser:.3f}'}</td>"
@@ -135,6 +222,11 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         parts,
         charts=drawn,
         inputs=inputs or {},
-        settings={**result.settings, "rubric": summary.get("rubric"), "bootstrap": summary.get("bootstrap")},
+        settings={
+            **result.settings,
+            "rubric": summary.get("rubric"),
+            "weights": weights(result.settings.get("judge"), summary.get("rubric")),
+            "bootstrap": summary.get("bootstrap"),
+        },
         coverage=_coverage(summary),
     )

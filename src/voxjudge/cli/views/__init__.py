@@ -29,6 +29,7 @@ _EXPORTS = {
     "render_studio_export": "voxjudge.cli.views.studio",
     "render_join_coverage": "voxjudge.cli.views.shared",
     "render_written": "voxjudge.cli.views.shared",
+    "render_case_punct_note": "voxjudge.cli.views.shared",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import console
-from voxjudge.cli.views.shared import pct, render_join_coverage
+from voxjudge.cli.views.shared import pct, penalty, render_join_coverage
 
 
 def render_laser(s: dict) -> str:
@@ -42,11 +42,13 @@ def render_laser(s: dict) -> str:
             f"WER: corpus level ({s['wer_errors']} word edits / {s['wer_ref_words']} reference words) on "
             f"{s['wer_tokens']}"
         )
+        if s.get("normalize") not in (None, "none"):
+            con.print(f"normalize={s['normalize']} (both sides, before alignment)")
         e = Table(title="Error types")
         for col in ("type", "count", "penalty"):
             e.add_column(col, justify="left" if col == "type" else "right")
         for name, cell in s["error_types"].items():
-            e.add_row(name, str(cell["count"]), f"{cell['penalty']:g}")
+            e.add_row(name, str(cell["count"]), penalty(cell["penalty"]))
         con.print(e)
         if s.get("agreement"):
             from voxjudge.report.html import correlation_text
