@@ -301,15 +301,18 @@ def test_laser_report_marks_case_and_punctuation_costs_and_lists_every_weight(re
     assert len(legend) == 1 and "case or punctuation" in legend[0][2]
     assert {c for c, _, _ in marked} == {legend[0][0]} and legend[0][0] not in plain
     assert sum("(penalty 0.25)" in title for _, title, _ in marked) == sum(p["penalty"] == 0.25 for p in costly)
-    # every weight: the tiers and the graded weights of the calibration in use
-    from voxjudge.asr.laser.calibration import load
+    # every weight: the tiers, the calibration in use, and laser_calibrated's weights apart
+    from dataclasses import asdict
+
+    from voxjudge.asr.laser.calibration import load, load_people
 
     settings = json.loads(page.inner_text("#settings"))
     weights = settings["weights"]
     assert weights["tiers"] == {"no_penalty": 0.0, "minor": 0.5, "major": 1.0}
     for lang, cal in load().items():
-        shown = weights["calibration"][lang]
-        assert (shown["surface"], shown["edit"], shown["curve"]) == (cal.surface, cal.edit, cal.curve)
+        assert weights["calibration"][lang] == asdict(cal)
+    fitted = weights["laser_calibrated (fitted to people, beside the score)"]
+    assert fitted == {k: m.as_dict() for k, m in load_people().items()}
     # the chart draws what each type cost, largest first; types that cost nothing are named, not drawn
     cost: dict[str, float] = {}
     for p in pairs:

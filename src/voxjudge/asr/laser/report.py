@@ -52,10 +52,10 @@ def _pairs_html(u: UtteranceScore) -> str:
 
 
 def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
-    """Every weight a pair's penalty is made of under ``judge``: the rubric's tiers and, for the
-    offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena, the
-    graded weights per character edit and per case/punctuation edit, the raters' curve), per
-    language (``*``: every other). ``rubric``: the summary's (name, sha256, tiers)."""
+    """Every weight that decides a pair's penalty under ``judge``: the rubric's tiers and, for the
+    offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena) per
+    language (``*``: every other); and, apart, the weights of ``laser_calibrated`` (fitted to
+    people, never part of a penalty). ``rubric``: the summary's (name, sha256, tiers)."""
     from dataclasses import asdict
 
     from voxjudge.asr.laser.judges import is_offline
@@ -63,7 +63,7 @@ def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
     rubric = rubric or {}
     out: dict[str, Any] = {"tiers": rubric.get("tiers")}
     if not is_offline(judge):
-        out["graded"] = "none: a model judge's pair costs its tier"
+        out["penalties"] = "a model judge's pair costs its tier"
         return out
     from voxjudge.asr.laser.calibration import load, shipped_path
     from voxjudge.asr.laser.rubric import LaserRubric
@@ -76,8 +76,13 @@ def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
             out["calibration"] = "the defaults, with the tiers of the rubric file's speech types"
         out["calibration_source"] = "the rubric's defaults"
     else:
+        from voxjudge.asr.laser.calibration import load_people
+
         out["calibration"] = {lang: asdict(cal) for lang, cal in load().items()}
         out["calibration_source"] = "learned from ratings and preferences (models/evidence.json)"
+        out["laser_calibrated (fitted to people, beside the score)"] = {
+            key: model.as_dict() for key, model in load_people().items()
+        }
     return out
 
 
