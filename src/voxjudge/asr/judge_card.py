@@ -129,8 +129,12 @@ def judge_card(
     laser = laser or laser_scorer()
     keys = unique_texts(preferences, ratings)
     metrics = classic_metrics(keys, normalize)
+    # a lang column decides each rated text's language; the other texts are one input (its language
+    # detected once), as 'asr score' decides it for a file
+    lang_of = {(r.reference, r.hypothesis): r.lang for r in ratings if r.lang}
+    by_lang = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
     for spec in judges:
-        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys])
+        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
         curve = run.get("rater_curve")
         run = {k: v for k, v in run.items() if k != "rater_curve"}
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
@@ -284,15 +288,45 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
     from voxjudge.asr.laser.run import run_laser
 
-    def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
+    from dataclasses import replace
+
+    from voxjudge.asr.laser.run import LaserOptions
+
+    def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        result = run_laser(refs, hyps, ids, judge=spec, options=options, progress=progress)
+        opts = options or LaserOptions()
+        opts = replace(opts, lang=opts.lang or lang)
+        result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
             k: result.summary[k]
-            for k in ("llm", "usage", "stopped", "rater_curve")
+            for k in ("llm", "usage", "stopped", "rater_curve", "lang", "lang_decided")
             if result.summary.get(k) is not None
         }
         return [u.laser for u in result.utterances], details
+
+    def run(spec: str, refs: Sequence[str], hyps: Sequence[str], langs: Sequence[str | None] | None = None):
+        """``langs``: a lang column, one code (or None) per text; texts of one code are scored
+        together in it (``--lang`` overrides), those without one as one input."""
+        if langs is None or (options is not None and options.lang):
+            return one(spec, refs, hyps, None)
+        groups: dict[str | None, list[int]] = {}
+        for k, code in enumerate(langs):
+            groups.setdefault(code or None, []).append(k)
+        values: list[float | None] = [None] * len(refs)
+        runs: dict[str, dict[str, Any]] = {}
+        for code, rows in sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or "")):
+            got, found = one(spec, [refs[k] for k in rows], [hyps[k] for k in rows], code)
+            for k, v in zip(rows, got):
+                values[k] = v
+            if code:
+                found["lang_decided"] = "lang column"
+            runs[f"{found.get('lang', code)} ({len(rows)} texts)"] = found
+        if len(runs) == 1:
+            return values, next(iter(runs.values()))
+        # one judge, so one curve; the accounting stays per language (one run each)
+        curves = {r.get("rater_curve") for r in runs.values()}
+        top = {"rater_curve": curves.pop()} if len(curves) == 1 and None not in curves else {}
+        return values, {**top, "by_lang": {k: {n: v for n, v in r.items() if n != "rater_curve"} for k, r in runs.items()}}
 
     return run
 

@@ -103,6 +103,11 @@ def word_script(word: str) -> str:
 
 def detect(text: str) -> str:
     """The language of a text from its script; Latin-script text by function-word votes."""
+    return explain(text)[0]
+
+
+def explain(text: str) -> tuple[str, str]:
+    """(language, why): ``detect``'s answer and what decided it (the script, the votes)."""
     counts: dict[str, int] = {}
     latin_words = []
     for word in text.split():
@@ -114,10 +119,12 @@ def detect(text: str) -> str:
                     latin_words.append(word)
                 break
     if not counts:
-        return UNDETERMINED
+        return UNDETERMINED, "no letters"
     script = max(counts, key=lambda s: (counts[s], s))
+    share = f"{script.title()} script ({counts[script]} of {sum(counts.values())} words)"
     if script != "LATIN":
-        return SCRIPT_LANG.get(script, UNDETERMINED)
+        lang = SCRIPT_LANG.get(script, UNDETERMINED)
+        return lang, share if lang != UNDETERMINED else f"{share}: no language known for it"
     votes = dict.fromkeys(_VOTES, 0)
     for w in latin_words:
         w = w.casefold().strip('.,;:!?"()')
@@ -125,7 +132,10 @@ def detect(text: str) -> str:
             if w in words or (w.endswith("'") and w in words):
                 votes[lang] += 1
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
-    return best if votes[best] > 0 else UNDETERMINED
+    if votes[best] == 0:
+        return UNDETERMINED, f"{share}, no function word of a known language"
+    ranked = sorted((v, k) for k, v in votes.items() if v)[::-1][:3]
+    return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
 
 
 def has_own(lang: str) -> bool:
@@ -139,4 +149,4 @@ def describe(lang: str) -> str:
     return f"{lang} (generic profile: script-aware fold, numbers, compounds, fillers, phonetic evidence)"
 
 
-__all__ = ["OWN", "SCRIPT_LANG", "UNDETERMINED", "canonical", "describe", "detect", "has_own", "word_script"]
+__all__ = ["OWN", "SCRIPT_LANG", "UNDETERMINED", "canonical", "describe", "detect", "explain", "has_own", "word_script"]

@@ -6,9 +6,12 @@ Checks run in order; the first that applies decides, and every label carries its
 2. equal after the spelling fold (nukta, chandrabindu/anusvara, nasal + virama, ZWJ/ZWNJ,
    Malayalam chillu, य-glide spellings, case, punctuation) -> no penalty, alternate spelling;
 3. British/American spelling variants -> no penalty, alternate spelling;
-4. a number in digits against the same number in words, or in another script's digits -> no
-   penalty, numerical phrase;
-5. a word and its abbreviation -> no penalty; a listed colloquial or contracted form -> no penalty;
+4. a number in digits against the same number in words, or in another script's digits, and a
+   percentage, amount of money, measure, time of day, ordinal or date written with digits against
+   the same value said in words (``quantities.py``) -> no penalty, numerical phrase; the same kind
+   of value with another number (``15%`` / ``sixteen percent``) -> major, wrong word;
+5. a word and its abbreviation -> no penalty; a contraction and its expansion (don't / do not,
+   j'ai / je ai) -> no penalty, contraction; a listed colloquial form -> no penalty;
 6. the two sides joined are the same word (a compound split or joined) -> no penalty;
 7. the language's annotator conventions (rubric data, ``conventions.py``): a listed synonym ->
    minor, synonym; the same verb with another register's ending (जाकर/जाके, समझिए/समझें), an
@@ -40,6 +43,7 @@ from voxjudge.asr.laser.lang import (
     abbreviation_equal,
     as_number,
     colloquial_equal,
+    contraction_equal,
     fold,
     fold_words,
     has_function_word,
@@ -49,6 +53,7 @@ from voxjudge.asr.laser.lang import (
 )
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence
+from voxjudge.asr.laser.quantities import different_value, quantities_equal
 from voxjudge.asr.laser.speech import fillers
 from voxjudge.asr.laser.spelling import (
     _accent_slip,
@@ -78,10 +83,17 @@ class Label:
 
 
 def equivalent(lang: str):
-    """What the aligner may merge: a split/joined compound, a number, a contraction."""
+    """What the aligner may merge: a split/joined compound, a number or another value written
+    with digits (``15%`` / ``fifteen percent``), a contraction or colloquial form."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang)
+        return (
+            joined(a) == joined(b)
+            or numbers_equal(a, b, lang)
+            or quantities_equal(a, b, lang) is not None
+            or contraction_equal(a, b, lang)
+            or colloquial_equal(a, b, lang)
+        )
 
     return eq
 
@@ -183,8 +195,16 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("no_penalty", "alternate_spelling", "British/American spelling")
     if numbers_equal(ref, hyp, lang):
         return Label("no_penalty", "numerical_phrase", "same number in digits and words")
+    value = quantities_equal(ref, hyp, lang)
+    if value is not None:
+        return Label("no_penalty", "numerical_phrase", f"the same value ({value.describe()}), written another way")
+    other = different_value(ref, hyp, lang)
+    if other is not None:
+        return Label("major", "wrong_word", f"a different value: {other[0]} against {other[1]}")
     if len(ref) == len(hyp) == 1 and abbreviation_equal(ref[0], hyp[0], lang):
         return Label("no_penalty", "abbreviation", "a word and its abbreviation")
+    if contraction_equal(ref, hyp, lang):
+        return Label("no_penalty", "contraction", "a contraction and its expansion")
     if colloquial_equal(ref, hyp, lang):
         return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
     if joined(ref) == joined(hyp):
