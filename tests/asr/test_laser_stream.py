@@ -18,6 +18,7 @@ from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
 from voxjudge.asr.laser.judges import offline_labeler, rater_curve
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import Label
+from voxjudge.asr.laser.run import decide_language
 from voxjudge.asr.laser.scoring import ScoredPair, score
 from voxjudge.asr.laser.stream import _pair_json
 from voxjudge.io import pair_texts, read_texts
@@ -33,8 +34,9 @@ WORDS = (
 def _reference(refs, hyps, ids, judge, lang, human=None):
     labeler, _ = offline_labeler(judge, RUBRIC)
     curve = rater_curve(judge)
+    lang, decided = decide_language(lang, zip(refs, hyps))  # once for the input, as run_laser does
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=curve)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang} | ({"rater_curve": curve} if curve is not None else {})
+    settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided} | ({"rater_curve": curve} if curve is not None else {})
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

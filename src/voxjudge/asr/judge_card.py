@@ -22,7 +22,8 @@ from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 
 Texts = tuple[str, str]  # (reference, hypothesis)
-# (spec, references, hypotheses) -> (LASER per hypothesis, None when unscored; run details)
+# (spec, references, hypotheses[, langs=]) -> (LASER per hypothesis, None when unscored; run details);
+# ``langs`` (a code or None per text) is passed when the ratings have a lang column
 LaserScorer = Callable[[str, Sequence[str], Sequence[str]], tuple[list[float | None], dict[str, Any]]]
 # Kendall's bootstrap costs ~10x Pearson's on a few hundred items; it is there when asked for
 METHODS = ("pearson", "spearman")

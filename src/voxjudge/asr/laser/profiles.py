@@ -133,9 +133,32 @@ def explain(text: str) -> tuple[str, str]:
                 votes[lang] += 1
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
     if votes[best] == 0:
-        return UNDETERMINED, f"{share}, no function word of a known language"
+        return _by_lexicon(latin_words, share)
     ranked = sorted((v, k) for k, v in votes.items() if v)[::-1][:3]
     return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
+
+
+LEXICON_WORDS = 200  # words a text without function words is looked up by
+
+
+def _by_lexicon(words: list[str], share: str) -> tuple[str, str]:
+    """Latin text with no function word (``Dr. Smith``): the language whose word list knows most
+    of its words as common ones (Zipf >= 3, wordfreq; the sum of frequencies breaks ties), when
+    it knows more than half of them; else ``und``."""
+    from voxjudge.asr.laser.lexicon import zipf
+
+    keys = [k for k in (w.casefold().strip('.,;:!?"()') for w in words[:LEXICON_WORDS]) if k]
+    scores = {}
+    for lang in _VOTES:
+        found = [zipf(w, lang) for w in keys]
+        scores[lang] = (sum(f >= 3 for f in found), round(sum(found), 1))
+    best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
+    if 2 * scores[best][0] <= len(keys):
+        return UNDETERMINED, f"{share}, no function word, and no language's word list knows most of its words"
+    ranked = sorted(((v, k) for k, v in scores.items() if v[0]), reverse=True)[:3]
+    return best, f"{share}, no function word; common words known: " + ", ".join(
+        f"{k} {n} of {len(keys)}" for (n, _), k in ranked
+    )
 
 
 def has_own(lang: str) -> bool:

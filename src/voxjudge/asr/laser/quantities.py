@@ -18,6 +18,7 @@ ordinals and numbers in words where num2words has it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -149,9 +150,9 @@ def _int(text: str) -> int | None:
 @lru_cache(maxsize=20_000)
 def parse_written(token: str, lang: str) -> Quantity | None:
     """The value of a token written with digits (any script's), or None."""
-    t = fold(token).translate(_DIGIT_TABLE).translate(_APOS).rstrip(",;:")
-    if not any(c.isdigit() for c in t):
+    if not any(c.isdigit() for c in token):
         return None
+    t = _written(token)
     if t.endswith(".") and not t.endswith(("a.m.", "p.m.")):
         t = t[:-1]
     if lang == "fr" and re.match(r"^\d+,\d{1,2}$", t):  # French decimal comma: 1,5
@@ -173,7 +174,8 @@ def parse_written(token: str, lang: str) -> Quantity | None:
     if m := _TIME_MERIDIEM.match(t):
         h = int(m.group(1))
         return Quantity("time", (h, 0, _meridiem(m.group(2)))) if 1 <= h <= 12 else None
-    if lang in ORDINAL_SUFFIX and (m := ORDINAL_SUFFIX[lang].match(t)):
+    # English suffixes in every language (3rd in Hindi or Malayalam text), the language's own too
+    if (m := ORDINAL_SUFFIX["en"].match(t)) or (lang in ORDINAL_SUFFIX and (m := ORDINAL_SUFFIX[lang].match(t))):
         return Quantity("ordinal", (int(m.group(1)),))
     if m := _UNIT.match(t):
         return Quantity("unit", (m.group(2), m.group(1).replace(",", ".")))
@@ -182,6 +184,21 @@ def parse_written(token: str, lang: str) -> Quantity | None:
     if m := _DECIMAL.match(t):
         return Quantity("decimal", (f"{m.group(1)}.{m.group(2)}",))
     return None
+
+
+_KEEP = frozenset("%٪.")  # edge punctuation that is part of the value
+
+
+def _written(token: str) -> str:
+    """A token as the parser reads it: NFKC, case folded, ASCII digits, edge punctuation off but
+    the percent sign and a final dot (p.m.)."""
+    t = unicodedata.normalize("NFKC", token).casefold().translate(_DIGIT_TABLE).translate(_APOS)
+    start, end = 0, len(t)
+    while start < end and unicodedata.category(t[start])[0] in "PZ" and t[start] not in _KEEP:
+        start += 1
+    while end > start and unicodedata.category(t[end - 1])[0] in "PZ" and t[end - 1] not in _KEEP:
+        end -= 1
+    return t[start:end]
 
 
 def _meridiem(text: str | None) -> str:
@@ -496,14 +513,14 @@ def spoken_value(words: tuple[str, ...], q: Quantity, lang: str) -> str | None:
 def different_value(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> tuple[str, str] | None:
     """(what one side says, what the other says) when both read as values of one kind and the
     values differ (``15%`` / ``sixteen percent``, ``$5`` / ``$6``, ``3rd`` / ``fourth``); else None."""
-    for written, other in ((a, b), (b, a)):
+    for written, other, ref_first in ((a, b, True), (b, a, False)):
         if len(written) == 1:
             q = parse_written(written[0], lang)
             if q is None:
                 continue
             said = spoken_value(other, q, lang)
             if said is not None:
-                return q.describe(), said
+                return (q.describe(), said) if ref_first else (said, q.describe())
     return None
 
 

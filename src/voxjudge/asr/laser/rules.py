@@ -84,13 +84,15 @@ class Label:
 
 def equivalent(lang: str):
     """What the aligner may merge: a split/joined compound, a number or another value written
-    with digits (``15%`` / ``fifteen percent``), a contraction or colloquial form."""
+    with digits (``15%`` / ``fifteen percent``; also ``16%`` / ``fifteen percent``, one wrong value
+    rather than a wrong word and an omission), a contraction or colloquial form."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return (
             joined(a) == joined(b)
             or numbers_equal(a, b, lang)
             or quantities_equal(a, b, lang) is not None
+            or different_value(a, b, lang) is not None
             or contraction_equal(a, b, lang)
             or colloquial_equal(a, b, lang)
         )

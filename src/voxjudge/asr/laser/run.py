@@ -162,7 +162,7 @@ def decide_language(lang: str | None, rows: Iterable) -> tuple[str, str]:
         texts += row[-2:]
         n += 1
     found, why = explain(" ".join(texts))
-    first = f"the first {n} utterances" if n == SAMPLE else f"all {n} utterances"
+    first = f"the first {n} utterances" if n == SAMPLE else f"all {n} utterances" if n != 1 else "its one utterance"
     return found, f"detected from the file ({first}): {why}"
 
 
