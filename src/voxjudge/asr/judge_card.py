@@ -321,7 +321,8 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
                 values[k] = v
             if code:
                 found["lang_decided"] = "lang column"
-            runs[f"{found.get('lang', code)} ({len(rows)} texts)"] = found
+            n = f"{len(rows)} text" + ("s" if len(rows) != 1 else "")
+            runs[f"{found.get('lang', code)} ({'lang column' if code else 'detected'}; {n})"] = found
         if len(runs) == 1:
             return values, next(iter(runs.values()))
         # one judge, so one curve; the accounting stays per language (one run each)
