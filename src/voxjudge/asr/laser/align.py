@@ -198,6 +198,7 @@ def swaps(
     return out
 
 
+@lru_cache(maxsize=100_000)
 def _has_digit(word: str) -> bool:
     return any(ch.isdigit() for ch in word)
 

@@ -417,13 +417,18 @@ def quantities_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> Quant
     for written, other in ((a, b), (b, a)):
         if len(written) == 1:
             q = parse_written(written[0], lang)
-            if q is None:
-                continue
+            if q is None or (q.kind == "number" and len(other) != 1):
+                continue  # a plain number against words: lang.numbers_equal's (third / 3: one word)
             if len(other) == 1:
                 q2 = parse_written(other[0], lang)
                 if q2 is not None and _same(q, q2):
                     return q
-            if _join(" ".join(other)) in spoken_forms(q, lang):
+            said = _join(" ".join(other))
+            if q.kind == "number":  # one word: the number as an ordinal (May 3 / May third)
+                if (lang != "en" or said.endswith(("st", "nd", "rd", "th"))) and said in ordinals(q.value[0], lang, article=False):
+                    return q
+                continue
+            if said in spoken_forms(q, lang):
                 return q
     return None
 
@@ -454,9 +459,10 @@ def _markers(lang: str) -> dict[str, tuple[str, ...]]:
 
 @lru_cache(maxsize=16)
 def _spoken_numbers(lang: str) -> dict[str, int]:
-    """Joined number words -> value, for 0..1000 and the round thousands (reading a spoken value)."""
+    """Joined number words -> value, for 0..100 and the round hundreds and thousands (reading a
+    spoken value; kept small: it is made in every process that meets a digit)."""
     table: dict[str, int] = {}
-    for n in [*range(1001), *range(2000, 10001, 1000)]:
+    for n in [*range(101), *range(200, 1001, 100), *range(2000, 10001, 1000)]:
         for form in number_words(n, lang):
             table.setdefault(form, n)
     return table

@@ -88,16 +88,30 @@ def equivalent(lang: str):
     rather than a wrong word and an omission), a contraction or colloquial form."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return (
-            joined(a) == joined(b)
-            or numbers_equal(a, b, lang)
-            or quantities_equal(a, b, lang) is not None
-            or different_value(a, b, lang) is not None
-            or contraction_equal(a, b, lang)
-            or colloquial_equal(a, b, lang)
-        )
+        if joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang):
+            return True
+        marks = _single_marks(a, b)
+        if marks & DIGIT and (quantities_equal(a, b, lang) is not None or different_value(a, b, lang) is not None):
+            return True
+        return bool(marks & APOSTROPHE) and contraction_equal(a, b, lang)
 
     return eq
+
+
+DIGIT, APOSTROPHE = 1, 2
+
+
+@lru_cache(maxsize=100_000)
+def _marks(word: str) -> int:
+    """What a word may be, cheaply: written with digits (a value), with an apostrophe (a contraction)."""
+    out = DIGIT if any(ch.isdigit() for ch in word) else 0
+    return out | APOSTROPHE if ("'" in word or "\u2019" in word or "\u02bc" in word) else out
+
+
+def _single_marks(ref: tuple[str, ...], hyp: tuple[str, ...]) -> int:
+    """The marks of the sides that are one word: values and contractions are one written word
+    against one or several (most pairs have neither mark, and skip those checks)."""
+    return (_marks(ref[0]) if len(ref) == 1 else 0) | (_marks(hyp[0]) if len(hyp) == 1 else 0)
 
 
 def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label | None:
@@ -197,15 +211,17 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("no_penalty", "alternate_spelling", "British/American spelling")
     if numbers_equal(ref, hyp, lang):
         return Label("no_penalty", "numerical_phrase", "same number in digits and words")
-    value = quantities_equal(ref, hyp, lang)
-    if value is not None:
-        return Label("no_penalty", "numerical_phrase", f"the same value ({value.describe()}), written another way")
-    other = different_value(ref, hyp, lang)
-    if other is not None:
-        return Label("major", "wrong_word", f"a different value: {other[0]} against {other[1]}")
+    marks = _single_marks(ref, hyp)
+    if marks & DIGIT:
+        value = quantities_equal(ref, hyp, lang)
+        if value is not None:
+            return Label("no_penalty", "numerical_phrase", f"the same value ({value.describe()}), written another way")
+        other = different_value(ref, hyp, lang)
+        if other is not None:
+            return Label("major", "wrong_word", f"a different value: {other[0]} against {other[1]}")
     if len(ref) == len(hyp) == 1 and abbreviation_equal(ref[0], hyp[0], lang):
         return Label("no_penalty", "abbreviation", "a word and its abbreviation")
-    if contraction_equal(ref, hyp, lang):
+    if marks & APOSTROPHE and contraction_equal(ref, hyp, lang):
         return Label("no_penalty", "contraction", "a contraction and its expansion")
     if colloquial_equal(ref, hyp, lang):
         return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
