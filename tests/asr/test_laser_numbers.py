@@ -101,7 +101,9 @@ def test_the_parser_reads_each_kind_and_leaves_words_alone():
 
 def test_the_aligner_merges_a_spoken_value_onto_its_written_token():
     eq = equivalent("en")
-    pairs = rubric_align("it rose by one hundred twenty five dollars today".split(), "it rose by $125 today".split(), eq)
+    pairs = rubric_align(
+        "it rose by one hundred twenty five dollars today".split(), "it rose by $125 today".split(), eq
+    )
     merged = [p for p in pairs if p.op == "merge"]
     assert [(p.ref_text, p.hyp_text) for p in merged] == [("one hundred twenty five dollars", "$125")]
     # another value: one wrong value, not a wrong word and an omission
@@ -245,8 +247,10 @@ def test_the_judge_card_scores_each_lang_of_a_lang_column_in_it():
     hyps = ["the cat sat on a mat", "il fait beau", "Dr. Smith"]
     run = laser_scorer(LaserOptions(jobs=1))
     values, details = run("rules", refs, hyps, langs=["en", "fr", None])
-    alone = [run_laser([r], [h], judge="rules", options=LaserOptions(lang=c, jobs=1)).utterances[0].laser
-             for r, h, c in zip(refs, hyps, ["en", "fr", "en"])]
+    alone = [
+        run_laser([r], [h], judge="rules", options=LaserOptions(lang=c, jobs=1)).utterances[0].laser
+        for r, h, c in zip(refs, hyps, ["en", "fr", "en"])
+    ]
     assert values == alone
     assert set(details["by_lang"]) == {"en (lang column; 1 text)", "fr (lang column; 1 text)", "en (detected; 1 text)"}
     assert details["by_lang"]["en (detected; 1 text)"]["lang_decided"].startswith("detected from the file")

@@ -36,7 +36,9 @@ def _reference(refs, hyps, ids, judge, lang, human=None):
     curve = rater_curve(judge)
     lang, decided = decide_language(lang, zip(refs, hyps))  # once for the input, as run_laser does
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=curve)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided} | ({"rater_curve": curve} if curve is not None else {})
+    settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided} | (
+        {"rater_curve": curve} if curve is not None else {}
+    )
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

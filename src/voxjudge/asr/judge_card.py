@@ -287,11 +287,9 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
     offline judges in this process, LLM specs built from ``options.llm`` and closed after their
     run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
-    from voxjudge.asr.laser.run import run_laser
-
     from dataclasses import replace
 
-    from voxjudge.asr.laser.run import LaserOptions
+    from voxjudge.asr.laser.run import LaserOptions, run_laser
 
     def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
@@ -328,7 +326,10 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         # one judge, so one curve; the accounting stays per language (one run each)
         curves = {r.get("rater_curve") for r in runs.values()}
         top = {"rater_curve": curves.pop()} if len(curves) == 1 and None not in curves else {}
-        return values, {**top, "by_lang": {k: {n: v for n, v in r.items() if n != "rater_curve"} for k, r in runs.items()}}
+        return values, {
+            **top,
+            "by_lang": {k: {n: v for n, v in r.items() if n != "rater_curve"} for k, r in runs.items()},
+        }
 
     return run
 

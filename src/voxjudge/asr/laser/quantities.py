@@ -62,7 +62,11 @@ CURRENCY = {
         "es": ("euro", "euros"),
         "it": ("euro",),
     },
-    "£": {"en": ("pound", "pounds", "quid"), "fr": ("livre", "livres", "livre sterling", "livres sterling"), "hi": ("पाउंड", "पौंड")},
+    "£": {
+        "en": ("pound", "pounds", "quid"),
+        "fr": ("livre", "livres", "livre sterling", "livres sterling"),
+        "hi": ("पाउंड", "पौंड"),
+    },
     "₹": {
         "en": ("rupee", "rupees"),
         "fr": ("roupie", "roupies"),
@@ -75,16 +79,30 @@ CURRENCY = {
 }
 _CURRENCY_CODES = {"rs": "₹", "rs.": "₹", "inr": "₹", "usd": "$", "eur": "€", "gbp": "£", "us$": "$", "jpy": "¥"}
 UNITS = {
-    "km": {"en": ("kilometre", "kilometres", "kilometer", "kilometers", "k"), "fr": ("kilomètre", "kilomètres", "kilo"),
-           "hi": ("किलोमीटर", "किमी"), "mr": ("किलोमीटर",), "ml": ("കിലോമീറ്റർ",), "kn": ("ಕಿಲೋಮೀಟರ್",),
-           "de": ("kilometer",), "es": ("kilómetro", "kilómetros")},
+    "km": {
+        "en": ("kilometre", "kilometres", "kilometer", "kilometers", "k"),
+        "fr": ("kilomètre", "kilomètres", "kilo"),
+        "hi": ("किलोमीटर", "किमी"),
+        "mr": ("किलोमीटर",),
+        "ml": ("കിലോമീറ്റർ",),
+        "kn": ("ಕಿಲೋಮೀಟರ್",),
+        "de": ("kilometer",),
+        "es": ("kilómetro", "kilómetros"),
+    },
     "m": {"en": ("metre", "metres", "meter", "meters"), "fr": ("mètre", "mètres"), "hi": ("मीटर",), "mr": ("मीटर",)},
-    "cm": {"en": ("centimetre", "centimetres", "centimeter", "centimeters"), "fr": ("centimètre", "centimètres"),
-           "hi": ("सेंटीमीटर",)},
+    "cm": {
+        "en": ("centimetre", "centimetres", "centimeter", "centimeters"),
+        "fr": ("centimètre", "centimètres"),
+        "hi": ("सेंटीमीटर",),
+    },
     "mm": {"en": ("millimetre", "millimetres", "millimeter", "millimeters"), "fr": ("millimètre", "millimètres")},
-    "kg": {"en": ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
-           "fr": ("kilogramme", "kilogrammes", "kilo", "kilos"), "hi": ("किलोग्राम", "किलो"), "mr": ("किलो", "किलोग्राम"),
-           "de": ("kilogramm", "kilo")},
+    "kg": {
+        "en": ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
+        "fr": ("kilogramme", "kilogrammes", "kilo", "kilos"),
+        "hi": ("किलोग्राम", "किलो"),
+        "mr": ("किलो", "किलोग्राम"),
+        "de": ("kilogramm", "kilo"),
+    },
     "g": {"en": ("gram", "grams", "gramme", "grammes"), "fr": ("gramme", "grammes"), "hi": ("ग्राम",)},
     "l": {"en": ("litre", "litres", "liter", "liters"), "fr": ("litre", "litres"), "hi": ("लीटर",)},
     "ml": {"en": ("millilitre", "millilitres", "milliliter", "milliliters"), "fr": ("millilitre", "millilitres")},
@@ -94,10 +112,15 @@ UNITS = {
     "min": {"en": ("minute", "minutes"), "fr": ("minute", "minutes"), "hi": ("मिनट",)},
     "s": {"en": ("second", "seconds"), "fr": ("seconde", "secondes")},
     "mph": {"en": ("miles per hour", "mile per hour")},
-    "km/h": {"en": ("kilometres per hour", "kilometers per hour", "kilometres an hour", "kilometers an hour"),
-             "fr": ("kilomètres heure", "kilomètres par heure", "kilomètre heure")},
-    "°c": {"en": ("degrees celsius", "degree celsius", "degrees centigrade", "degrees"), "fr": ("degrés celsius", "degrés"),
-           "hi": ("डिग्री सेल्सियस", "डिग्री")},
+    "km/h": {
+        "en": ("kilometres per hour", "kilometers per hour", "kilometres an hour", "kilometers an hour"),
+        "fr": ("kilomètres heure", "kilomètres par heure", "kilomètre heure"),
+    },
+    "°c": {
+        "en": ("degrees celsius", "degree celsius", "degrees centigrade", "degrees"),
+        "fr": ("degrés celsius", "degrés"),
+        "hi": ("डिग्री सेल्सियस", "डिग्री"),
+    },
     "°f": {"en": ("degrees fahrenheit", "degree fahrenheit", "degrees")},
     "°": {"en": ("degrees", "degree"), "fr": ("degrés", "degré"), "hi": ("डिग्री",)},
 }
@@ -164,7 +187,9 @@ def parse_written(token: str, lang: str) -> Quantity | None:
     if m := _CURRENCY.match(t):
         return _money(_CURRENCY_CODES.get(m.group(1), m.group(1)), m.group(2))
     if m := _CURRENCY_AFTER.match(t):
-        return _money(_CURRENCY_CODES.get(m.group(2), m.group(2)), m.group(1).replace(",", ".") if lang == "fr" else m.group(1))
+        return _money(
+            _CURRENCY_CODES.get(m.group(2), m.group(2)), m.group(1).replace(",", ".") if lang == "fr" else m.group(1)
+        )
     if m := _TIME.match(t):
         h, mins = int(m.group(1)), int(m.group(2) or m.group(3) or 0)
         if ":" not in t and "h" not in t:
@@ -241,7 +266,9 @@ def _decimal_forms(text: str, lang: str) -> set[str]:
     if not frac:
         return set(cardinals(int(whole), lang))
     out = {text.replace(".", ""), text.replace(".", ",")}
-    point = {"en": ("point",), "fr": ("virgule",), "hi": ("दशमलव", "पॉइंट", "प्वाइंट"), "mr": ("दशांश", "पॉइंट")}.get(lang, ())
+    point = {"en": ("point",), "fr": ("virgule",), "hi": ("दशमलव", "पॉइंट", "प्वाइंट"), "mr": ("दशांश", "पॉइंट")}.get(
+        lang, ()
+    )
     if len(frac) <= 3:
         digit_words = [min(cardinals(int(d), lang), key=len) for d in frac]  # 'three point one five'
         tail = {"".join(digit_words)}
@@ -306,7 +333,10 @@ def _money_forms(v: tuple, lang: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_MERIDIEM_WORDS = {"am": ("am", "a m", "a.m.", "in the morning"), "pm": ("pm", "p m", "p.m.", "in the afternoon", "in the evening")}
+_MERIDIEM_WORDS = {
+    "am": ("am", "a m", "a.m.", "in the morning"),
+    "pm": ("pm", "p m", "p.m.", "in the afternoon", "in the evening"),
+}
 
 
 def _time_forms(h: int, m: int, meridiem: str, lang: str) -> frozenset[str]:
@@ -319,7 +349,11 @@ def _time_forms(h: int, m: int, meridiem: str, lang: str) -> frozenset[str]:
             if m == 0:
                 out |= set(H) | {x + "o'clock" for x in H} | {x + "oclock" for x in H} | {x + "hundred" for x in H}
             else:
-                out |= {x + y for x in H for y in (cardinals(m, lang) if m >= 10 else {"oh" + z for z in cardinals(m, lang)})}
+                out |= {
+                    x + y
+                    for x in H
+                    for y in (cardinals(m, lang) if m >= 10 else {"oh" + z for z in cardinals(m, lang)})
+                }
                 if m == 30:
                     out |= {"halfpast" + x for x in H}
                 if m == 15:
@@ -350,6 +384,9 @@ def _time_forms(h: int, m: int, meridiem: str, lang: str) -> frozenset[str]:
                     out |= {x + hr + "moinslequart" for x in N for hr in heures}
         elif lang in ("hi", "mr"):
             out |= _indic_time(hh, m, lang, H, N)
+    if lang == "en" and m == 0 and h in (0, 24, 12):
+        noon = h == 12 and meridiem != "am" or h in (0, 24) and meridiem == "pm"
+        out |= {"noon", "midday", "twelvenoon"} if noon else {"midnight", "twelvemidnight"}
     if lang == "en" and out:
         plain = set(out)
         wanted = (meridiem,) if meridiem else ("am", "pm")
@@ -359,10 +396,26 @@ def _time_forms(h: int, m: int, meridiem: str, lang: str) -> frozenset[str]:
 
 # Hindi/Marathi clock words: सवा (quarter past), साढ़े (half past), पौने (quarter to), डेढ़ (1:30), ढाई (2:30)
 _INDIC_CLOCK = {
-    "hi": {"o'clock": ("बजे", "बज"), "quarter": ("सवा",), "half": ("साढ़े", "साढे"), "to": ("पौने",),
-           "1:30": ("डेढ़", "डेढ"), "2:30": ("ढाई",), "and": ("बजकर",), "minutes": ("मिनट",)},
-    "mr": {"o'clock": ("वाजता", "वाजले", "वाजून"), "quarter": ("सव्वा",), "half": ("साडे",), "to": ("पावणे",),
-           "1:30": ("दीड",), "2:30": ("अडीच",), "and": ("वाजून",), "minutes": ("मिनिटे", "मिनिटांनी")},
+    "hi": {
+        "o'clock": ("बजे", "बज"),
+        "quarter": ("सवा",),
+        "half": ("साढ़े", "साढे"),
+        "to": ("पौने",),
+        "1:30": ("डेढ़", "डेढ"),
+        "2:30": ("ढाई",),
+        "and": ("बजकर",),
+        "minutes": ("मिनट",),
+    },
+    "mr": {
+        "o'clock": ("वाजता", "वाजले", "वाजून"),
+        "quarter": ("सव्वा",),
+        "half": ("साडे",),
+        "to": ("पावणे",),
+        "1:30": ("दीड",),
+        "2:30": ("अडीच",),
+        "and": ("वाजून",),
+        "minutes": ("मिनिटे", "मिनिटांनी"),
+    },
 }
 
 
@@ -392,7 +445,9 @@ def _date_forms(v: tuple, lang: str) -> frozenset[str]:
     months = MONTHS.get(lang, "").split()
     if not months:
         return frozenset()
-    years = set(cardinals(year, lang)) if year >= 100 else set(cardinals(year, lang)) | {"two thousand and " + str(year)}
+    years = (
+        set(cardinals(year, lang)) if year >= 100 else set(cardinals(year, lang)) | {"two thousand and " + str(year)}
+    )
     out: set[str] = set()
     for d, m in orders:
         month = _join(months[m - 1])
@@ -425,7 +480,9 @@ def quantities_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> Quant
                     return q
             said = _join(" ".join(other))
             if q.kind == "number":  # one word: the number as an ordinal (May 3 / May third)
-                if (lang != "en" or said.endswith(("st", "nd", "rd", "th"))) and said in ordinals(q.value[0], lang, article=False):
+                if (lang != "en" or said.endswith(("st", "nd", "rd", "th"))) and said in ordinals(
+                    q.value[0], lang, article=False
+                ):
                     return q
                 continue
             if said in spoken_forms(q, lang):
@@ -440,7 +497,9 @@ def _same(q: Quantity, q2: Quantity) -> bool:
         return q.value[1] == q2.value[1] and bool(q.value[0] & q2.value[0])
     if q.kind == q2.kind == "time":  # 15:30 / 3:30pm
         (h, m, x), (h2, m2, y) = q.value, q2.value
-        return m == m2 and (h % 12 == h2 % 12) and (x == y or not x or not y) and (h == h2 or h > 12 or h2 > 12 or x or y)
+        return (
+            m == m2 and (h % 12 == h2 % 12) and (x == y or not x or not y) and (h == h2 or h > 12 or h2 > 12 or x or y)
+        )
     return False
 
 

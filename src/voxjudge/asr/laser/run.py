@@ -93,9 +93,9 @@ def run_laser(
 
 
 def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler, rater_curve
-
     from dataclasses import replace
+
+    from voxjudge.asr.laser.judges import is_offline, offline_labeler, rater_curve
 
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
