@@ -254,3 +254,22 @@ def test_the_judge_card_scores_each_lang_of_a_lang_column_in_it():
     assert values == alone
     assert set(details["by_lang"]) == {"en (lang column; 1 text)", "fr (lang column; 1 text)", "en (detected; 1 text)"}
     assert details["by_lang"]["en (detected; 1 text)"]["lang_decided"].startswith("detected from the file")
+
+
+def test_classify_decides_the_language_once_for_a_pairs_file_without_a_lang_column(tmp_path, capsys):
+    import csv
+    import io
+
+    from voxjudge.cli.main import main
+
+    path = tmp_path / "pairs.tsv"
+    path.write_text("ref\thyp\ndoctor\tDr.\nthe cat\tthe cat\nit is\tit's\nfifteen percent\t15%\n", encoding="utf-8")
+    assert main(["asr", "classify", str(path), "--judge", "rules"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    # 'doctor'/'Dr.' alone says no language; the file's function words say English
+    assert [(r["label"], r["error_type"]) for r in rows] == [
+        ("no_penalty", "abbreviation"),
+        ("match", ""),
+        ("no_penalty", "contraction"),
+        ("no_penalty", "numerical_phrase"),
+    ]
