@@ -192,9 +192,8 @@ def parse_written(token: str, lang: str) -> Quantity | None:
         )
     if m := _TIME.match(t):
         h, mins = int(m.group(1)), int(m.group(2) or m.group(3) or 0)
-        if ":" not in t and "h" not in t:
-            return None
-        if h <= 24 and mins < 60:
+        # English 5h is five hours (a unit, below), French 5h five o'clock
+        if (":" in t or (lang != "en" and "h" in t)) and h <= 24 and mins < 60:
             return Quantity("time", (h, mins, _meridiem(m.group(4))))
     if m := _TIME_MERIDIEM.match(t):
         h = int(m.group(1))
@@ -445,9 +444,7 @@ def _date_forms(v: tuple, lang: str) -> frozenset[str]:
     months = MONTHS.get(lang, "").split()
     if not months:
         return frozenset()
-    years = (
-        set(cardinals(year, lang)) if year >= 100 else set(cardinals(year, lang)) | {"two thousand and " + str(year)}
-    )
+    years = set(cardinals(year, lang)) | (set(cardinals(2000 + year, lang)) if year < 100 else set())
     out: set[str] = set()
     for d, m in orders:
         month = _join(months[m - 1])
