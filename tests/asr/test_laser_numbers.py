@@ -165,7 +165,7 @@ def test_the_language_is_decided_once_for_the_input():
     first = result.utterances[0].pairs[0]
     assert (first.ref, first.hyp, first.label, first.error_type) == ("doctor", "Dr.", "no_penalty", "abbreviation")
     given = run_laser(refs, hyps, judge="rules", options=LaserOptions(lang="fr", jobs=1))
-    assert given.summary["lang_decided"] == "given (--lang)" and {u.lang for u in given.utterances} == {"fr"}
+    assert given.summary["lang_decided"] == "given" and {u.lang for u in given.utterances} == {"fr"}
 
 
 def test_a_short_english_line_alone_is_english_by_its_words_not_und():
@@ -193,7 +193,9 @@ def test_the_command_line_says_the_language_and_how(tmp_path, capsys):
     records = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["lang"] for r in records] == ["en", "en"] and [r["laser"] for r in records] == [1.0, 1.0]
     assert main([*argv, "--judge", "rules", "--lang", "en", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["lang_decided"] == "given (--lang)"
+    assert json.loads(capsys.readouterr().out)["lang_decided"] == "given"
+    assert main([*argv, "--judge", "rules", "--lang", "en"]) == 0
+    assert "language: en, given (--lang)" in capsys.readouterr().out
 
 
 WORDS = (

@@ -152,7 +152,7 @@ def decide_language(lang: str | None, rows: Iterable) -> tuple[str, str]:
     from the first ``SAMPLE`` rows (``(id, ref, hyp)`` or ``(ref, hyp)``), script first, then
     function-word votes in Latin script. Every utterance is then scored in that language."""
     if lang:
-        return lang, "given (--lang)"
+        return lang, "given"
     from itertools import islice
 
     from voxjudge.asr.laser.profiles import explain
