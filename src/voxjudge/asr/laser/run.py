@@ -101,7 +101,15 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
     rubric = options.rubric or LaserRubric.load()
     boot = _boot(options)
     spec = judge if isinstance(judge, str) else judge.spec.full_name
-    lang, decided = decide_language(options.lang, paired if paired is not None else zip(references, hypotheses))
+    if paired is not None and not options.lang:  # the sample read once, kept for the run (a stream may be one-shot)
+        from itertools import chain, islice
+
+        rows = iter(paired)
+        sample = list(islice(rows, SAMPLE))
+        paired = _Rows(chain(sample, rows), len(paired))
+        lang, decided = decide_language(None, sample)
+    else:
+        lang, decided = decide_language(options.lang, zip(references, hypotheses))
     options = replace(options, lang=lang)
     settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": lang, "lang_decided": decided}
     if isinstance(judge, str) and is_offline(judge):
