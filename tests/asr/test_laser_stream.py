@@ -18,6 +18,7 @@ from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
 from voxjudge.asr.laser.judges import offline_labeler, people_model
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import Label
+from voxjudge.asr.laser.run import decide_language
 from voxjudge.asr.laser.scoring import ScoredPair, score
 from voxjudge.asr.laser.stream import _pair_json
 from voxjudge.io import pair_texts, read_texts
@@ -33,8 +34,9 @@ WORDS = (
 def _reference(refs, hyps, ids, judge, lang, human=None):
     labeler, _ = offline_labeler(judge, RUBRIC)
     people = people_model(judge, None)
+    lang, decided = decide_language(lang, zip(refs, hyps))  # once for the input, as run_laser does
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang, "embedder": "none"}
+    settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided, "embedder": "none"}
     settings["laser_calibrated_model"] = people.describe() if people is not None else None
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 

@@ -94,7 +94,8 @@ def test_score_with_an_llm_judge_sends_only_the_mismatched_pair_and_applies_its_
 
 def test_classify_csv_to_stdout(capsys, tmp_path):
     path = tmp_path / "pairs.tsv"
-    path.write_text("ref\thyp\nबाज़ार\tबाजार\nदस\t10\ntrain\train\nthe\t\n")
+    # two languages in one file: a lang column says which (without one the file has one language)
+    path.write_text("ref\thyp\tlang\nबाज़ार\tबाजार\thi\nदस\t10\thi\ntrain\train\ten\nthe\t\ten\n")
     assert main(["asr", "classify", str(path)]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["label"], r["error_type"]) for r in rows] == [

@@ -22,7 +22,8 @@ from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 
 Texts = tuple[str, str]  # (reference, hypothesis)
-# (spec, references, hypotheses) -> (LASER per hypothesis, None when unscored; run details)
+# (spec, references, hypotheses[, langs=]) -> (LASER per hypothesis, None when unscored; run details);
+# ``langs`` (a code or None per text) is passed when the ratings have a lang column
 LaserScorer = Callable[[str, Sequence[str], Sequence[str]], tuple[list[float | None], dict[str, Any]]]
 # Kendall's bootstrap costs ~10x Pearson's on a few hundred items; it is there when asked for
 METHODS = ("pearson", "spearman")
@@ -128,9 +129,13 @@ def judge_card(
     laser = laser or laser_scorer()
     keys = unique_texts(preferences, ratings)
     metrics = classic_metrics(keys, normalize)
+    # a lang column decides each rated text's language; the other texts are one input (its language
+    # detected once), as 'asr score' decides it for a file
+    lang_of = {(r.reference, r.hypothesis): r.lang for r in ratings if r.lang}
+    by_lang = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
     semdist = None
     for spec in judges:
-        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys])
+        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
         figures = run.pop("figures", {})
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
         if figures.get("laser_calibrated") is not None:
@@ -294,15 +299,16 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     from voxjudge.asr.laser.judges import is_offline
     from voxjudge.asr.laser.run import LaserOptions, run_laser
 
-    def run(spec: str, refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[float | None], dict[str, Any]]:
+    def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
         opts = options or LaserOptions()
         if not is_offline(spec):  # an LLM judge reads the meaning itself: the embedder serves the offline ones
             opts = replace(opts, embedder=None)
+        opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
             k: result.summary[k]
-            for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder")
+            for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder", "lang", "lang_decided")
             if result.summary.get(k) is not None
         }
         fitted = result.settings.get("laser_calibrated_model")
@@ -312,6 +318,38 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
             "semdist": [u.semdist for u in result.utterances] if meaning else None,
         }
         return [u.laser for u in result.utterances], details
+
+    def run(spec: str, refs: Sequence[str], hyps: Sequence[str], langs: Sequence[str | None] | None = None):
+        """``langs``: a lang column, one code (or None) per text; texts of one code are scored
+        together in it (``--lang`` overrides), those without one as one input."""
+        if langs is None or (options is not None and options.lang):
+            return one(spec, refs, hyps, None)
+        groups: dict[str | None, list[int]] = {}
+        for k, code in enumerate(langs):
+            groups.setdefault(code or None, []).append(k)
+        values: list[float | None] = [None] * len(refs)
+        figures: dict[str, list | None] = {"laser_calibrated": [None] * len(refs), "semdist": [None] * len(refs)}
+        runs: dict[str, dict[str, Any]] = {}
+        for code, rows in sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or "")):
+            got, found = one(spec, [refs[k] for k in rows], [hyps[k] for k in rows], code)
+            for k, v in zip(rows, got):
+                values[k] = v
+            for name, column in found.pop("figures").items():
+                if column is None:
+                    figures[name] = None
+                elif figures[name] is not None:
+                    for k, v in zip(rows, column):
+                        figures[name][k] = v  # type: ignore[index]
+            if code:
+                found["lang_decided"] = "lang column"
+            n = f"{len(rows)} text" + ("s" if len(rows) != 1 else "")
+            runs[f"{found.get('lang', code)} ({'lang column' if code else 'detected'}; {n})"] = found
+        if len(runs) == 1:
+            return values, {**next(iter(runs.values())), "figures": figures}
+        # one judge, so one model of laser_calibrated and one embedder; the accounting stays per language
+        shared = {k: v for k, v in next(iter(runs.values())).items() if k in ("laser_calibrated_model", "embedder")}
+        by_lang = {k: {n: v for n, v in r.items() if n not in shared} for k, r in runs.items()}
+        return values, {**shared, "by_lang": by_lang, "figures": figures}
 
     return run
 

@@ -155,7 +155,9 @@ def _common(p) -> None:
         "--lang",
         type=_lang_code,
         help="language: any BCP-47/ISO code (fr, ar, de, ta, zh-Hans ...); one without its own conventions gets "
-        "the generic profile (default: detected from the script; Latin text by its function words)",
+        "the generic profile (default: decided once for the whole input from its first 1,000 utterances -- "
+        "the script, Latin text by its function words, else its word lists; a lang column of a pairs file "
+        "decides per row)",
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     add_judge_options(p, judge=None)
@@ -329,16 +331,19 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric, RubricPair
-    from voxjudge.asr.laser.lang import detect_language
+    from voxjudge.asr.laser.run import decide_language
 
     check_outputs(records=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
+    # --lang, else a row's lang column, else the file's language, decided once (never per pair)
+    untagged = ((r["ref"], r["hyp"]) for r in rows if not r.get("lang"))
+    file_lang = args.lang or (decide_language(None, untagged)[0] if any(not r.get("lang") for r in rows) else None)
     items = []
     for k, row in enumerate(rows):
         ref, hyp = tuple(row["ref"].split()), tuple(row["hyp"].split())
         op = "equal" if ref == hyp and ref else "delete" if not hyp else "insert" if not ref else "substitute"
-        lang = args.lang or row.get("lang") or detect_language(row["ref"] + " " + row["hyp"])
+        lang = args.lang or row.get("lang") or file_lang
         items.append((str(k), RubricPair(ref, hyp, op, 0, 0), lang))
     labeler, llm = _labeler(args, rubric)
     try:

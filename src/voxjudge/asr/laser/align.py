@@ -3,9 +3,11 @@
 Start from the minimum-edit alignment, then re-align every stretch between two matching words
 with a small dynamic programme that may also take:
 
-* N:1 and 1:N merges (up to three words) when the two sides are the same thing written
-  differently -- a compound split or joined (``इस लिए``/``इसलिए``, ``every one``/``everyone``), a
-  number in words and digits (``पाँच सौ``/``500``), a contraction (``going to``/``gonna``);
+* N:1 and 1:N merges (up to three words, up to eight onto a word with digits) when the two sides
+  are the same thing written differently -- a compound split or joined (``इस लिए``/``इसलिए``,
+  ``every one``/``everyone``), a number or another value in words and digits (``पाँच सौ``/``500``,
+  ``fifteen percent``/``15%``, ``half past three``/``3:30``), a contraction or colloquial form
+  (``do not``/``don't``, ``going to``/``gonna``);
 * an adjacent swap (``x y``/``y x``) as one reordering.
 
 Each merge or swap costs one edit, so the re-aligned stretch never costs more than the plain
@@ -33,6 +35,9 @@ from typing import Any
 from voxjudge.asr.alignment import align_tokens
 
 MAX_MERGE = 3
+# a word with digits may stand for a longer phrase ('$125' / 'one hundred twenty five dollars',
+# '12/05/2024' / 'the twelfth of may twenty twenty four'): merges onto it go further
+MAX_NUMBER_MERGE = 8
 Equivalent = Callable[[tuple[str, ...], tuple[str, ...]], bool]
 
 
@@ -115,6 +120,9 @@ def _region(
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     move: list[list[tuple | None]] = [[None] * (m + 1) for _ in range(n + 1)]
     cost[n][m] = 0
+    # how many words may merge onto each word of the other side
+    reach_r = [MAX_NUMBER_MERGE if _has_digit(w) else MAX_MERGE for w in ref]
+    reach_h = [MAX_NUMBER_MERGE if _has_digit(w) else MAX_MERGE for w in hyp]
     for i in range(n, -1, -1):
         for j in range(m, -1, -1):
             if i == n and j == m:
@@ -124,10 +132,10 @@ def _region(
                 tag = "equal" if rk[i] == hk[j] else "substitute"
                 step = 0 if tag == "equal" else unit + (rs[i] != hs[j])
                 options.append((cost[i + 1][j + 1] + step, 1, tag, 1, 1))
-            for k in range(2, MAX_MERGE + 1):
-                if i + k <= n and j < m and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
+            for k in range(2, max(reach_h[j] if j < m else 0, reach_r[i] if i < n else 0) + 1):
+                if i + k <= n and j < m and k <= reach_h[j] and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
                     options.append((cost[i + k][j + 1] + unit, 0, "merge", k, 1))
-                if j + k <= m and i < n and equivalent((ref[i],), tuple(hyp[j : j + k])):
+                if j + k <= m and i < n and k <= reach_r[i] and equivalent((ref[i],), tuple(hyp[j : j + k])):
                     options.append((cost[i + 1][j + k] + unit, 0, "merge", 1, k))
             if i + 1 < n and j + 1 < m and rk[i] == hk[j + 1] and rk[i + 1] == hk[j] and rk[i] != rk[i + 1]:
                 options.append((cost[i + 2][j + 2] + unit, 0, "swap", 2, 2))
@@ -212,6 +220,11 @@ def swaps(
         out.append(a)
         k += 1
     return out
+
+
+@lru_cache(maxsize=100_000)
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def _word_keys(words: tuple[str, ...]) -> list[str]:

@@ -92,27 +92,75 @@ def as_number(text: str) -> int | None:
     return int(t.replace(",", ""))
 
 
+def _said(n: int, lang: str, to: str = "cardinal") -> str | None:
+    """``n`` in words: indic-numtowords for the languages it reads (cardinals), else num2words."""
+    if to == "cardinal":
+        try:
+            from indic_numtowords import num2words as indic
+        except ImportError:  # a core dependency; only a broken install lands here
+            indic = None
+        if indic is not None:
+            try:
+                return indic(n, lang=lang)
+            except Exception:  # the package raises plain exceptions for languages and numbers it lacks
+                pass
+    try:
+        from num2words import num2words
+    except ImportError:  # a core dependency; only a broken install lands here
+        return None
+    try:
+        return num2words(n, lang=lang, to=to)
+    except Exception:  # NotImplementedError for languages it lacks, and others for numbers it cannot say
+        return None
+
+
 @lru_cache(maxsize=50_000)
 def number_words(n: int, lang: str) -> frozenset[str]:
     """Folded, space-free spellings of ``n`` in words (with and without English 'and')."""
     if n > 10**9:
         return frozenset()
-    try:
-        from indic_numtowords import num2words
-    except ImportError:  # a core dependency; only a broken install lands here
+    words = _said(n, lang)
+    if words is None:
         return frozenset()
-    try:
-        words = num2words(n, lang=lang)
-    except Exception:  # the package raises plain exceptions for unsupported numbers
-        return frozenset()
-    forms = {words, words.replace(" and ", " ")}
-    one = num2words(1, lang=lang)
+    forms = {words, words.replace(" and ", " "), words.replace(" et ", " ")}
+    one = _said(1, lang) or ""
     for f in list(forms):
-        if f.startswith(one + " "):
+        if one and f.startswith(one + " "):
             forms.add(f[len(one) + 1 :])  # सौ / hundred / ಸಾವಿರ for "one hundred", "one thousand"
     if lang == "en" and 1000 <= n < 10000 and n % 100:
-        forms.add(f"{num2words(n // 100, lang='en')} {num2words(n % 100, lang='en')}")  # "nineteen ninety"
+        forms.add(f"{_said(n // 100, 'en')} {_said(n % 100, 'en')}")  # "nineteen ninety"
+    if lang == "en" and 1000 <= n < 10000 and n % 100 and n % 100 < 10:
+        forms.add(f"{_said(n // 100, 'en')} oh {_said(n % 100, 'en')}")  # "nineteen oh five"
     return frozenset("".join(fold(w) for w in f.replace("-", " ").split()) for f in forms)
+
+
+# ordinals num2words does not have, or has in one form only (feminine, plural, oblique)
+_ORDINALS = {
+    "hi": {1: "पहला पहली पहले", 2: "दूसरा दूसरी दूसरे", 3: "तीसरा तीसरी तीसरे", 4: "चौथा चौथी चौथे", 6: "छठा छठी छठे"},
+    "mr": {1: "पहिला पहिली पहिले", 2: "दुसरा दुसरी दुसरे", 3: "तिसरा तिसरी तिसरे", 4: "चौथा चौथी चौथे", 6: "सहावा सहावी सहावे"},
+    "fr": {1: "premier première premiers premières", 2: "second seconde deuxième"},
+    "en": {},
+}
+_ORDINAL_ENDINGS = {"hi": ("वाँ", "वीं", "वें", "वां"), "mr": ("वा", "वी", "वे")}
+
+
+@lru_cache(maxsize=20_000)
+def ordinal_words(n: int, lang: str) -> frozenset[str]:
+    """``n`` as an ordinal in words (third, troisième, तीसरा/तीसरी ...), as written; none when
+    the language has no reader for it."""
+    if n <= 0 or n > 10**6:
+        return frozenset()
+    out = set(_ORDINALS.get(lang, {}).get(n, "").split())
+    if lang in _ORDINAL_ENDINGS:
+        if not out:
+            base = _said(n, lang)
+            if base:
+                out |= {base + e for e in _ORDINAL_ENDINGS[lang]}
+    else:
+        said = _said(n, lang, "ordinal")
+        if said:
+            out.add(said)
+    return frozenset(out)
 
 
 def numbers_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
@@ -168,29 +216,7 @@ COLLOQUIAL = {
         ("yeah", "yes"),
         ("ok", "okay"),
         ("til", "until"),
-        ("it'll", "it will"),
-        ("i'm", "i am"),
-        ("i'd", "i would"),
-        ("i've", "i have"),
-        ("they've", "they have"),
-        ("we're", "we are"),
-        ("you're", "you are"),
-        ("they're", "they are"),
-        ("she's", "she has"),
-        ("he's", "he is"),
-        ("it's", "it is"),
-        ("let's", "let us"),
         ("lets", "let us"),
-        ("don't", "do not"),
-        ("can't", "cannot"),
-        ("couldn't", "could not"),
-        ("won't", "will not"),
-        ("isn't", "is not"),
-        ("doesn't", "does not"),
-        ("didn't", "did not"),
-        ("i'll", "i will"),
-        ("we'll", "we will"),
-        ("there's", "there is"),
     ],
     "hi": [
         ("नईं", "नहीं"),
@@ -339,6 +365,81 @@ def colloquial_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
         return False
     fb = fold_words(b)
     return fa != fb and frozenset((fa, fb)) in _colloquial(lang)
+
+
+# ---- contractions and elisions -----------------------------------------------------------------
+
+# English: whole words, then endings; 's only after words where it is "is"/"has" (John's is a possessive)
+_EN_WHOLE = {
+    "won't": ("will not",),
+    "can't": ("can not", "cannot"),
+    "shan't": ("shall not",),
+    "ain't": ("am not", "is not", "are not", "has not", "have not"),
+    "let's": ("let us",),
+    "y'all": ("you all",),
+}
+_EN_ENDINGS = (
+    ("n't", ("not",)),
+    ("'re", ("are",)),
+    ("'m", ("am",)),
+    ("'ve", ("have",)),
+    ("'ll", ("will", "shall")),
+    ("'d", ("would", "had", "did")),
+    ("'s", ("is", "has", "does")),
+)
+_EN_S_HOSTS = frozenset(
+    "it he she that there here what who where when how why this everyone everybody nobody someone somebody".split()
+)
+# French elisions: the elided article or pronoun and its full forms (j'ai / je ai, l'homme / le homme)
+_FR_ELIDED = {
+    "l": ("le", "la"),
+    "j": ("je",),
+    "c": ("ce",),
+    "ç": ("ça",),
+    "qu": ("que",),
+    "n": ("ne",),
+    "d": ("de",),
+    "s": ("se", "si"),
+    "m": ("me",),
+    "t": ("te",),
+    "jusqu": ("jusque",),
+    "lorsqu": ("lorsque",),
+    "puisqu": ("puisque",),
+    "quoiqu": ("quoique",),
+}
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "`": "'"})
+
+
+@lru_cache(maxsize=20_000)
+def expansions(word: str, lang: str) -> frozenset[str]:
+    """The folded expansions of a contracted word (don't -> do not; j'ai -> je ai), or none."""
+    w = fold(word).translate(_APOSTROPHES)
+    if "'" not in w:
+        return frozenset()
+    if lang == "en":
+        if w in _EN_WHOLE:
+            return frozenset(_EN_WHOLE[w])
+        for end, full in _EN_ENDINGS:
+            host = w[: -len(end)]
+            if w.endswith(end) and host.isalpha() and (end != "'s" or host in _EN_S_HOSTS):
+                return frozenset(f"{host} {f}" for f in full)
+        return frozenset()
+    if lang == "fr":
+        head, _, rest = w.partition("'")
+        if head in _FR_ELIDED and rest and "'" not in rest:
+            return frozenset(f"{full} {rest}" for full in _FR_ELIDED[head])
+    return frozenset()
+
+
+def contraction_equal(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
+    """A contraction against its expansion: don't / do not, can't / cannot, j'ai / je ai."""
+    if lang not in ("en", "fr"):
+        return False
+    for short, full in ((a, b), (b, a)):
+        if len(short) == 1 and 1 <= len(full) <= 2 and "'" in short[0].translate(_APOSTROPHES):
+            if fold_words(full).translate(_APOSTROPHES) in expansions(short[0], lang):
+                return True
+    return False
 
 
 def fold_words(words: tuple[str, ...]) -> str:

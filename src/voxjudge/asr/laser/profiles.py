@@ -103,6 +103,11 @@ def word_script(word: str) -> str:
 
 def detect(text: str) -> str:
     """The language of a text from its script; Latin-script text by function-word votes."""
+    return explain(text)[0]
+
+
+def explain(text: str) -> tuple[str, str]:
+    """(language, why): ``detect``'s answer and what decided it (the script, the votes)."""
     counts: dict[str, int] = {}
     latin_words = []
     for word in text.split():
@@ -114,10 +119,12 @@ def detect(text: str) -> str:
                     latin_words.append(word)
                 break
     if not counts:
-        return UNDETERMINED
+        return UNDETERMINED, "no letters"
     script = max(counts, key=lambda s: (counts[s], s))
+    share = f"{script.title()} script ({counts[script]} of {sum(counts.values())} words)"
     if script != "LATIN":
-        return SCRIPT_LANG.get(script, UNDETERMINED)
+        lang = SCRIPT_LANG.get(script, UNDETERMINED)
+        return lang, share if lang != UNDETERMINED else f"{share}: no language known for it"
     votes = dict.fromkeys(_VOTES, 0)
     for w in latin_words:
         w = w.casefold().strip('.,;:!?"()')
@@ -125,7 +132,33 @@ def detect(text: str) -> str:
             if w in words or (w.endswith("'") and w in words):
                 votes[lang] += 1
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
-    return best if votes[best] > 0 else UNDETERMINED
+    if votes[best] == 0:
+        return _by_lexicon(latin_words, share)
+    ranked = sorted((v, k) for k, v in votes.items() if v)[::-1][:3]
+    return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
+
+
+LEXICON_WORDS = 200  # words a text without function words is looked up by
+
+
+def _by_lexicon(words: list[str], share: str) -> tuple[str, str]:
+    """Latin text with no function word (``Dr. Smith``): the language whose word list knows most
+    of its words as common ones (Zipf >= 3, wordfreq; the sum of frequencies breaks ties), when
+    it knows more than half of them; else ``und``."""
+    from voxjudge.asr.laser.lexicon import zipf
+
+    keys = [k for k in (w.casefold().strip('.,;:!?"()') for w in words[:LEXICON_WORDS]) if k]
+    scores = {}
+    for lang in _VOTES:
+        found = [zipf(w, lang) for w in keys]
+        scores[lang] = (sum(f >= 3 for f in found), round(sum(found), 1))
+    best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
+    if 2 * scores[best][0] <= len(keys):
+        return UNDETERMINED, f"{share}, no function word, and no language's word list knows most of its words"
+    ranked = sorted(((v, k) for k, v in scores.items() if v[0]), reverse=True)[:3]
+    return best, f"{share}, no function word; common words known: " + ", ".join(
+        f"{k} {n} of {len(keys)}" for (n, _), k in ranked
+    )
 
 
 def has_own(lang: str) -> bool:
@@ -139,4 +172,4 @@ def describe(lang: str) -> str:
     return f"{lang} (generic profile: script-aware fold, numbers, compounds, fillers, phonetic evidence)"
 
 
-__all__ = ["OWN", "SCRIPT_LANG", "UNDETERMINED", "canonical", "describe", "detect", "has_own", "word_script"]
+__all__ = ["OWN", "SCRIPT_LANG", "UNDETERMINED", "canonical", "describe", "detect", "explain", "has_own", "word_script"]

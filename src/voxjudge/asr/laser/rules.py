@@ -6,9 +6,12 @@ Checks run in order; the first that applies decides, and every label carries its
 2. equal after the spelling fold (nukta, chandrabindu/anusvara, nasal + virama, ZWJ/ZWNJ,
    Malayalam chillu, य-glide spellings, case, punctuation) -> no penalty, alternate spelling;
 3. British/American spelling variants -> no penalty, alternate spelling;
-4. a number in digits against the same number in words, or in another script's digits -> no
-   penalty, numerical phrase;
-5. a word and its abbreviation -> no penalty; a listed colloquial or contracted form -> no penalty;
+4. a number in digits against the same number in words, or in another script's digits, and a
+   percentage, amount of money, measure, time of day, ordinal or date written with digits against
+   the same value said in words (``quantities.py``) -> no penalty, numerical phrase; the same kind
+   of value with another number (``15%`` / ``sixteen percent``) -> major, wrong word;
+5. a word and its abbreviation -> no penalty; a contraction and its expansion (don't / do not,
+   j'ai / je ai) -> no penalty, contraction; a listed colloquial form -> no penalty;
 6. the two sides joined are the same word (a compound split or joined) -> no penalty;
 7. the language's annotator conventions (rubric data, ``conventions.py``): a listed synonym ->
    minor, synonym; the same verb with another register's ending (जाकर/जाके, समझिए/समझें), an
@@ -38,6 +41,7 @@ from voxjudge.asr.laser.lang import (
     abbreviation_equal,
     as_number,
     colloquial_equal,
+    contraction_equal,
     fold,
     fold_words,
     has_function_word,
@@ -47,6 +51,7 @@ from voxjudge.asr.laser.lang import (
 )
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence
+from voxjudge.asr.laser.quantities import different_value, quantities_equal
 from voxjudge.asr.laser.speech import fillers
 from voxjudge.asr.laser.spelling import (
     _accent_slip,
@@ -75,12 +80,35 @@ class Label:
 
 
 def equivalent(lang: str):
-    """What the aligner may merge: a split/joined compound, a number, a contraction."""
+    """What the aligner may merge: a split/joined compound, a number or another value written
+    with digits (``15%`` / ``fifteen percent``; also ``16%`` / ``fifteen percent``, one wrong value
+    rather than a wrong word and an omission), a contraction or colloquial form."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang)
+        if joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang):
+            return True
+        marks = _single_marks(a, b)
+        if marks & DIGIT and (quantities_equal(a, b, lang) is not None or different_value(a, b, lang) is not None):
+            return True
+        return bool(marks & APOSTROPHE) and contraction_equal(a, b, lang)
 
     return eq
+
+
+DIGIT, APOSTROPHE = 1, 2
+
+
+@lru_cache(maxsize=100_000)
+def _marks(word: str) -> int:
+    """What a word may be, cheaply: written with digits (a value), with an apostrophe (a contraction)."""
+    out = DIGIT if any(ch.isdigit() for ch in word) else 0
+    return out | APOSTROPHE if ("'" in word or "\u2019" in word or "\u02bc" in word) else out
+
+
+def _single_marks(ref: tuple[str, ...], hyp: tuple[str, ...]) -> int:
+    """The marks of the sides that are one word: values and contractions are one written word
+    against one or several (most pairs have neither mark, and skip those checks)."""
+    return (_marks(ref[0]) if len(ref) == 1 else 0) | (_marks(hyp[0]) if len(hyp) == 1 else 0)
 
 
 def by_convention(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label | None:
@@ -180,8 +208,18 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
         return Label("no_penalty", "alternate_spelling", "British/American spelling")
     if numbers_equal(ref, hyp, lang):
         return Label("no_penalty", "numerical_phrase", "same number in digits and words")
+    marks = _single_marks(ref, hyp)
+    if marks & DIGIT:
+        value = quantities_equal(ref, hyp, lang)
+        if value is not None:
+            return Label("no_penalty", "numerical_phrase", f"the same value ({value.describe()}), written another way")
+        other = different_value(ref, hyp, lang)
+        if other is not None:
+            return Label("major", "wrong_word", f"a different value: {other[0]} against {other[1]}")
     if len(ref) == len(hyp) == 1 and abbreviation_equal(ref[0], hyp[0], lang):
         return Label("no_penalty", "abbreviation", "a word and its abbreviation")
+    if marks & APOSTROPHE and contraction_equal(ref, hyp, lang):
+        return Label("no_penalty", "contraction", "a contraction and its expansion")
     if colloquial_equal(ref, hyp, lang):
         return Label("no_penalty", "slang_colloquial", "colloquial or contracted form")
     if joined(ref) == joined(hyp):

@@ -30,7 +30,9 @@ Progress = Callable[[str], AbstractContextManager]
 
 @dataclass(frozen=True)
 class LaserOptions:
-    lang: str | None = None  # None: detected per utterance from the script
+    # None: decided once for the whole input, from its first SAMPLE utterances (``decide_language``);
+    # never per utterance (a short line such as 'Dr. Smith' must not fall to another language)
+    lang: str | None = None
     rubric: LaserRubric | None = None  # None: the shipped LASER rubric
     allow_rubric_mismatch: bool = False  # use a learned model trained under another rubric
     # LLM judges only
@@ -95,20 +97,35 @@ def run_laser(
 
 
 def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
+    from dataclasses import replace
+
     from voxjudge.asr.laser.judges import is_offline, offline_labeler, people_model
 
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
     boot = _boot(options)
     spec = judge if isinstance(judge, str) else judge.spec.full_name
-    settings: dict[str, Any] = {"judge": spec, "mode": "pairs", "lang": options.lang, "embedder": "none"}
+    if paired is not None and not options.lang:  # the sample read once, kept for the run (a stream may be one-shot)
+        from itertools import chain, islice
+
+        rows = iter(paired)
+        sample = list(islice(rows, SAMPLE))
+        paired = _Rows(chain(sample, rows), len(paired))
+        lang, decided = decide_language(None, sample)
+    else:
+        lang, decided = decide_language(options.lang, zip(references, hypotheses))
+    options = replace(options, lang=lang)
+    settings: dict[str, Any] = {
+        "judge": spec, "mode": "pairs", "lang": lang, "lang_decided": decided, "embedder": "none"
+    }  # fmt: skip
     if isinstance(judge, str) and is_offline(judge):
         offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
             paired = _Rows(list(zip(ids, references, hypotheses)), len(ids))
         semdist = None
-        if options.embedder:
+        if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
+            paired = _Rows(list(paired), len(paired))
             semdist, settings["embedder"], settings["embedder_usage"] = _semdist(paired, options, progress)
         people = people_model(judge, settings["embedder"] if options.embedder else None)
         settings["laser_calibrated_model"] = people.describe() if people is not None else None
@@ -147,6 +164,28 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
     if sink is not None:
         sink.write_lines([json.dumps(u.as_dict(), ensure_ascii=False) + "\n" for u in utterances])
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
+
+
+SAMPLE = 1000  # utterances the input's language is detected from (both sides)
+
+
+def decide_language(lang: str | None, rows: Iterable) -> tuple[str, str]:
+    """(language, how it was decided) for a whole input: ``lang`` when given, else detected once
+    from the first ``SAMPLE`` rows (``(id, ref, hyp)`` or ``(ref, hyp)``), script first, then
+    function-word votes in Latin script. Every utterance is then scored in that language."""
+    if lang:
+        return lang, "given"
+    from itertools import islice
+
+    from voxjudge.asr.laser.profiles import explain
+
+    texts, n = [], 0
+    for row in islice(iter(rows), SAMPLE):
+        texts += row[-2:]
+        n += 1
+    found, why = explain(" ".join(texts))
+    first = f"the first {n} utterances" if n == SAMPLE else f"all {n} utterances" if n != 1 else "its one utterance"
+    return found, f"detected from the file ({first}): {why}"
 
 
 class _Rows:

@@ -35,7 +35,6 @@ from typing import Any
 
 from voxjudge import _spool
 from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
-from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -132,7 +131,7 @@ class ChunkResult:
 class StreamSettings:
     judge: str
     rubric: LaserRubric
-    lang: str | None = None
+    lang: str = "und"  # the input's language, decided once (``run.decide_language``)
     allow_rubric_mismatch: bool = False
     records: bool = False  # make record lines
     scores: bool = False  # keep (id, laser, wer) per utterance
@@ -242,10 +241,10 @@ class ChunkScorer:
         todo: dict[tuple, tuple[str, RubricPair, str]] = {}
         labels = self.labels
         mixed = self.mixed
+        lang = s.lang  # one language for the whole input (``run.decide_language``)
+        if lang not in self.identical:
+            self._probe(lang)
         for uid, ref, hyp in chunk:
-            lang = s.lang or detect_language(ref + " " + hyp)
-            if lang not in self.identical:
-                self._probe(lang)
             same = ref == hyp
             rs = ref.split()
             hs = rs if same else hyp.split()

@@ -21,6 +21,9 @@ def render_laser(s: dict) -> str:
         ):
             if note:
                 con.print(note)
+        if s.get("lang_decided"):
+            how = "given (--lang)" if s["lang_decided"] == "given" else s["lang_decided"]
+            con.print(f"language: {s['lang']}, {how}", highlight=False, markup=False)
         scored = f"{c['scored']} of {c['utterances']}" if c.get("unscored") else str(s["n"])
         t = Table(title=f"LASER ({s['judge']}): {scored} utterances scored, {s['ref_words']} reference words")
         for col in ("LASER micro", "LASER macro", "WER (corpus, %)", "no penalty", "minor", "major", "unscored"):
