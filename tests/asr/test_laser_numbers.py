@@ -10,7 +10,7 @@ import pytest
 
 from voxjudge.asr.laser import LaserRubric
 from voxjudge.asr.laser.align import rubric_align
-from voxjudge.asr.laser.judges import offline_labeler, rater_curve
+from voxjudge.asr.laser.judges import offline_labeler, people_model
 from voxjudge.asr.laser.profiles import explain
 from voxjudge.asr.laser.quantities import parse_written, quantities_equal
 from voxjudge.asr.laser.result import laser_result
@@ -231,7 +231,7 @@ def test_values_and_contractions_give_the_same_bytes_for_any_jobs_and_the_plain_
     refs, hyps, ids = _corpus(300, 5)
     labeler, _ = offline_labeler(judge, RUBRIC)
     lang, decided = decide_language(None, zip(refs, hyps))
-    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=rater_curve(judge))
+    utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people_model(judge, None))
     want = tmp_path / "want.jsonl"
     write_records(want, laser_result(utterances, RUBRIC, {}).records)
     for jobs in (1, 2):
