@@ -76,6 +76,9 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
         ("CER", "WER"),
         ("LASER default", "WER"),
         ("LASER default", "CER"),
+        ("LASER default calibrated", "WER"),
+        ("LASER default calibrated", "CER"),
+        ("LASER default calibrated", "LASER default"),
     ]
     assert set(s["ratings"]["by_subset"]) == {"all", "ar", "en", "ml"} and s["ratings"]["methods"] == [
         "pearson",
@@ -115,7 +118,13 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
     assert code == 0
     card, differences = stdout.split("Differences, preferences")
     rows = [line for line in card.splitlines() if line.startswith("│")]
-    assert [r.split("│")[1].strip() for r in rows] == ["WER", "CER", "LASER default", "LASER rules"]
+    assert [r.split("│")[1].strip() for r in rows] == [
+        "WER",
+        "CER",
+        "LASER default",
+        "LASER default calibrated",
+        "LASER rules",
+    ]
     pairs = [r.split("│")[1].strip() for r in differences.splitlines() if r.startswith("│")]
     assert pairs == [
         "CER - WER",

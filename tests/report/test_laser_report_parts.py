@@ -20,14 +20,19 @@ def test_the_default_judge_lists_its_learned_weights():
     w = weights("default", _rubric())
     assert w["tiers"] == {"no_penalty": 0.0, "minor": 0.5, "major": 1.0}
     assert w["calibration"] == {lang: asdict(cal) for lang, cal in load().items()}
-    assert {"edit", "surface", "curve", "near", "near_sound"} <= set(w["calibration"]["*"])
+    assert {"near", "near_sound", "homophone"} <= set(w["calibration"]["*"])
+    # laser_calibrated's weights are listed apart: they never make a penalty
+    from voxjudge.asr.laser.calibration import load_people
+
+    fitted = w["laser_calibrated (fitted to people, beside the score)"]
+    assert fitted == {k: m.as_dict() for k, m in load_people().items()} and "none" in fitted
     assert weights("model:some.json", _rubric())["calibration"] == w["calibration"]
 
 
 def test_the_rules_judge_lists_the_rubric_defaults_and_a_model_judge_its_tiers():
     w = weights("rules", _rubric())
     assert w["calibration"]["*"] == asdict(LaserRubric.load().conventions("*").calibration)
-    assert w["calibration"]["*"]["edit"] == 0.0 and w["calibration"]["*"]["surface"] == 0.0
+    assert "laser_calibrated (fitted to people, beside the score)" not in w
     other = weights("rules", {**_rubric(), "sha256": "another rubric"})
     assert isinstance(other["calibration"], str)
     llm = weights("openai/gpt-4o-mini", _rubric())

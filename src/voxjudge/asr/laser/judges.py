@@ -67,8 +67,8 @@ def people_model(spec: str | None, embedder: str | None):
         fitted = ", ".join(k for k in sorted(models) if k != "none") or "none"
         raise InputError(
             f"laser_calibrated has no model fitted with the embedder {embedder} (the shipped calibration was "
-            f"fitted with: {fitted}); use {{embedder}} default, or fit one: 'voxjudge asr train --ratings FILE "
-            f"--preferences FILE --embedder {embedder} --out cal.json'",
+            f"fitted with: {fitted}); use {{embedder}} default, or fit a model for it on your ratings and "
+            "preferences with asr train and this embedder",
             options={"embedder": "embedder="},
         )
     return found
