@@ -130,9 +130,13 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
         "CER - WER",
         "LASER default - WER",
         "LASER default - CER",
+        "LASER default calibrated - WER",
+        "LASER default calibrated - CER",
+        "LASER default calibrated - LASER default",
         "LASER rules - WER",
         "LASER rules - CER",
         "LASER rules - LASER default",
+        "LASER rules - LASER default calibrated",
     ]
     assert "prefer 100% (n=15)" in stdout and "a tie counts as disagreement" in stdout
     assert "ratings" not in stdout.split("\n", 3)[2]  # no ratings column without --ratings
