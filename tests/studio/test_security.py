@@ -171,13 +171,12 @@ def test_host_header_is_checked_and_every_response_has_the_security_headers(pair
 
 
 def test_serve_beyond_loopback_needs_an_explicit_flag(tmp_path, monkeypatch, capsys):
-    import uvicorn
-
     from voxjudge.cli.main import main
+    from voxjudge.studio import server
 
     init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=1)
     ran = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
+    monkeypatch.setattr(server, "serve", lambda app, host, port, limits, **kw: ran.append(kw))
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0"]) == 2
     assert "--public" in capsys.readouterr().err and not ran
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0", "--public"]) == 2
@@ -185,7 +184,11 @@ def test_serve_beyond_loopback_needs_an_explicit_flag(tmp_path, monkeypatch, cap
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0", "--public", "--allowed-host", "lab"]) == 0
     err = capsys.readouterr().err
     assert "warning: serving on 0.0.0.0" in err and "plain HTTP" in err
-    assert ran and ran[0]["proxy_headers"] is False  # uvicorn trusts no forwarded headers unless --behind-proxy
+    assert ran and ran[0]["behind_proxy"] is False
+    from voxjudge.studio.limits import Limits
+
+    # uvicorn itself trusts no forwarded headers: the app reads them, and only with --behind-proxy
+    assert server.config_for(None, "127.0.0.1", 1, Limits()).proxy_headers is False
     assert main(["studio", "serve", str(tmp_path / "s")]) == 0
     assert "warning" not in capsys.readouterr().err
 
