@@ -9,9 +9,12 @@ another site, an old browser) gets a confirm page first, so a page elsewhere can
 signed-in annotator into another account. Every sign-in starts a new session and ends the
 browser's previous one; sessions expire, and sign-out ends them.
 
-Every response (pages, audio, static files, errors) passes one guard: the Host must be one the
-app was started for (DNS rebinding), and it carries the CSP, ``nosniff`` and no-store headers.
-Every form carries a CSRF token bound to the session; cross-origin posts are refused.
+Every response (pages, audio, static files, errors) passes one guard (``studio.guard``): the Host
+must be one the app was started for (DNS rebinding), and it carries the CSP, ``nosniff`` and
+no-store headers. Inside it, request bodies are bounded before any form is parsed
+(``limits.BodyLimit``). Every form carries a CSRF token bound to the session; cross-origin posts
+are refused. Failed sign-ins are throttled per client address; a person's live sessions are
+capped. Cookie names carry a tag of the study's secret, so two studies on one host do not share them.
 """
 
 from __future__ import annotations
