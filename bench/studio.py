@@ -196,6 +196,8 @@ async def slow_client(port: int, deadline: float, seen: dict) -> None:
                     continue
                 status = got.split(b" ", 2)[1].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
                 seen[status] = seen.get(status, 0) + 1
+                if status != "408":
+                    await asyncio.sleep(1)  # refused at once: come back a second later, as a bot would
                 break
         except OSError:
             seen["reset"] = seen.get("reset", 0) + 1
