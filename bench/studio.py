@@ -114,18 +114,47 @@ class Tally:
         self.submits: list[float] = []
         self.accepted: dict[str, set[int]] = {}  # annotator -> seqs whose submit was answered 303
         self.errors: dict[str, int] = {}
+        self.retries = 0
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
+
+    def merge(self, other: Tally) -> None:
+        self.pages += other.pages
+        self.submits += other.submits
+        self.accepted.update(other.accepted)
+        for k, v in other.errors.items():
+            self.errors[k] = self.errors.get(k, 0) + v
+        self.retries += other.retries
 
 
 async def sign_in(url: str, token: str) -> httpx.AsyncClient:
     """A browser opening a pasted link, then "start" on the instructions page (untimed)."""
     c = httpx.AsyncClient(base_url=url, timeout=120)
-    r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
-    await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
-    return c
+    for attempt in range(5):
+        try:
+            r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
+            csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
+            await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
+            return c
+        except (httpx.TransportError, AttributeError):
+            await asyncio.sleep(1 + attempt)
+    raise RuntimeError("could not sign in")
+
+
+async def retried(tally: Tally, call):
+    """A request as a browser makes it: sent again when the connection broke before an answer (a
+    browser retries an idempotent GET by itself; a person presses submit again, with the same
+    submission id, which the studio stores once)."""
+    for attempt in range(4):
+        try:
+            return await call()
+        except httpx.TransportError as e:
+            if attempt == 3:
+                raise
+            tally.retries += 1
+            last = e
+    raise last  # pragma: no cover
 
 
 async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, tally: Tally) -> None:
@@ -135,7 +164,7 @@ async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, t
         k += 1
         t0 = time.perf_counter()
         try:
-            r = await c.get("/next", follow_redirects=True)
+            r = await retried(tally, lambda: c.get("/next", follow_redirects=True))
         except httpx.HTTPError as e:
             tally.error(f"page {type(e).__name__}")
             continue
@@ -144,6 +173,7 @@ async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, t
             return
         if r.status_code != 200 or not found:
             tally.error(f"page HTTP {r.status_code}")
+            await asyncio.sleep(1)
             continue
         tally.pages.append(time.perf_counter() - t0)
         seq = int(found.group(1))
@@ -156,7 +186,7 @@ async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, t
         }
         t0 = time.perf_counter()
         try:
-            r = await c.post(f"/item/{seq}", data=form, headers={"Origin": url})
+            r = await retried(tally, lambda s=seq, f=form: c.post(f"/item/{s}", data=f, headers={"Origin": url}))
         except httpx.HTTPError as e:
             tally.error(f"submit {type(e).__name__}")
             continue
@@ -167,13 +197,19 @@ async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, t
             tally.error(f"submit HTTP {r.status_code}")
 
 
-async def bare_client(url: str, deadline: float, times: list) -> None:
+async def bare_client(url: str, deadline: float, tally: Tally) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=120) as c:
         while time.monotonic() < deadline:
             t0 = time.perf_counter()
-            r = await c.get("/")
-            times.append(time.perf_counter() - t0)
-            assert r.status_code == 200
+            try:
+                r = await retried(tally, lambda: c.get("/"))
+            except httpx.HTTPError as e:
+                tally.error(f"bare {type(e).__name__}")
+                continue
+            if r.status_code == 200:
+                tally.pages.append(time.perf_counter() - t0)
+            else:
+                tally.error(f"bare HTTP {r.status_code}")
 
 
 async def slow_client(port: int, deadline: float, seen: dict) -> None:
@@ -251,25 +287,63 @@ def proc_stats(pid: int) -> tuple[float, int, int]:
     return cpu, peak, len(os.listdir(f"/proc/{pid}/fd"))
 
 
-async def load(url: str, port: int, tokens: list[str], args, proc: subprocess.Popen) -> tuple[Tally, dict]:
-    clients = await asyncio.gather(*(sign_in(url, t) for t in tokens))
-    deadline = time.monotonic() + args.duration
-    tally, slow, big, watch = Tally(), {}, {}, {"max fds": 0}
+def worker(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, barrier, out) -> None:
+    """One client process: annotators (signed in first), the bare route's clients, or the attacks;
+    all processes start their clocks together at the barrier."""
 
-    async def sample() -> None:
-        while time.monotonic() < deadline:
-            watch["max fds"] = max(watch["max fds"], proc_stats(proc.pid)[2])
-            await asyncio.sleep(1)
+    async def go():
+        tally, seen = Tally(), {"slow": {}, "big": {}}
+        clients = await asyncio.gather(*(sign_in(url, t) for _, t in tokens)) if kind == "annotators" else []
+        barrier.wait()
+        deadline = time.monotonic() + args.duration
+        if kind == "annotators":
+            await asyncio.gather(*(annotate(c, url, n, deadline, tally) for c, (n, _) in zip(clients, tokens)))
+        elif kind == "bare":
+            await asyncio.gather(*(bare_client(url, deadline, tally) for _ in range(len(tokens))))
+        else:
+            jobs = [slow_client(port, deadline, seen["slow"]) for _ in range(args.slow_clients)]
+            jobs += [big_body(port, deadline, seen["big"]) for _ in range(args.big_bodies)]
+            await asyncio.gather(*jobs)
+        await asyncio.gather(*(c.aclose() for c in clients))
+        return tally, seen
 
-    jobs = [annotate(c, url, f"a{i}", deadline, tally) for i, c in enumerate(clients)]
-    if not args.no_attacks:
-        jobs += [slow_client(port, deadline, slow) for _ in range(args.slow_clients)]
-        jobs += [big_body(port, deadline, big) for _ in range(args.big_bodies)]
+    tally, seen = asyncio.run(go())
+    out.put((kind, tally, seen))
+
+
+def load(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, pid: int | None) -> tuple[Tally, dict]:
+    """Run the clients in --client-procs processes (one Python process cannot drive hundreds of
+    clients without becoming the bottleneck), beside one attack process; sample the server's
+    descriptors while they run."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    n = max(1, min(args.client_procs, len(tokens)))
+    slices = [tokens[i::n] for i in range(n)]
+    attacks = kind == "annotators" and not args.no_attacks
+    barrier = ctx.Barrier(n + attacks + 1)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=worker, args=(kind, url, port, sl, args, barrier, out)) for sl in slices]
+    if attacks:
+        procs.append(ctx.Process(target=worker, args=("attacks", url, port, [], args, barrier, out)))
+    for p in procs:
+        p.start()
+    barrier.wait(timeout=1800)
     t0 = time.perf_counter()
-    await asyncio.gather(sample(), *jobs)
+    deadline = time.monotonic() + args.duration
+    watch = {"max fds": 0, "slow": {}, "big": {}}
+    while pid is not None and time.monotonic() < deadline:
+        watch["max fds"] = max(watch["max fds"], proc_stats(pid)[2])
+        time.sleep(1)
+    tally = Tally()
+    for _ in procs:
+        got_kind, t, seen = out.get(timeout=args.duration + 1800)
+        tally.merge(t)
+        if got_kind == "attacks":
+            watch["slow"], watch["big"] = seen["slow"], seen["big"]
+    for p in procs:
+        p.join(timeout=60)
     watch["wall"] = time.perf_counter() - t0
-    await asyncio.gather(*(c.aclose() for c in clients))
-    watch["slow"], watch["big"] = slow, big
     return tally, watch
 
 
@@ -316,7 +390,8 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
         cpu0 = proc_stats(proc.pid)[0]
-        tally, watch = asyncio.run(load(url, port, tokens, args, proc))
+        names = [(f"a{i}", t) for i, t in enumerate(tokens)]
+        tally, watch = load("annotators", url, port, names, args, proc.pid)
         wall = watch["wall"]
         cpu, peak_mb, _ = proc_stats(proc.pid)  # (CPU includes the untimed sign-ins)
     finally:
@@ -350,15 +425,10 @@ def run_bare(folder: Path, args) -> np.ndarray:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
-        times: list = []
-
-        async def go() -> None:
-            deadline = time.monotonic() + args.duration
-            await asyncio.gather(*(bare_client(url, deadline, times) for _ in range(args.annotators)))
-            if not times:
-                raise RuntimeError("the bare route answered nothing in time: give a longer --duration")
-
-        asyncio.run(go())
+        tally, _ = load("bare", url, port, [(f"b{i}", "") for i in range(args.annotators)], args, None)
+        times = tally.pages
+        if not times:
+            raise RuntimeError("the bare route answered nothing in time: give a longer --duration")
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -377,6 +447,7 @@ def main() -> None:
     ap.add_argument("--slow-clients", type=int, default=1000)
     ap.add_argument("--big-bodies", type=int, default=4)
     ap.add_argument("--no-attacks", action="store_true")
+    ap.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default: 4)")
     ap.add_argument("--no-postgres", action="store_true")
     args = ap.parse_args()
     import resource
@@ -423,7 +494,7 @@ def main() -> None:
                 f"           {len(submits)} answers accepted in {r['wall']:.0f} s wall "
                 f"({len(submits) / r['wall']:.1f}/s), "
                 f"server CPU {r['cpu']:.0f} s; stored {r['stored']}, lost {r['lost']}, duplicated {r['dup']}; "
-                f"client errors {t.errors or 'none'}"
+                f"{t.retries} requests sent again after a broken connection; client errors {t.errors or 'none'}"
             )
             if not args.no_attacks:
                 print(

@@ -52,14 +52,16 @@ def protocol_for(limits: Limits, per_address: bool = True) -> type:
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
-            self._address = self.client[0] if self.client else ""
-            n_here = by_address.get(self._address, 0) + 1
-            by_address[self._address] = n_here
+            address = self.client[0] if self.client else ""
             cap_here = limits.connections_per_address if per_address else 0
-            if len(self.connections) > limits.max_connections or (cap_here and n_here > cap_here):
+            if len(self.connections) > limits.max_connections or (cap_here and by_address.get(address, 0) >= cap_here):
+                # refused connections do not count against anyone: a flood of them cannot crowd out others
+                self.connections.discard(self)
                 transport.write(raw_refusal(429, retry_after=5))
                 transport.close()
                 return
+            self._address = address
+            by_address[address] = by_address.get(address, 0) + 1
             self._arm(limits.header_timeout)
 
         def connection_lost(self, exc) -> None:
@@ -110,7 +112,7 @@ def raise_fd_limit(limits: Limits) -> None:
     """Raise this process's soft descriptor limit so ``max_connections`` fits; InputError when the
     hard limit is too low for it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    need = limits.max_connections + FD_MARGIN
+    need = 2 * limits.max_connections + FD_MARGIN  # room for refused connections still closing
     if soft >= need:
         return
     if hard != resource.RLIM_INFINITY and hard < need:
