@@ -86,8 +86,9 @@ def register(groups) -> None:
     p.add_argument(
         "--behind-proxy",
         action="store_true",
-        help="a TLS proxy in front sends X-Forwarded-Proto (and X-Forwarded-Host): trust them for the Secure "
-        "cookie and the same-origin check",
+        help="one TLS proxy in front sets X-Forwarded-Proto, -Host and -For: trust the last value of each (the "
+        "one the proxy adds; earlier ones come from the client) for the Secure cookie, the host and same-origin "
+        "checks and the sign-in throttle (see docs/studio.md)",
     )
     p.add_argument(
         "--allowed-host",
