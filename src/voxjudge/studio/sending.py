@@ -2,7 +2,10 @@
 ranges (players seek with them) and a report of the bytes that actually went out.
 
 No ETag and no Last-Modified: they would name the file, so a rater could tell that two items play
-the same clip (a blinding leak). A HEAD sends no body, and so reports nothing.
+the same clip (a blinding leak). For the same reason a WAV clip may be served with ``pad`` bytes
+more (a JUNK chunk after its audio, the RIFF size field patched to match), a length the app draws
+per annotator and item, so the same clip served for two items has two lengths. A HEAD sends no
+body, and so reports nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +42,19 @@ def byte_range(header: str | None, size: int) -> tuple[int, int] | None | str:
     return start, end
 
 
+def wav_padding(opened: Opened, pad: int) -> tuple[bytes, bytes] | None:
+    """(new RIFF size field, JUNK chunk of ``pad`` bytes) that lengthen a well-formed WAV file without
+    changing its audio (players skip JUNK chunks), or None (no padding, or not a plain WAV)."""
+    if opened.kind != "wav" or pad < 8:
+        return None
+    head = os.pread(opened.fd, 8, 0)
+    if len(head) < 8 or int.from_bytes(head[4:8], "little") != opened.size - 8 or opened.size % 2:
+        return None
+    pad -= pad % 2
+    riff = (opened.size - 8 + pad).to_bytes(4, "little")
+    return riff, b"JUNK" + (pad - 8).to_bytes(4, "little") + bytes(pad - 8)
+
+
 class AudioResponse:
     """ASGI response for an opened audio file; closes the descriptor when done. ``on_sent(start, end,
     size, first_at)`` is called (in a worker thread) with the bytes handed to the connection while the
@@ -49,13 +65,33 @@ class AudioResponse:
         opened: Opened,
         range_header: str | None,
         on_sent: Callable[[int, int, int, float], None] | None = None,
+        pad: int = 0,
     ):
         self.opened = opened
-        self.range = byte_range(range_header, opened.size)
+        self.riff = wav_padding(opened, pad)
+        self.size = opened.size + (len(self.riff[1]) if self.riff else 0)
+        self.range = byte_range(range_header, self.size)
         self.on_sent = on_sent
 
+    def read(self, pos: int, n: int) -> bytes:
+        """Bytes [pos, pos + n) of what is served: the file, with (WAV padding) its RIFF size patched
+        and the JUNK chunk after it."""
+        real = self.opened.size
+        out = os.pread(self.opened.fd, min(n, real - pos), pos) if pos < real else b""
+        if self.riff:
+            header, tail = self.riff
+            if pos < 8:
+                patched = bytearray(out)
+                for i in range(max(pos, 4), min(pos + len(out), 8)):
+                    patched[i - pos] = header[i - 4]
+                out = bytes(patched)
+            if pos + n > real and (pos >= real or len(out) == real - pos):
+                lo = max(0, pos - real)
+                out += tail[lo : lo + n - len(out)]
+        return out
+
     async def __call__(self, scope, receive, send) -> None:
-        size, fd = self.opened.size, self.opened.fd
+        size = self.size
         headers = [
             (b"content-type", CONTENT_TYPES[self.opened.kind].encode()),
             (b"accept-ranges", b"bytes"),
@@ -77,11 +113,11 @@ class AudioResponse:
             if scope["method"] == "HEAD":
                 await send({"type": "http.response.body", "body": b""})
                 return
-            await self._stream(receive, send, fd, start, end, size)
+            await self._stream(receive, send, start, end, size)
         finally:
             self.opened.close()
 
-    async def _stream(self, receive, send, fd: int, start: int, end: int, size: int) -> None:
+    async def _stream(self, receive, send, start: int, end: int, size: int) -> None:
         gone = asyncio.Event()
 
         async def watch() -> None:  # the client may leave halfway: what was sent after that is not heard
@@ -95,7 +131,7 @@ class AudioResponse:
         pos, first_at = start, None
         try:
             while pos < end and not gone.is_set():
-                chunk = await run_in_threadpool(os.pread, fd, min(CHUNK, end - pos), pos)
+                chunk = await run_in_threadpool(self.read, pos, min(CHUNK, end - pos))
                 if not chunk:  # the file shrank under us: the response ends short
                     break
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
