@@ -1,15 +1,25 @@
-"""Studio under load: 50 concurrent annotators, p95 page time, beside a bare Starlette route.
+"""Studio under load and under attack: many annotators at once, beside a bare Starlette route.
 
-    python bench/studio.py [--annotators 50] [--rounds 10] [--items 5000] [--no-postgres]
+    python bench/studio.py [--annotators 200] [--duration 300] [--items 20000] [--no-postgres]
+                           [--slow-clients 1000] [--big-bodies 4] [--no-attacks]
 
-For SQLite (the default study database) and PostgreSQL (a throwaway cluster on 127.0.0.1 when
-the server binaries are installed), a study of --items phrase-break items, 3 annotators per
-item, is served by `voxjudge studio serve` in its own process. Each simulated annotator signs
-in, then --rounds times: opens the next item (GET /next, redirected to the item page) and
-submits an answer (POST, redirected to the next item). As a peer in the same run, the same
-number of concurrent clients hit one bare Starlette route (a small HTML page, no database)
-served by uvicorn in its own process: the ratio is what the studio's pages cost beyond the web
-stack itself.
+For SQLite (the default study database) and PostgreSQL (a throwaway cluster on 127.0.0.1 when the
+server binaries are installed), a study of --items phrase-break items, 3 annotators per item, is
+served by `voxjudge studio serve` in its own process with its default limits (except
+--connections-per-address, raised to 250 so that the 200 annotators, who all come from
+127.0.0.1 here, fit). For --duration seconds each simulated annotator opens the next item (GET
+/next, redirected to the item page: the "item page" time) and submits an answer (POST: the
+"submit" time), over and over. Beside them, from another loopback address (127.0.0.2):
+
+- slow clients: --slow-clients connections that send their request headers a byte every few
+  seconds and never finish them, reopened as soon as the server drops them;
+- big bodies: --big-bodies clients that announce a 900 MB POST /signout and stream it.
+
+The peer, in the same run: the same number of concurrent clients, for the same duration, on one
+bare Starlette route (a small HTML page, no database) served by uvicorn in its own process; the
+figures are the studio's p50/p95 as a ratio to the bare route's. At the end every answer the
+clients saw accepted (303) is looked up in the database: none may be lost or stored twice.
+CPU seconds of the server process are shown beside wall seconds (the machine is shared).
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ async def page(request):
     return HTMLResponse(PAGE)
 app = Starlette(routes=[Route("/", page)])
 """
+ATTACKER = "127.0.0.2"  # loopback too: the attacks' connections count against their own address
 
 
 def free_port() -> int:
@@ -48,15 +59,15 @@ def free_port() -> int:
 
 
 def wait_up(url: str, proc: subprocess.Popen) -> None:
-    deadline = time.time() + 60
+    deadline = time.time() + 120
     while time.time() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
         try:
-            httpx.get(url, timeout=2)
+            httpx.get(url, timeout=5)
             return
         except httpx.TransportError:
-            time.sleep(0.1)
+            time.sleep(0.2)
     raise RuntimeError("server did not start")
 
 
@@ -86,6 +97,8 @@ def start_postgres(folder: Path) -> tuple[str, callable] | None:
         "-l",
         str(folder / "pg.log"),
         "-w",
+        "-t",
+        "120",
         "-o",
         f"-h 127.0.0.1 -p {port} -k {folder} -c max_connections=200",
         "start",
@@ -95,44 +108,270 @@ def start_postgres(folder: Path) -> tuple[str, callable] | None:
     )
 
 
-async def annotate(url: str, token: str, rounds: int, page_times: list, submit_times: list) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
-        # as a browser opening a pasted link, then "start" on the instructions page
-        r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
-        csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
-        await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
-        for k in range(rounds):
-            t0 = time.perf_counter()
-            r = await c.get("/next", follow_redirects=True)
-            page_times.append(time.perf_counter() - t0)
-            found = re.search(r"/item/(\d+)$", str(r.url))
-            if not found:
-                raise RuntimeError(f"/next gave HTTP {r.status_code} at {r.url}: {r.text[:300]}")
-            seq = found.group(1)
+class Tally:
+    def __init__(self) -> None:
+        self.pages: list[float] = []
+        self.submits: list[float] = []
+        self.accepted: dict[str, set[int]] = {}  # annotator -> seqs whose submit was answered 303
+        self.errors: dict[str, int] = {}
+        self.retries = 0
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+    def merge(self, other: Tally) -> None:
+        self.pages += other.pages
+        self.submits += other.submits
+        self.accepted.update(other.accepted)
+        for k, v in other.errors.items():
+            self.errors[k] = self.errors.get(k, 0) + v
+        self.retries += other.retries
+
+
+async def sign_in(url: str, token: str) -> httpx.AsyncClient:
+    """A browser opening a pasted link, then "start" on the instructions page (untimed)."""
+    c = httpx.AsyncClient(base_url=url, timeout=120)
+    for attempt in range(5):
+        try:
+            r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
             csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
-            sid = re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1)
+            await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
+            return c
+        except (httpx.TransportError, AttributeError):
+            await asyncio.sleep(1 + attempt)
+    raise RuntimeError("could not sign in")
+
+
+async def retried(tally: Tally, call):
+    """A request as a browser makes it: sent again when the connection broke before an answer (a
+    browser retries an idempotent GET by itself; a person presses submit again, with the same
+    submission id, which the studio stores once)."""
+    for attempt in range(4):
+        try:
+            return await call()
+        except httpx.TransportError as e:
+            if attempt == 3:
+                raise
+            tally.retries += 1
+            last = e
+    raise last  # pragma: no cover
+
+
+async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, tally: Tally) -> None:
+    mine = tally.accepted.setdefault(name, set())
+    k = 0
+    while time.monotonic() < deadline:
+        k += 1
+        t0 = time.perf_counter()
+        try:
+            r = await retried(tally, lambda: c.get("/next", follow_redirects=True))
+        except httpx.HTTPError as e:
+            tally.error(f"page {type(e).__name__}")
+            continue
+        found = re.search(r"/item/(\d+)$", str(r.url))
+        if r.status_code == 200 and r.url.path == "/next":  # nothing left for this annotator
+            return
+        if r.status_code != 200 or not found:
+            tally.error(f"page HTTP {r.status_code}")
+            await asyncio.sleep(1)
+            continue
+        tally.pages.append(time.perf_counter() - t0)
+        seq = int(found.group(1))
+        form = {
+            "csrf": re.search(r'name="csrf" value="([^"]+)"', r.text).group(1),
+            "submission_id": re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1),
+            "version": "0",
+            "action": "save",
+            "score": str(1 + k % 5),
+        }
+        t0 = time.perf_counter()
+        try:
+            r = await retried(tally, lambda s=seq, f=form: c.post(f"/item/{s}", data=f, headers={"Origin": url}))
+        except httpx.HTTPError as e:
+            tally.error(f"submit {type(e).__name__}")
+            continue
+        if r.status_code == 303:
+            tally.submits.append(time.perf_counter() - t0)
+            mine.add(seq)
+        else:
+            tally.error(f"submit HTTP {r.status_code}")
+
+
+async def bare_client(url: str, deadline: float, tally: Tally) -> None:
+    async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+        while time.monotonic() < deadline:
             t0 = time.perf_counter()
-            form = {"csrf": csrf, "submission_id": sid, "version": "0", "action": "save", "score": str(1 + k % 5)}
-            r = await c.post(f"/item/{seq}", data=form, headers={"Origin": url})
-            submit_times.append(time.perf_counter() - t0)
-            assert r.status_code == 303, r.status_code
+            try:
+                r = await retried(tally, lambda: c.get("/"))
+            except httpx.HTTPError as e:
+                tally.error(f"bare {type(e).__name__}")
+                continue
+            if r.status_code == 200:
+                tally.pages.append(time.perf_counter() - t0)
+            else:
+                tally.error(f"bare HTTP {r.status_code}")
 
 
-async def bare(url: str, n: int, times: list) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
-        await c.get("/")  # open the connection untimed, as the annotators' sign-in does
-        for _ in range(n):
-            t0 = time.perf_counter()
-            r = await c.get("/")
-            times.append(time.perf_counter() - t0)
-            assert r.status_code == 200
+async def slow_client(port: int, deadline: float, seen: dict) -> None:
+    """Connections that never finish their headers, reopened whenever the server drops one."""
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
+        except OSError:
+            seen["connect failed"] = seen.get("connect failed", 0) + 1
+            await asyncio.sleep(1)
+            continue
+        seen["opened"] = seen.get("opened", 0) + 1
+        try:
+            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            while time.monotonic() < deadline:
+                try:
+                    got = await asyncio.wait_for(reader.read(4096), 3.0)
+                except asyncio.TimeoutError:
+                    writer.write(b"a")  # one more byte of a header that never ends
+                    continue
+                status = got.split(b" ", 2)[1].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
+                seen[status] = seen.get(status, 0) + 1
+                if status != "408":
+                    await asyncio.sleep(1)  # refused at once: come back a second later, as a bot would
+                break
+        except OSError:
+            seen["reset"] = seen.get("reset", 0) + 1
+        finally:
+            writer.close()
 
 
-async def gather(coros) -> None:
-    await asyncio.gather(*coros)
+async def big_body(port: int, deadline: float, seen: dict) -> None:
+    """POST /signout announcing 900 MB (no sign-in needed), streamed until the server answers."""
+    chunk = b"x" * 65536
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
+        except OSError:
+            await asyncio.sleep(1)
+            continue
+        sent = 0
+        answer = asyncio.ensure_future(reader.read(4096))
+        try:
+            writer.write(
+                b"POST /signout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                b"Content-Length: 943718400\r\n\r\n"
+            )
+            while sent < 943718400 and time.monotonic() < deadline and not answer.done():
+                writer.write(chunk)
+                await asyncio.wait_for(writer.drain(), 10)
+                sent += len(chunk)
+            got = await asyncio.wait_for(answer, 10)
+            status = got.split(b" ", 2)[1].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
+        except (OSError, asyncio.TimeoutError):
+            status = "reset" if answer.done() or sent else "timeout"
+            if answer.done() and not answer.exception() and answer.result().startswith(b"HTTP/1.1 "):
+                status = answer.result().split(b" ", 2)[1].decode()
+        finally:
+            answer.cancel()
+            writer.close()
+        seen[status] = seen.get(status, 0) + 1
+        seen["bytes sent"] = seen.get("bytes sent", 0) + sent
+
+
+def proc_stats(pid: int) -> tuple[float, int, int]:
+    """(CPU seconds, peak resident MB, open descriptors) of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    peak = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) // 1024
+    return cpu, peak, len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def worker(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, barrier, out) -> None:
+    """One client process: annotators (signed in first), the bare route's clients, or the attacks;
+    all processes start their clocks together at the barrier."""
+
+    async def go():
+        tally, seen = Tally(), {"slow": {}, "big": {}}
+        clients = await asyncio.gather(*(sign_in(url, t) for _, t in tokens)) if kind == "annotators" else []
+        barrier.wait()
+        deadline = time.monotonic() + args.duration
+        if kind == "annotators":
+            await asyncio.gather(*(annotate(c, url, n, deadline, tally) for c, (n, _) in zip(clients, tokens)))
+        elif kind == "bare":
+            await asyncio.gather(*(bare_client(url, deadline, tally) for _ in range(len(tokens))))
+        else:
+            jobs = [slow_client(port, deadline, seen["slow"]) for _ in range(args.slow_clients)]
+            jobs += [big_body(port, deadline, seen["big"]) for _ in range(args.big_bodies)]
+            await asyncio.gather(*jobs)
+        await asyncio.gather(*(c.aclose() for c in clients))
+        return tally, seen
+
+    tally, seen = asyncio.run(go())
+    out.put((kind, tally, seen))
+
+
+def load(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, pid: int | None) -> tuple[Tally, dict]:
+    """Run the clients in --client-procs processes (one Python process cannot drive hundreds of
+    clients without becoming the bottleneck), beside one attack process; sample the server's
+    descriptors while they run."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    n = max(1, min(args.client_procs, len(tokens)))
+    slices = [tokens[i::n] for i in range(n)]
+    attacks = kind == "annotators" and not args.no_attacks
+    barrier = ctx.Barrier(n + attacks + 1)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=worker, args=(kind, url, port, sl, args, barrier, out)) for sl in slices]
+    if attacks:
+        procs.append(ctx.Process(target=worker, args=("attacks", url, port, [], args, barrier, out)))
+    for p in procs:
+        p.start()
+    barrier.wait(timeout=1800)
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + args.duration
+    watch = {"max fds": 0, "slow": {}, "big": {}}
+    while pid is not None and time.monotonic() < deadline:
+        watch["max fds"] = max(watch["max fds"], proc_stats(pid)[2])
+        time.sleep(1)
+    tally = Tally()
+    for _ in procs:
+        got_kind, t, seen = out.get(timeout=args.duration + 1800)
+        tally.merge(t)
+        if got_kind == "attacks":
+            watch["slow"], watch["big"] = seen["slow"], seen["big"]
+    for p in procs:
+        p.join(timeout=60)
+    watch["wall"] = time.perf_counter() - t0
+    return tally, watch
+
+
+def check_answers(db: str, tally: Tally) -> tuple[int, int, int]:
+    """(stored, lost, duplicated): every accepted submit must be one stored answer."""
+    import sqlalchemy as sa
+
+    from voxjudge.studio.store import annotators, answers, assignments
+
+    eng = sa.create_engine(db)
+    with eng.connect() as c:
+        rows = c.execute(
+            sa.select(annotators.c.name, assignments.c.seq, assignments.c.item_pk, answers.c.submission_id).select_from(
+                answers.join(assignments, assignments.c.pk == answers.c.assignment_pk).join(
+                    annotators, annotators.c.pk == assignments.c.annotator_pk
+                )
+            )
+        ).all()
+    eng.dispose()
+    stored = {(r.name, r.seq) for r in rows}
+    lost = sum(1 for name, seqs in tally.accepted.items() for s in seqs if (name, s) not in stored)
+    dup_items = len(rows) - len({(r.name, r.item_pk) for r in rows})
+    dup_ids = len(rows) - len({r.submission_id for r in rows})
+    return len(rows), lost, dup_items + dup_ids
 
 
 def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
+    from voxjudge.studio.store import default_url
     from voxjudge.studio.study import init_study, invite
 
     items = folder / f"{name}.tsv"
@@ -144,24 +383,34 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
     tokens = [invite(study, f"a{i}", db=db)[0] for i in range(args.annotators)]
     port = free_port()
     cmd = [sys.executable, "-m", "voxjudge.cli.main", "studio", "serve", str(study), "--port", str(port)]
+    cmd += ["--connections-per-address", "250"] + (["--db", db] if db else [])
     log = open(folder / f"{name}.log", "wb")
-    proc = subprocess.Popen(cmd + (["--db", db] if db else []), stdout=subprocess.DEVNULL, stderr=log)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
-        pages: list = []
-        submits: list = []
-        t0 = time.perf_counter()
-        try:
-            asyncio.run(gather(annotate(url, t, args.rounds, pages, submits) for t in tokens))
-        except Exception:
-            print((folder / f"{name}.log").read_text()[-3000:])
-            raise
-        wall = time.perf_counter() - t0
+        cpu0 = proc_stats(proc.pid)[0]
+        names = [(f"a{i}", t) for i, t in enumerate(tokens)]
+        tally, watch = load("annotators", url, port, names, args, proc.pid)
+        wall = watch["wall"]
+        cpu, peak_mb, _ = proc_stats(proc.pid)  # (CPU includes the untimed sign-ins)
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
-    return {"pages": np.array(pages), "submits": np.array(submits), "wall": wall}
+        proc.wait(timeout=60)
+    stored, lost, dup = check_answers(db or default_url(study), tally)
+    log_text = (folder / f"{name}.log").read_text(errors="replace")
+    return {
+        "tally": tally,
+        "wall": wall,
+        "cpu": cpu - cpu0,
+        "peak_mb": peak_mb,
+        "watch": watch,
+        "stored": stored,
+        "lost": lost,
+        "dup": dup,
+        "tracebacks": log_text.count("Traceback"),
+        "emfile": log_text.count("Too many open files"),
+    }
 
 
 def run_bare(folder: Path, args) -> np.ndarray:
@@ -176,21 +425,35 @@ def run_bare(folder: Path, args) -> np.ndarray:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_up(url, proc)
-        times: list = []
-        asyncio.run(gather(bare(url, args.rounds, times) for _ in range(args.annotators)))
+        tally, _ = load("bare", url, port, [(f"b{i}", "") for i in range(args.annotators)], args, None)
+        times = tally.pages
+        if not times:
+            raise RuntimeError("the bare route answered nothing in time: give a longer --duration")
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     return np.array(times)
 
 
+def ms(x: float) -> str:
+    return f"{1000 * x:.0f} ms"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--annotators", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--items", type=int, default=5000)
+    ap.add_argument("--annotators", type=int, default=200)
+    ap.add_argument("--duration", type=float, default=300.0, help="seconds of load per backend (default: 300)")
+    ap.add_argument("--items", type=int, default=20000)
+    ap.add_argument("--slow-clients", type=int, default=1000)
+    ap.add_argument("--big-bodies", type=int, default=4)
+    ap.add_argument("--no-attacks", action="store_true")
+    ap.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default: 4)")
     ap.add_argument("--no-postgres", action="store_true")
     args = ap.parse_args()
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # the clients hold many sockets themselves
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
     folder = Path(tempfile.mkdtemp(prefix="vj-studio-bench-"))
     stop_pg = None
     try:
@@ -203,24 +466,42 @@ def main() -> None:
             else:
                 print("PostgreSQL server binaries not found: SQLite only")
         peer = run_bare(folder, args)
-        p95_bare = float(np.percentile(peer, 95))
-        print(
-            f"{args.annotators} concurrent annotators x {args.rounds} items, study of {args.items} items; "
-            f"{os.cpu_count()} cores"
+        b50, b95 = float(np.median(peer)), float(np.percentile(peer, 95))
+        attacks = (
+            "no attacks"
+            if args.no_attacks
+            else f"beside {args.slow_clients} slow clients and {args.big_bodies} 900 MB bodies"
         )
         print(
-            f"bare Starlette route: {len(peer)} requests, p50 {1000 * np.median(peer):.1f} ms, "
-            f"p95 {1000 * p95_bare:.1f} ms"
+            f"{args.annotators} annotators for {args.duration:g} s each backend, {attacks}; study of {args.items} "
+            f"items; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
         )
+        print(f"bare Starlette route: {len(peer)} requests, p50 {ms(b50)}, p95 {ms(b95)}")
         for name, db in backends:
             r = run_backend(name, folder, db, args)
-            p95_page = float(np.percentile(r["pages"], 95))
-            p95_submit = float(np.percentile(r["submits"], 95))
+            t = r["tally"]
+            pages, submits = np.array(t.pages), np.array(t.submits)
+            if not len(pages) or not len(submits):
+                print(f"{name}: no page or submit completed; errors {t.errors}")
+                continue
+            p50, p95 = float(np.median(pages)), float(np.percentile(pages, 95))
+            s50, s95 = float(np.median(submits)), float(np.percentile(submits, 95))
             print(
-                f"{name:10s} item page p50 {1000 * np.median(r['pages']):.1f} ms, p95 {1000 * p95_page:.1f} ms "
-                f"({p95_page / p95_bare:.1f}x bare); submit p95 {1000 * p95_submit:.1f} ms "
-                f"({p95_submit / p95_bare:.1f}x); {len(r['submits']) / r['wall']:.0f} answers/s"
+                f"{name:10s} item page p50 {ms(p50)} ({p50 / b50:.1f}x bare), p95 {ms(p95)} ({p95 / b95:.1f}x); "
+                f"submit p50 {ms(s50)} ({s50 / b50:.1f}x), p95 {ms(s95)} ({s95 / b95:.1f}x)"
             )
+            print(
+                f"           {len(submits)} answers accepted in {r['wall']:.0f} s wall "
+                f"({len(submits) / r['wall']:.1f}/s), "
+                f"server CPU {r['cpu']:.0f} s; stored {r['stored']}, lost {r['lost']}, duplicated {r['dup']}; "
+                f"{t.retries} requests sent again after a broken connection; client errors {t.errors or 'none'}"
+            )
+            if not args.no_attacks:
+                print(
+                    f"           slow clients: {r['watch']['slow']}; big bodies: {r['watch']['big']}; server peak "
+                    f"{r['peak_mb']} MB resident, at most {r['watch']['max fds']} descriptors; "
+                    f"{r['tracebacks']} tracebacks, {r['emfile']} 'Too many open files' in its log"
+                )
     finally:
         if stop_pg:
             stop_pg()

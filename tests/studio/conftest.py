@@ -29,8 +29,10 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the studio app in a thread; stop() and start() again to simulate a restart."""
 
-    def __init__(self, make_app, port: int | None = None):
+    def __init__(self, make_app, port: int | None = None, limits=None, behind_proxy: bool = False):
         self.make_app = make_app
+        self.limits = limits
+        self.behind_proxy = behind_proxy
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = None
@@ -39,9 +41,17 @@ class LiveServer:
     def start(self) -> LiveServer:
         import uvicorn
 
-        # as `studio serve` runs it: uvicorn itself trusts no X-Forwarded-* headers
-        config = uvicorn.Config(
-            self.make_app(), host="127.0.0.1", port=self.port, log_level="error", lifespan="off", proxy_headers=False
+        from voxjudge.studio.limits import Limits
+        from voxjudge.studio.server import config_for
+
+        # as `studio serve` runs it: its protocol and limits; uvicorn itself trusts no X-Forwarded-* headers
+        config = config_for(
+            self.make_app(),
+            "127.0.0.1",
+            self.port,
+            self.limits or Limits(),
+            behind_proxy=self.behind_proxy,
+            log_level="error",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -64,8 +74,8 @@ class LiveServer:
 def live():
     servers = []
 
-    def start(make_app):
-        s = LiveServer(make_app).start()
+    def start(make_app, limits=None, behind_proxy: bool = False):
+        s = LiveServer(make_app, limits=limits, behind_proxy=behind_proxy).start()
         servers.append(s)
         return s
 

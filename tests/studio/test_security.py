@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields, hindi_sentence_study, sign_in, work
 from voxjudge.errors import InputError
-from voxjudge.studio.app import create_app
+from voxjudge.studio.app import cookie_names, create_app
 from voxjudge.studio.flow import Flow, all_answers
 from voxjudge.studio.store import Store, default_url, sessions
 from voxjudge.studio.study import init_study, open_store
@@ -44,14 +44,15 @@ def _me(client) -> str:
 
 
 def test_a_link_from_another_site_cannot_swap_the_session(pairwise_study):
-    server, tokens, _ = pairwise_study
+    server, tokens, store = pairwise_study
+    vj_a = cookie_names(store.setting("secret"))[0]
     ann = client_for(server, tokens["ann"])
-    sid = ann.cookies["vj_a"]
+    sid = ann.cookies[vj_a]
     assert tokens["ann"] not in sid  # the cookie is a session id, not the personal token
     # a page elsewhere sends the signed-in annotator to bob's link
     r = ann.get(f"/a/{tokens['bob']}", headers={"Sec-Fetch-Site": "cross-site"})
     assert r.status_code == 200 and "Sign in as bob?" in r.text and "signed in as ann" in r.text
-    assert ann.cookies["vj_a"] == sid and _me(ann) == "ann"
+    assert ann.cookies[vj_a] == sid and _me(ann) == "ann"
     # and an old browser that sends no Sec-Fetch-Site gets the same confirm step
     r = ann.get(f"/a/{tokens['bob']}")
     assert "Sign in as bob?" in r.text and _me(ann) == "ann"
@@ -63,24 +64,25 @@ def test_a_link_from_another_site_cannot_swap_the_session(pairwise_study):
     assert _me(ann) == "ann"
     # the person's own click on the confirm page switches, with a new session id
     r = ann.post(f"/a/{tokens['bob']}", data={"confirm": confirm}, headers={"Origin": server.url})
-    assert r.status_code == 200 and ann.cookies["vj_a"] != sid
+    assert r.status_code == 200 and ann.cookies[vj_a] != sid
     # the annotator's old session ended when the browser signed in again
-    old = httpx.Client(base_url=server.url, cookies={"vj_a": sid})
+    old = httpx.Client(base_url=server.url, cookies={vj_a: sid})
     assert old.get("/next").status_code == 403
 
 
 def test_sign_in_rotates_and_sign_out_and_expiry_end_the_session(pairwise_study):
     server, tokens, store = pairwise_study
+    vj_a = cookie_names(store.setting("secret"))[0]
     ann = client_for(server, tokens["ann"])
-    first = ann.cookies["vj_a"]
+    first = ann.cookies[vj_a]
     sign_in(ann, tokens["ann"])
-    assert ann.cookies["vj_a"] != first
-    assert httpx.get(server.url + "/next", cookies={"vj_a": first}).status_code == 403
+    assert ann.cookies[vj_a] != first
+    assert httpx.get(server.url + "/next", cookies={vj_a: first}).status_code == 403
     csrf = form_fields(ann.get("/next").text)["csrf"]
-    sid = ann.cookies["vj_a"]
+    sid = ann.cookies[vj_a]
     r = ann.post("/signout", data={"csrf": csrf}, headers={"Origin": server.url})
-    assert r.status_code == 200 and "vj_a" not in ann.cookies
-    assert httpx.get(server.url + "/next", cookies={"vj_a": sid}).status_code == 403
+    assert r.status_code == 200 and vj_a not in ann.cookies
+    assert httpx.get(server.url + "/next", cookies={vj_a: sid}).status_code == 403
     # expiry: a session past its end is not a sign-in
     bob = client_for(server, tokens["bob"])
     assert bob.get("/next").status_code == 200
@@ -95,6 +97,7 @@ def test_secure_cookie_and_origin_behind_a_tls_proxy(tmp_path, live):
     init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=1)
     store = open_store(tmp_path / "s")
     token = store.invite("ann")
+    vj_a = cookie_names(store.setting("secret"))[0]
     plain = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
     proxied = live(lambda: create_app(Store(default_url(tmp_path / "s")), behind_proxy=True))
     tls = {"X-Forwarded-Proto": "https", "Sec-Fetch-Site": "none"}
@@ -105,10 +108,10 @@ def test_secure_cookie_and_origin_behind_a_tls_proxy(tmp_path, live):
     assert "; secure" in r.headers["set-cookie"].lower() and "strict-transport-security" in r.headers
     # behind the proxy the browser's https Origin matches, so submits are not "Form expired"
     # (the cookie is Secure, so this plain-HTTP test client is handed it by hand, as the proxy would)
-    sid = re.search(r"vj_a=([^;]+)", r.headers["set-cookie"]).group(1)
+    sid = re.search(vj_a + r"=([^;]+)", r.headers["set-cookie"]).group(1)
     headers = {
         "X-Forwarded-Proto": "https",
-        "Cookie": f"vj_a={sid}",
+        "Cookie": f"{vj_a}={sid}",
         "Origin": "https://" + proxied.url.split("://")[1],
     }
     c = httpx.Client(base_url=proxied.url, headers=headers)  # (httpx drops a hand-set cookie on redirects)
@@ -168,13 +171,12 @@ def test_host_header_is_checked_and_every_response_has_the_security_headers(pair
 
 
 def test_serve_beyond_loopback_needs_an_explicit_flag(tmp_path, monkeypatch, capsys):
-    import uvicorn
-
     from voxjudge.cli.main import main
+    from voxjudge.studio import server
 
     init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=1)
     ran = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
+    monkeypatch.setattr(server, "serve", lambda app, host, port, limits, **kw: ran.append(kw))
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0"]) == 2
     assert "--public" in capsys.readouterr().err and not ran
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0", "--public"]) == 2
@@ -182,7 +184,11 @@ def test_serve_beyond_loopback_needs_an_explicit_flag(tmp_path, monkeypatch, cap
     assert main(["studio", "serve", str(tmp_path / "s"), "--host", "0.0.0.0", "--public", "--allowed-host", "lab"]) == 0
     err = capsys.readouterr().err
     assert "warning: serving on 0.0.0.0" in err and "plain HTTP" in err
-    assert ran and ran[0]["proxy_headers"] is False  # uvicorn trusts no forwarded headers unless --behind-proxy
+    assert ran and ran[0]["behind_proxy"] is False
+    from voxjudge.studio.limits import Limits
+
+    # uvicorn itself trusts no forwarded headers: the app reads them, and only with --behind-proxy
+    assert server.config_for(None, "127.0.0.1", 1, Limits()).proxy_headers is False
     assert main(["studio", "serve", str(tmp_path / "s")]) == 0
     assert "warning" not in capsys.readouterr().err
 

@@ -7,6 +7,7 @@ import sys
 
 from voxjudge.errors import InputError
 from voxjudge.plural import counted
+from voxjudge.studio.limits import Limits
 
 TASK_HELP = (
     "asr-sentence (count major/minor/no-penalty errors per sentence pair, LASER rubric), asr-pairs (label "
@@ -85,8 +86,9 @@ def register(groups) -> None:
     p.add_argument(
         "--behind-proxy",
         action="store_true",
-        help="a TLS proxy in front sends X-Forwarded-Proto (and X-Forwarded-Host): trust them for the Secure "
-        "cookie and the same-origin check",
+        help="one TLS proxy in front sets X-Forwarded-Proto, -Host and -For: trust the last value of each (the "
+        "one the proxy adds; earlier ones come from the client) for the Secure cookie, the host and same-origin "
+        "checks and the sign-in throttle (see docs/studio.md)",
     )
     p.add_argument(
         "--allowed-host",
@@ -96,6 +98,54 @@ def register(groups) -> None:
         help="host name people use to reach the app (repeatable; loopback names are always allowed)",
     )
     p.add_argument("--session-hours", type=float, default=12.0, help="sign-in lifetime (default: 12)")
+    d = Limits()
+    lim = p.add_argument_group("limits (what one client may cost; refusals are 408/413/415/429 pages)")
+    lim.add_argument(
+        "--max-body", type=int, default=d.max_body, metavar="BYTES", help=f"request body (default: {d.max_body})"
+    )
+    lim.add_argument(
+        "--header-timeout",
+        type=float,
+        default=d.header_timeout,
+        metavar="S",
+        help=f"seconds a connection has to send its request headers (default: {d.header_timeout:g})",
+    )
+    lim.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=d.idle_timeout,
+        metavar="S",
+        help=f"seconds a kept-alive connection may idle, or a request body stall (default: {d.idle_timeout:g})",
+    )
+    lim.add_argument(
+        "--max-connections",
+        type=int,
+        default=d.max_connections,
+        metavar="N",
+        help=f"open connections (default: {d.max_connections})",
+    )
+    lim.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=d.connections_per_address,
+        metavar="N",
+        help=f"open connections from one address, 0 = no own cap; not applied with --behind-proxy (default: "
+        f"{d.connections_per_address})",
+    )
+    lim.add_argument(
+        "--sessions-per-person",
+        type=int,
+        default=d.sessions_per_person,
+        metavar="N",
+        help=f"live sign-ins per person; a new one ends the oldest (default: {d.sessions_per_person})",
+    )
+    lim.add_argument(
+        "--signins-per-minute",
+        type=int,
+        default=d.signins_per_minute,
+        metavar="N",
+        help=f"failed sign-ins (unknown links) one address may make per minute (default: {d.signins_per_minute})",
+    )
     p.add_argument("--port", type=int, default=8750)
     p.add_argument("--db", help="database URL (default: DIR/studio.db)")
     p.add_argument("--results", help="a voxjudge results file: the admin page shows its agreement with the humans")
@@ -146,6 +196,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         f"{counted(info['per_item'], 'annotator')} per item, {info['gold']} gold, {info['training']} training, "
         f"{counted(info['repeats'], 'repeat')} per annotator"
     )
+    for w in info["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
     print(f"next: voxjudge studio invite {args.dir} --annotator NAME")
     return 0
 
@@ -163,9 +215,8 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _need_extra()
-    import uvicorn
-
     from voxjudge.studio.app import create_app
+    from voxjudge.studio.server import serve
     from voxjudge.studio.study import open_store
 
     loopback = args.host in ("127.0.0.1", "localhost", "::1") or args.host.startswith("127.")
@@ -178,6 +229,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     allowed = list(args.allowed_host) + ([] if loopback or wildcard else [args.host])
     if not loopback and not allowed:
         raise InputError(f"--host {args.host}: name the host people will use with --allowed-host NAME")
+    limits = Limits(
+        max_body=args.max_body,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+        max_connections=args.max_connections,
+        connections_per_address=args.connections_per_address,
+        sessions_per_person=args.sessions_per_person,
+        signins_per_minute=args.signins_per_minute,
+    )
     store = open_store(args.dir, args.db)
     app = create_app(
         store,
@@ -186,6 +246,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         behind_proxy=args.behind_proxy,
         allowed_hosts=allowed,
         session_hours=args.session_hours,
+        limits=limits,
     )
     if not loopback:
         print(
@@ -194,7 +255,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     print(f"voxjudge studio on http://{args.host}:{args.port} (Ctrl-C stops)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", proxy_headers=False)
+    serve(app, args.host, args.port, limits, behind_proxy=args.behind_proxy)
     return 0
 
 

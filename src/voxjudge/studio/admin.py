@@ -89,6 +89,10 @@ class AdminView:
         rows, summary = export_rows(self.store, all_answers(self.store), Path(self.config["items_dir"]) / name)
         if not rows:
             return None, name, summary
+        if name.endswith(".tsv"):
+            from voxjudge.studio.export import neutralise
+
+            rows, summary["neutralised"] = neutralise(rows)
         with tempfile.TemporaryDirectory() as tmp:  # the very bytes `studio export` writes
             write_records(Path(tmp) / name, rows)
             return (Path(tmp) / name).read_bytes().decode("utf-8"), name, summary

@@ -9,9 +9,12 @@ another site, an old browser) gets a confirm page first, so a page elsewhere can
 signed-in annotator into another account. Every sign-in starts a new session and ends the
 browser's previous one; sessions expire, and sign-out ends them.
 
-Every response (pages, audio, static files, errors) passes one guard: the Host must be one the
-app was started for (DNS rebinding), and it carries the CSP, ``nosniff`` and no-store headers.
-Every form carries a CSRF token bound to the session; cross-origin posts are refused.
+Every response (pages, audio, static files, errors) passes one guard (``studio.guard``): the Host
+must be one the app was started for (DNS rebinding), and it carries the CSP, ``nosniff`` and
+no-store headers. Inside it, request bodies are bounded before any form is parsed
+(``limits.BodyLimit``). Every form carries a CSRF token bound to the session; cross-origin posts
+are refused. Failed sign-ins are throttled per client address; a person's live sessions are
+capped. Cookie names carry a tag of the study's secret, so two studies on one host do not share them.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import re
 import uuid
 from importlib import resources
 from typing import Any
@@ -27,30 +31,23 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
-from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from voxjudge.plural import counted
 from voxjudge.studio import media, prompts, tasks
 from voxjudge.studio.flow import Flow, NotYours
+from voxjudge.studio.guard import Guard, client_address, host_name, public_host, scheme_of
+from voxjudge.studio.limits import BodyLimit, Limits, Stalled, Throttle, TooLarge, refuse_body
+from voxjudge.studio.sending import AudioResponse
 
 log = logging.getLogger("voxjudge.studio")
 
-ANNOTATOR_COOKIE = "vj_a"
-ADMIN_COOKIE = "vj_admin"
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-    "media-src 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",  # "no-referrer" would make browsers send Origin: null on our own forms
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-    "Cross-Origin-Resource-Policy": "same-origin",
-}
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 MAX_ID = 2**31 - 1  # PostgreSQL INTEGER; SQLite would take more, but no study has that many rows
+VERSION = re.compile(r"[0-9]{1,9}")  # a form's answer version: fits INTEGER on every database
 
 
 class IdConvertor(Convertor):
@@ -68,57 +65,11 @@ class IdConvertor(Convertor):
 register_url_convertor("id", IdConvertor())
 
 
-def host_name(host: str) -> str:
-    """The host part of a Host header (no port, no IPv6 brackets), lower-cased."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-class Guard:
-    """ASGI middleware: refuse unknown Host headers; add the security headers to every response."""
-
-    def __init__(self, app, allowed_hosts: set[str], behind_proxy: bool):
-        self.app = app
-        self.allowed = {h.lower() for h in allowed_hosts}
-        self.behind_proxy = behind_proxy
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        headers = Headers(scope=scope)
-        secure = scheme_of(scope, headers, self.behind_proxy) == "https"
-
-        async def with_headers(message):
-            if message["type"] == "http.response.start":
-                h = MutableHeaders(scope=message)
-                for k, v in SECURITY_HEADERS.items():
-                    h[k] = v
-                if "cache-control" not in h:
-                    h["Cache-Control"] = "no-store"
-                if secure:
-                    h["Strict-Transport-Security"] = "max-age=31536000"
-            await send(message)
-
-        host = host_name(public_host(headers, self.behind_proxy))
-        if host not in self.allowed:
-            resp = PlainTextResponse(f"unknown host {host!r}: add it to the app's allowed hosts", status_code=400)
-            return await resp(scope, receive, with_headers)
-        return await self.app(scope, receive, with_headers)
-
-
-def scheme_of(scope, headers: Headers, behind_proxy: bool) -> str:
-    """http or https as the browser sees it: the proxy's X-Forwarded-Proto only when told to trust it."""
-    if behind_proxy and headers.get("x-forwarded-proto"):
-        return headers["x-forwarded-proto"].split(",")[0].strip().lower()
-    return scope.get("scheme", "http")
-
-
-def public_host(headers: Headers, behind_proxy: bool) -> str:
-    if behind_proxy and headers.get("x-forwarded-host"):
-        return headers["x-forwarded-host"].split(",")[0].strip()
-    return headers.get("host", "")
+def cookie_names(secret: str) -> tuple[str, str]:
+    """(annotator, admin) cookie names of the study with this secret: two studies served on one host
+    (other ports) each keep their own sign-in instead of overwriting each other's."""
+    tag = hmac.new(secret.encode(), b"cookie-name", hashlib.sha256).hexdigest()[:12]
+    return f"vj_a_{tag}", f"vj_admin_{tag}"
 
 
 def create_app(
@@ -129,22 +80,29 @@ def create_app(
     behind_proxy: bool = False,
     allowed_hosts: list[str] | None = None,
     session_hours: float = 12.0,
+    limits: Limits | None = None,
 ):
     """The ASGI app. ``allowed_hosts``: host names people use to reach it (loopback names are always
-    allowed); ``behind_proxy``: trust X-Forwarded-Proto/-Host from a TLS proxy in front."""
+    allowed); ``behind_proxy``: trust the last X-Forwarded-Proto/-Host/-For value, the one a TLS
+    proxy in front adds; ``limits``: request bodies, sessions per person and failed sign-ins (the
+    connection limits are the server's, ``studio.server``)."""
     from voxjudge.studio.admin import AdminView
     from voxjudge.studio.instructions import for_people
 
+    limits = limits or Limits()
     flow = Flow(store)
     secret = store.setting("secret").encode()
+    a_cookie, admin_cookie = cookie_names(store.setting("secret"))
+    failed_signins = Throttle(limits.signins_per_minute)
     metric = None
     if results:
         from voxjudge.studio.metric import read_metric
 
         metric = read_metric(flow.task, results, metric_col)
     admin_view = AdminView(store, metric)
-    guide = for_people(flow.task, flow.config)
+    guide = for_people(flow.task, flow.config, gold=bool(flow.gold), training=bool(flow.training))
     env = Environment(loader=PackageLoader("voxjudge.studio", "templates"), autoescape=select_autoescape(["html"]))
+    env.globals["counted"] = counted
     static_dir = str(resources.files("voxjudge.studio").joinpath("static"))
 
     def page(template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -165,7 +123,7 @@ def create_app(
         )
 
     async def person(request: Request, admin: bool = False):
-        sid = request.cookies.get(ADMIN_COOKIE if admin else ANNOTATOR_COOKIE)
+        sid = request.cookies.get(admin_cookie if admin else a_cookie)
         who = await run_in_threadpool(store.session, sid)
         if who is None or bool(who.is_admin) != admin:
             return None
@@ -207,8 +165,10 @@ def create_app(
 
     def begin(request: Request, who, cookie: str) -> Response:
         async def go() -> Response:
-            sid = await run_in_threadpool(store.start_session, who.pk, session_hours, request.cookies.get(cookie))
-            if cookie == ADMIN_COOKIE:
+            sid = await run_in_threadpool(
+                store.start_session, who.pk, session_hours, request.cookies.get(cookie), limits.sessions_per_person
+            )
+            if cookie == admin_cookie:
                 target = "/admin"
             else:
                 target = "/next" if who.intro_at is not None else "/intro"
@@ -229,8 +189,21 @@ def create_app(
     def login(cookie: str):
         async def handler(request: Request) -> Response:
             token = request.path_params["token"]
+            address = client_address(request.scope, request.headers, behind_proxy)
+            wait = failed_signins.blocked(address)
+            if wait:
+                log.warning("studio: sign-ins from %s refused for %d s (too many unknown links)", address, wait)
+                resp = page(
+                    "message.html",
+                    429,
+                    title="Too many attempts",
+                    message=f"Too many unknown links were tried from here; try again in {wait} seconds.",
+                )
+                resp.headers["Retry-After"] = str(wait)
+                return resp
             who = await run_in_threadpool(store.who, token)
-            if who is None or bool(who.is_admin) != (cookie == ADMIN_COOKIE):
+            if who is None or bool(who.is_admin) != (cookie == admin_cookie):
+                failed_signins.note(address)
                 return page("message.html", 403, title="Unknown link", message="This link is not valid (any more).")
             confirm = mac("login", who.token_hash)
             if request.method == "POST":
@@ -243,7 +216,7 @@ def create_app(
                 return await begin(request, who, cookie)()
             if request.headers.get("sec-fetch-site") in ("none", "same-origin"):
                 return await begin(request, who, cookie)()
-            current = await person(request, admin=cookie == ADMIN_COOKIE)
+            current = await person(request, admin=cookie == admin_cookie)
             return page(
                 "confirm.html",
                 who=who,
@@ -256,16 +229,20 @@ def create_app(
 
     async def signout(request: Request) -> Response:
         form = await request.form()
+        live = [(c, w) for c, a in ((a_cookie, False), (admin_cookie, True)) if (w := await person(request, a))]
+        if not live:
+            return page("message.html", title="Not signed in", message="Open your personal link to sign in.")
+        ended = [
+            c
+            for c, who in live
+            if not cross_site(request) and hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who))
+        ]
+        if not ended:  # the session lives on: never say "signed out" then
+            return expired(cross_site(request) or "bad csrf token on sign-out")
         resp = page("message.html", title="Signed out", message="Open your personal link to sign in again.")
-        for cookie, admin in ((ANNOTATOR_COOKIE, False), (ADMIN_COOKIE, True)):
-            who = await person(request, admin=admin)
-            if (
-                who is not None
-                and not cross_site(request)
-                and hmac.compare_digest(str(form.get("csrf", "")), csrf_for(who))
-            ):
-                await run_in_threadpool(store.end_session, request.cookies.get(cookie))
-                resp.delete_cookie(cookie, path="/", httponly=True, samesite="strict", secure=https(request))
+        for cookie in ended:
+            await run_in_threadpool(store.end_session, request.cookies.get(cookie))
+            resp.delete_cookie(cookie, path="/", httponly=True, samesite="strict", secure=https(request))
         return resp
 
     async def home(request: Request) -> Response:
@@ -340,10 +317,8 @@ def create_app(
         seq = request.path_params["seq"]
         skip_fields = ("csrf", "submission_id", "action", "flag", "note", "version", "go")
         fields = {k: v for k, v in form.items() if k not in skip_fields}
-        try:
-            base = int(str(form.get("version", "0")))
-        except ValueError:
-            base = -1
+        version = str(form.get("version", "0"))
+        base = int(version) if VERSION.fullmatch(version) else -1  # out of range: refused by flow.submit
         try:
             outcome = await run_in_threadpool(
                 flow.submit,
@@ -378,27 +353,38 @@ def create_app(
     async def item(request: Request) -> Response:
         return await (submit(request) if request.method == "POST" else show(request))
 
-    def send_audio(found) -> Response:
-        if found is None or isinstance(found, str):
-            if isinstance(found, str):
-                log.warning("studio: audio not served: %s", found)
+    async def send_audio(request: Request, rel: str | None, on_sent=None, pad: int = 0):
+        if rel is None:
             return PlainTextResponse("not found", status_code=404)
-        path, kind = found
-        # the type is the sniffed kind's, never the file name's
-        return FileResponse(path, media_type=media.CONTENT_TYPES[kind], headers={"Cache-Control": "no-store"})
+        opened = await run_in_threadpool(media.open_audio, flow.audio_root, rel)
+        if isinstance(opened, str):
+            log.warning("studio: audio %s not served: %s", rel, opened)
+            return PlainTextResponse("not found", status_code=404)
+        # the type is the sniffed kind's, never the file name's; the bytes are the checked descriptor's
+        return AudioResponse(opened, request.headers.get("range"), on_sent, pad)
 
     async def clip(request: Request) -> Response:
         who = await person(request)
         if who is None:
             return PlainTextResponse("not signed in", status_code=403)
-        found = await run_in_threadpool(flow.clip, who.pk, request.path_params["seq"], request.path_params["slot"])
-        return send_audio(found)
+        slot = request.path_params["slot"]
+        target = await run_in_threadpool(flow.clip, who.pk, request.path_params["seq"], slot)
+        if target is None:
+            return PlainTextResponse("not found", status_code=404)
+        assignment_pk, rel = target
+
+        def on_sent(start: int, end: int, size: int, first_at: float) -> None:
+            flow.note_sent(assignment_pk, slot, start, end, size, first_at)
+
+        # a length of its own per assignment and slot (blinding: a reused clip does not keep its length)
+        pad = 8 + 2 * (int(mac("pad", f"{assignment_pk}:{slot}")[:8], 16) % 2048)
+        return await send_audio(request, rel, on_sent, pad)
 
     async def admin_audio(request: Request) -> Response:
         who = await person(request, admin=True)
         if who is None:
             return PlainTextResponse("not signed in", status_code=403)
-        return send_audio(await run_in_threadpool(flow.audio_file, request.path_params["pk"]))
+        return await send_audio(request, await run_in_threadpool(flow.audio_file, request.path_params["pk"]))
 
     async def admin(request: Request) -> Response:
         who = await person(request, admin=True)
@@ -429,10 +415,15 @@ def create_app(
             return denied()
         return page("intro.html", g=guide, name=who.name, csrf=csrf_for(who), started=True)
 
+    icon = resources.files("voxjudge.studio").joinpath("static/favicon.ico").read_bytes()
+
+    async def favicon(request: Request) -> Response:
+        return Response(icon, media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
+
     routes = [
         Route("/", home),
-        Route("/a/{token}", login(ANNOTATOR_COOKIE), methods=["GET", "POST"]),
-        Route("/admin/{token}", login(ADMIN_COOKIE), methods=["GET", "POST"]),
+        Route("/a/{token}", login(a_cookie), methods=["GET", "POST"]),
+        Route("/admin/{token}", login(admin_cookie), methods=["GET", "POST"]),
         Route("/signout", signout, methods=["POST"]),
         Route("/intro", intro, methods=["GET", "POST"]),
         Route("/instructions", instructions),
@@ -442,7 +433,9 @@ def create_app(
         Route("/admin", admin),
         Route("/admin-audio/{pk:id}", admin_audio),
         Route("/admin-export", admin_export),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),
     ]
     allowed = LOOPBACK | {h for h in (allowed_hosts or []) if h}
-    return Guard(Starlette(routes=routes), allowed, behind_proxy)
+    app = Starlette(routes=routes, exception_handlers={TooLarge: refuse_body, Stalled: refuse_body})
+    return Guard(BodyLimit(app, limits), allowed, behind_proxy)

@@ -12,7 +12,8 @@
 Skipped answers, repeats (self-consistency checks), training items and the answers of raters
 dropped by gold screening are left out; items nobody answered are not written, and the summary
 says how many items had answers (an export made mid-study is partial). Audio paths are rewritten
-relative to the output file.
+relative to the output file. CSV and TSV exports neutralise spreadsheet formulas (``neutralise``:
+a text cell starting with ``= + - @``, tab or CR gets a leading ``'``); JSONL is written as is.
 """
 
 from __future__ import annotations
@@ -187,6 +188,34 @@ def export_rows(store, answers: list[dict[str, Any]], out: str | Path) -> tuple[
     return written, summary
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as the start of a formula
+
+
+def _safe(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def neutralise(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Rows for a CSV/TSV file that a spreadsheet may open, made inert as OWASP recommends for CSV
+    injection: every text cell (and column name) that starts with ``= + - @``, a tab or a carriage
+    return gets a leading single quote, so it is shown as text, never run as a formula; the CSV
+    writer quotes cells that hold the separator, quotes or line breaks. Numbers are left alone (the
+    export's numbers are computed, not typed). Returns the rows and how many cells changed."""
+    changed = 0
+    out = []
+    for row in rows:
+        clean = {}
+        for k, v in row.items():
+            key = _safe(k)
+            if isinstance(v, str) and _safe(v) != v:
+                v = _safe(v)
+                changed += 1
+            changed += key != k
+            clean[key] = v
+        out.append(clean)
+    return out, changed
+
+
 def export(
     store, answers: list[dict[str, Any]], out: str | Path, fmt: str | None = None, systems: str | Path | None = None
 ) -> dict:
@@ -204,6 +233,8 @@ def export(
     rows, summary = export_rows(store, answers, out)
     if not rows:
         raise InputError("no answers to export yet")
+    if fmt in ("tsv", "csv"):
+        rows, summary["neutralised"] = neutralise(rows)
     write_records(out, rows, fmt)
     if systems is not None:
         table = [

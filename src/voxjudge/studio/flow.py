@@ -12,6 +12,7 @@ back once more (a repeat) to measure self-consistency.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +22,26 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from voxjudge.studio import media, tasks
+from voxjudge.studio import tasks
 from voxjudge.studio.store import annotators, answers, assignments, audio, item_audio, items, listens
 
 GAP = 5  # a gold or a repeat every GAP items
 _CLAIM_TRIES = 200
 LISTEN_SLACK = 0.3  # seconds (at most 10% of the clip): buffering; a rating sooner than that before the end is refused
+MAX_SPANS = 64
+SUBMISSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_VERSION = 2**31 - 1  # PostgreSQL INTEGER  # disjoint byte ranges recorded per clip
+
+
+def merge_spans(spans: list[list[int]]) -> list[list[int]]:
+    """[start, end) ranges merged where they overlap or touch, in order."""
+    out: list[list[int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
 
 
 class NotYours(LookupError):
@@ -245,9 +260,9 @@ class Flow:
             [secs[i] for i in order],
         )
 
-    def clip(self, annotator_pk: int, seq: int, slot: int) -> tuple[Path, str] | str | None:
-        """The file of presented clip ``slot`` of the annotator's item ``seq`` (and its first request
-        noted: the must-listen clock); None when there is no such clip, a reason when unservable."""
+    def clip(self, annotator_pk: int, seq: int, slot: int) -> tuple[int, str] | None:
+        """(assignment pk, file relative to the audio root) of presented clip ``slot`` of the
+        annotator's item ``seq``; None when there is no such clip."""
         with self.store.engine.connect() as c:
             row = c.execute(
                 sa.select(assignments.c.pk, assignments.c.item_pk, assignments.c.present).where(
@@ -266,26 +281,60 @@ class Flow:
                 .select_from(item_audio.join(audio, audio.c.pk == item_audio.c.audio_pk))
                 .where(item_audio.c.item_pk == row.item_pk, item_audio.c.slot == source_slot)
             ).scalar()
-        with self.store.writer.begin() as w:
-            w.execute(
-                self.insert(listens)
-                .values(assignment_pk=row.pk, slot=slot, first_at=time.time())
-                .on_conflict_do_nothing(index_elements=[listens.c.assignment_pk, listens.c.slot])
-            )
-        return media.locate(self.audio_root, path)
+        return row.pk, path
+
+    def note_sent(self, assignment_pk: int, slot: int, start: int, end: int, size: int, first_at: float) -> None:
+        """Record that bytes [start, end) of a clip of ``size`` bytes went out to the annotator, the
+        first of them at ``first_at``: the must-listen check counts what was sent, nothing else."""
+        if end <= start:
+            return
+        for _ in range(3):
+            with self.store.writer.begin() as c:
+                key = (listens.c.assignment_pk == assignment_pk, listens.c.slot == slot)
+                row = c.execute(sa.select(listens).where(*key).with_for_update()).first()
+                if row is None:
+                    done = c.execute(
+                        self.insert(listens)
+                        .values(
+                            assignment_pk=assignment_pk,
+                            slot=slot,
+                            first_at=first_at,
+                            size=size,
+                            covered=json.dumps([[start, end]]),
+                        )
+                        .on_conflict_do_nothing(index_elements=[listens.c.assignment_pk, listens.c.slot])
+                    ).rowcount
+                    if done == 1:
+                        return
+                    continue  # a concurrent request of the same clip inserted first: merge into it
+                spans = json.loads(row.covered) if row.size == size else []  # a replaced file starts again
+                merged = merge_spans([*spans, [start, end]])
+                if len(merged) > MAX_SPANS:  # scattered one-byte ranges are not listening
+                    return
+                c.execute(
+                    sa.update(listens)
+                    .where(*key)
+                    .values(first_at=min(row.first_at, first_at), size=size, covered=json.dumps(merged))
+                )
+                return
 
     def _heard(self, c, assignment_pk: int, seconds: list[float | None], now: float) -> None:
-        """AnswerError unless every clip was requested at least its duration ago (server-side check)."""
-        got = dict(
-            c.execute(
-                sa.select(listens.c.slot, listens.c.first_at).where(listens.c.assignment_pk == assignment_pk)
-            ).all()
-        )
+        """AnswerError unless every clip was sent whole, its first bytes at least its duration ago
+        (server-side check: a HEAD or a partial download does not count)."""
+        got = {
+            r.slot: r
+            for r in c.execute(
+                sa.select(listens.c.slot, listens.c.first_at, listens.c.size, listens.c.covered).where(
+                    listens.c.assignment_pk == assignment_pk
+                )
+            )
+        }
         for slot, length in enumerate(seconds):
             name = f"clip {slot + 1}" if len(seconds) > 1 else "the clip"
-            if slot not in got:
+            r = got.get(slot)
+            if r is None or json.loads(r.covered) != [[0, r.size]]:
                 raise tasks.AnswerError(f"play {name} to the end before answering")
-            if length is not None and now - got[slot] < length - min(LISTEN_SLACK, 0.1 * length):
+            if length is not None and now - r.first_at < length - min(LISTEN_SLACK, 0.1 * length):
                 raise tasks.AnswerError(f"listen to {name} to the end ({length:.1f} s) before answering")
 
     def submit(
@@ -307,8 +356,12 @@ class Flow:
         skipped item later takes a claim again when one is free."""
         v = self.view(annotator_pk, seq)
         answer = None if skip else tasks.validate(self.task, v.payload, v.present, fields, self.config)
-        if not submission_id or len(submission_id) > 64:
+        if not SUBMISSION_ID.fullmatch(submission_id):
             raise tasks.AnswerError("the form is missing its submission id; reload the page")
+        if not 0 <= base_version <= MAX_VERSION:
+            raise tasks.AnswerError("the form is damaged (its version); reload the page")
+        if "\x00" in note:  # PostgreSQL text cannot hold NUL; nobody types one
+            raise tasks.AnswerError("the note contains a NUL character")
         now = time.time()
         status = "skipped" if skip else "answered"
         with self.store.writer.begin() as c:
@@ -400,11 +453,10 @@ class Flow:
             "assigned_max": len(rows),
         }
 
-    def audio_file(self, audio_pk: int) -> tuple[Path, str] | str | None:
-        """The file behind an audio id (for the admin), checked as on every request."""
+    def audio_file(self, audio_pk: int) -> str | None:
+        """The file behind an audio id (for the admin), relative to the audio root."""
         with self.store.engine.connect() as c:
-            path = c.execute(sa.select(audio.c.path).where(audio.c.pk == audio_pk)).scalar()
-        return None if path is None else media.locate(self.audio_root, path)
+            return c.execute(sa.select(audio.c.path).where(audio.c.pk == audio_pk)).scalar()
 
 
 def all_answers(store) -> list[dict[str, Any]]:

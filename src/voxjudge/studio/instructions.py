@@ -47,8 +47,16 @@ def _dimensions(with_overall: bool) -> list[dict[str, str]]:
     return dims
 
 
-def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
-    """What an annotator reads before the first item and on demand."""
+def for_people(task: str, config: dict[str, Any], *, gold: bool = False, training: bool = False) -> dict[str, Any]:
+    """What an annotator reads before the first item and on demand; training clips and checks with a
+    known answer are mentioned only when the study has them (``training``, ``gold``)."""
+    checks = (
+        ["Some items are checks with a known answer; careless answers are left out of the results."]
+        if gold and float(config.get("min_gold", 0) or 0) > 0
+        else ["Some items are checks with a known answer."]
+        if gold
+        else []
+    )
     common = [
         "Use headphones in a quiet room, at one comfortable volume for the whole session.",
         "If an item is broken (no sound, wrong text), flag it with a note and skip it; someone else gets it.",
@@ -63,8 +71,12 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
                 "Play the clip to the end; the rating buttons open once it has finished.",
                 "Rate the speech quality overall: how natural, clear and free of distortion it sounds. "
                 "Do not judge the content of the sentence.",
-                "The first clips are training: they show the range of quality you will meet and are not counted.",
-                "Some clips are checks with a known answer; careless ratings are left out of the results.",
+                *(
+                    ["The first clips are training: they show the range of quality you will meet and are not counted."]
+                    if training
+                    else []
+                ),
+                *checks,
                 *common,
             ],
             "scale": [{"value": v, "label": label} for v, label in tasks.ACR.items()],
@@ -77,7 +89,7 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
             "title": "Rate phrase breaks",
             "summary": "Each item is a sentence with its prosodic boundaries marked after the words. Rate how "
             "acceptable that phrasing is to you as a native listener, 1 to 5.",
-            "steps": ["Read the sentence aloud in your head with breaks where they are marked.", *common],
+            "steps": ["Read the sentence aloud in your head with breaks where they are marked.", *checks, *common],
             "labels": [{"label": k, "meaning": v} for k, v in LABEL_MEANINGS.items() if k != "NB"],
             "scale": [
                 {"value": 1, "label": "clearly wrong"},
@@ -92,7 +104,11 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
             "title": "Compare the prosody of two clips",
             "summary": "Each item is one sentence spoken twice. For each dimension below, choose the clip that "
             "does it better, or tie when you hear no difference. The order of the clips is shuffled for you.",
-            "steps": ["Listen to both clips fully before answering; play them again as often as you like.", *common],
+            "steps": [
+                "Listen to both clips fully before answering; play them again as often as you like.",
+                *checks,
+                *common,
+            ],
             "dimensions": _dimensions(True),
         }
     if task == "rank":
@@ -100,7 +116,7 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
             "title": "Rank the best clips",
             "summary": "Each item is one sentence spoken by several systems. Pick the three best clips, best "
             "first, for overall prosody, judged by the dimensions below.",
-            "steps": ["Listen to every clip before picking.", *common],
+            "steps": ["Listen to every clip before picking.", *checks, *common],
             "dimensions": _dimensions(False),
         }
     if task == "asr-pairs":
@@ -108,7 +124,7 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
             "title": "Classify ASR word errors",
             "summary": "Each item is one reference word (or phrase) and what the recogniser wrote for it. Choose "
             "the error type; its tier decides the penalty. Choose 'none' when both sides are the same word.",
-            "steps": common[1:],
+            "steps": [*checks, *common[1:]],
             "tiers": _laser_tiers(),
         }
     return {  # asr-sentence
@@ -119,6 +135,7 @@ def for_people(task: str, config: dict[str, Any]) -> dict[str, Any]:
         "steps": [
             "Look at every highlighted difference and decide its tier from the error types below.",
             "A difference the alignment splits in two (e.g. a compound written apart) is still one error.",
+            *checks,
             *common[1:],
         ],
         "tiers": _laser_tiers(),

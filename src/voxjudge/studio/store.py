@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from voxjudge.errors import InputError
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 DB_FILE = "studio.db"
 
 meta = sa.MetaData()
@@ -91,12 +91,14 @@ assignments = sa.Table(
     sa.UniqueConstraint("annotator_pk", "item_pk", "copy"),
     sa.UniqueConstraint("annotator_pk", "seq"),
 )
-listens = sa.Table(  # first request of each clip of an assignment: the server's must-listen clock
+listens = sa.Table(  # audio bytes sent of each clip of an assignment: the server's must-listen record
     "vj_listens",
     meta,
     sa.Column("assignment_pk", sa.Integer, sa.ForeignKey("vj_assignments.pk"), primary_key=True),
     sa.Column("slot", sa.Integer, primary_key=True),
-    sa.Column("first_at", sa.Float, nullable=False),
+    sa.Column("first_at", sa.Float, nullable=False),  # when its first audio bytes went out (the clock)
+    sa.Column("size", sa.BigInteger, nullable=False),  # bytes of the file served
+    sa.Column("covered", sa.Text, nullable=False),  # JSON [[start, end), ...] byte ranges sent, merged
 )
 answers = sa.Table(
     "vj_answers",
@@ -234,7 +236,8 @@ class Store:
         return self.setting("config")
 
     def invite(self, name: str, *, admin: bool = False) -> str:
-        """A new secret token for ``name`` (a second invite replaces the first token)."""
+        """A new secret token for ``name`` (a second invite replaces the first token and ends every
+        session signed in with it)."""
         if not name.strip():
             raise InputError("an annotator needs a non-empty name")
         token = secrets.token_urlsafe(24)
@@ -245,6 +248,12 @@ class Store:
             ).first()
             if row:
                 c.execute(sa.update(annotators).where(annotators.c.pk == row.pk).values(token_hash=hash_token(token)))
+                # the old link is revoked: so is every sign-in made with it
+                c.execute(
+                    sa.update(sessions)
+                    .where(sessions.c.annotator_pk == row.pk, sessions.c.ended_at.is_(None))
+                    .values(ended_at=time.time())
+                )
             else:
                 c.execute(
                     sa.insert(annotators).values(
@@ -261,12 +270,13 @@ class Store:
 
     # --- sessions: a random id per sign-in, stored hashed; the personal token never becomes a cookie
 
-    def start_session(self, annotator_pk: int, hours: float, replaces: str | None = None) -> str:
-        """A new session id for ``annotator_pk``; the browser's previous session (``replaces``) ends."""
+    def start_session(self, annotator_pk: int, hours: float, replaces: str | None = None, keep: int = 5) -> str:
+        """A new session id for ``annotator_pk``; the browser's previous session (``replaces``) ends,
+        and so do the person's oldest live sessions beyond ``keep`` (this one included)."""
         sid = secrets.token_urlsafe(32)
         now = time.time()
         with self.writer.begin() as c:
-            if replaces:
+            if replaces and len(replaces) <= 200:
                 c.execute(
                     sa.update(sessions)
                     .where(sessions.c.id_hash == hash_token(replaces), sessions.c.ended_at.is_(None))
@@ -277,6 +287,20 @@ class Store:
                     id_hash=hash_token(sid), annotator_pk=annotator_pk, created_at=now, expires_at=now + hours * 3600
                 )
             )
+            live = (
+                sa.select(sessions.c.id_hash)
+                .where(
+                    sessions.c.annotator_pk == annotator_pk,
+                    sessions.c.ended_at.is_(None),
+                    sessions.c.expires_at > now,
+                    sessions.c.id_hash != hash_token(sid),
+                )
+                .order_by(sessions.c.created_at.desc(), sessions.c.id_hash)
+                .offset(max(0, keep - 1))
+            )
+            old = list(c.execute(live).scalars())
+            if old:
+                c.execute(sa.update(sessions).where(sessions.c.id_hash.in_(old)).values(ended_at=now))
         return sid
 
     def session(self, sid: str | None) -> sa.Row | None:

@@ -102,7 +102,8 @@ def init_study(
     ``overlap``: the share of items that get two answers before any other item gets its first,
     so agreement can be measured early. ``min_gold``: the share of gold items a rater must get
     right to be kept (default 1.0 for mos, 0 = no screening for the other tasks). Audio must lie
-    under ``audio_root`` (default: the items file's folder).
+    under ``audio_root`` (default: the items file's folder). ``warnings`` in the result: mos clips
+    (not gold) whose loudest 20 ms is below -40 dBFS, i.e. with no speech to rate.
     """
     if per_item < 1:
         raise InputError("{per_item} must be at least 1", options={"per_item": "per_item"})
@@ -126,12 +127,19 @@ def init_study(
     if not root.is_dir():
         raise InputError(f"audio root {root} is not a folder")
     audio_info: dict[str, tuple] = {}
+    warnings = []
     for it in [*found, *trained]:
         rels = []
         for path in it.audio:
-            rel, kind, seconds = media.admit(root, path, f"item {it.item_id}")
+            rel, kind, seconds, level = media.admit(root, path, f"item {it.item_id}", loudness=task == "mos")
             audio_info[rel] = (kind, seconds)
             rels.append(rel)
+            if level is not None and level < media.SILENT_DBFS and not (it.role == "gold"):
+                loudest = "no sound at all" if level == float("-inf") else f"its loudest 20 ms at {level:.0f} dBFS"
+                warnings.append(
+                    f"item {it.item_id}: audio {rel} is silent ({loudest}): raters will have no speech to rate "
+                    "(a silent clip meant as a check belongs in the gold file)"
+                )
         it.audio = rels
     if task == "mos":
         unknown = [it.item_id for it in [*found, *trained] if audio_info[it.audio[0]][1] is None]
@@ -162,7 +170,7 @@ def init_study(
         store.create(config, [*trained, *found], {**gold_answers, **expected}, audio_info)
     finally:
         store.close()
-    return {"items": len(found), "gold": len(gold_answers), "training": len(trained), **config}
+    return {"items": len(found), "gold": len(gold_answers), "training": len(trained), "warnings": warnings, **config}
 
 
 def invite(folder: str | Path, name: str, *, admin: bool = False, db: str | None = None) -> tuple[str, str | None]:

@@ -16,6 +16,11 @@ def render_studio_export(s: dict, out: str, systems: str | None = None) -> str:
             else ")"
         )
     ]
+    if s.get("neutralised"):
+        lines.append(
+            f"{counted(s['neutralised'], 'cell')} began with = + - @, a tab or CR: written with a leading ' so that a "
+            "spreadsheet shows them as text (OWASP); export as .jsonl to keep them verbatim"
+        )
     if s["unresolved"]:
         lines.append(f"{len(s['unresolved'])} without agreement: {', '.join(s['unresolved'][:5])}")
     for name, reason in (s.get("dropped") or {}).items():
