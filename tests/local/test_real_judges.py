@@ -100,7 +100,7 @@ def test_pairwise_dimension_prompts_text_only(make_judge):
 def test_batches_too_long_for_the_context_are_split_not_truncated(gguf, tmp_path):
     from voxjudge.asr.laser.llm_judges import llm_label_pairs
     from voxjudge.asr.laser.rubric import LaserRubric
-    from voxjudge.asr.laser.scoring import align_utterances
+    from voxjudge.asr.laser.utterances import align_utterances
 
     refs = ["one two three four five six seven eight nine ten eleven twelve"]
     hyps = ["won too tree for fife sicks heaven ate nein tan elfin twelfth"]

@@ -30,7 +30,7 @@ def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     if task == "asr-sentence":
         from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
-        from voxjudge.asr.laser.scoring import align_utterances
+        from voxjudge.asr.laser.utterances import align_utterances
 
         [(_, lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
         item = sentence_item("item", payload["ref"], payload["hyp"], lang, _laser(), pairs)
@@ -67,7 +67,7 @@ def dimension_names() -> dict[str, str]:
 def aligned(payload: dict[str, Any]) -> list[dict[str, Any]]:
     """The reference and hypothesis aligned word by word (the scorer's own alignment), one column
     per aligned pair; ``op`` is equal, substitute, delete or insert."""
-    from voxjudge.asr.laser.scoring import align_utterances
+    from voxjudge.asr.laser.utterances import align_utterances
 
     [(_, _lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
     return [{"ref": " ".join(p.ref), "hyp": " ".join(p.hyp), "op": p.op} for p in pairs]

@@ -63,7 +63,7 @@ def _unique(items: list[Item], path: str | Path) -> list[Item]:
 
 def _sentence_item(uid: str, ref: str, hyp: str, lang: str | None) -> Item:
     from voxjudge.asr.laser.lang import detect_language
-    from voxjudge.asr.laser.scoring import words
+    from voxjudge.asr.laser.utterances import words
 
     language = lang or detect_language(ref + " " + hyp)
     payload = {"ref": ref, "hyp": hyp, "lang": language, "ref_words": len(words(ref)), "hyp_words": len(words(hyp))}

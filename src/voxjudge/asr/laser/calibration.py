@@ -124,7 +124,7 @@ class Prepared:
 
 
 def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRubric, labeler) -> Prepared:
-    from voxjudge.asr.laser.scoring import align_utterances
+    from voxjudge.asr.laser.utterances import align_utterances
 
     aligned = align_utterances(refs, hyps, [str(k) for k in range(len(refs))], lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
@@ -450,6 +450,19 @@ def calibrated(conv, cals: dict[str, Calibration]):
     """Conventions with the calibration learned for their language (pooled for the others)."""
     cal = for_language(cals, conv.lang)
     return conv if cal is None else replace(conv, calibration=cal)
+
+
+def conventions_source(rubric: LaserRubric | None, calibrations: dict | None = None):
+    """lang -> the rubric's conventions, calibrated when ``calibrations`` are given (cached)."""
+    cache: dict = {}
+
+    def conv(lang: str):
+        if lang not in cache:
+            base = (rubric or LaserRubric.load()).conventions(lang)
+            cache[lang] = calibrated(base, calibrations) if calibrations else base
+        return cache[lang]
+
+    return conv
 
 
 def shipped_data() -> tuple[Path, Path]:

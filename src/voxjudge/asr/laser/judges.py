@@ -5,6 +5,7 @@ calibration + a pair model you trained). LLM judges are built elsewhere (``llm_j
 
 from __future__ import annotations
 
+from voxjudge.asr.laser.calibration import conventions_source
 from voxjudge.asr.laser.learned import hybrid_labeler, load_model, shipped_model_path
 from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -12,21 +13,6 @@ from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.errors import InputError
 
 DEFAULT = "default"
-
-
-def conventions_source(rubric: LaserRubric | None, calibrations: dict | None = None):
-    """lang -> the rubric's conventions, calibrated when ``calibrations`` are given (cached)."""
-    from voxjudge.asr.laser.calibration import calibrated
-
-    cache: dict = {}
-
-    def conv(lang: str):
-        if lang not in cache:
-            base = (rubric or LaserRubric.load()).conventions(lang)
-            cache[lang] = calibrated(base, calibrations) if calibrations else base
-        return cache[lang]
-
-    return conv
 
 
 def rules_labeler_for(rubric: LaserRubric | None = None, calibrations: dict | None = None):

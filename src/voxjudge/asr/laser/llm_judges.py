@@ -169,7 +169,7 @@ def planned_laser_requests(
     prefilter: bool = True,
 ) -> list[Request]:
     """The first-round requests a LASER run would send (for a dry run's estimate)."""
-    from voxjudge.asr.laser.scoring import align_utterances
+    from voxjudge.asr.laser.utterances import align_utterances
 
     aligned = align_utterances(references, hypotheses, ids, lang)
     if mode == "pairs":
@@ -296,7 +296,8 @@ async def score_with_llm(
     progress=None,
 ):
     """LASER with an LLM judge in pair or sentence mode: utterance scores and a run report."""
-    from voxjudge.asr.laser.scoring import align_utterances, score_aligned, side_by_side_wer, word_edits
+    from voxjudge.asr.laser.scoring import score_aligned, side_by_side_wer, word_edits
+    from voxjudge.asr.laser.utterances import align_utterances
 
     wers, edits = side_by_side_wer(references, hypotheses), word_edits(references, hypotheses)
     aligned = align_utterances(references, hypotheses, ids, lang)

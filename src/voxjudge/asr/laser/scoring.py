@@ -10,17 +10,15 @@ past the number of reference words, and a transcript cannot be worse than one wi
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from voxjudge.asr.laser.align import RubricPair, rubric_align, word_key
-from voxjudge.asr.laser.lang import detect_language
+from voxjudge.asr.laser.align import RubricPair, word_key
 from voxjudge.asr.laser.rubric import LaserRubric
-from voxjudge.asr.laser.rules import Label, classify, equivalent
-from voxjudge.asr.laser.speech import flag
+from voxjudge.asr.laser.rules import Label, classify
+from voxjudge.asr.laser.utterances import align_utterances, words  # noqa: F401 (words: part of this module's API)
 
 PairLabeler = Callable[[list[tuple[str, RubricPair, str]]], list[Label]]
 _CHUNK = 2000  # word pairs labelled between two progress reports
@@ -29,10 +27,6 @@ _CHUNK = 2000  # word pairs labelled between two progress reports
 def laser_score(penalty: float, ref_words: int) -> float | None:
     """1 - penalty / reference words, floored at 0; None for an empty reference."""
     return max(0.0, 1 - penalty / ref_words) if ref_words else None
-
-
-def words(text: str) -> list[str]:
-    return [w for w in text.split() if not all(unicodedata.category(ch)[0] in "PS" for ch in w)]
 
 
 @dataclass
@@ -94,17 +88,6 @@ def rules_labeler(items: list[tuple[str, RubricPair, str]]) -> list[Label]:
 
     prefetch_items(items)
     return [classify(pair, lang) for _, pair, lang in items]
-
-
-def align_utterances(
-    references: Sequence[str], hypotheses: Sequence[str], ids: Sequence[str], lang: str | None
-) -> list[tuple[str, str, list[RubricPair]]]:
-    out = []
-    for uid, ref, hyp in zip(ids, references, hypotheses):
-        language = lang or detect_language(ref + " " + hyp)
-        rw, hw = words(ref), words(hyp)
-        out.append((uid, language, flag(rubric_align(rw, hw, equivalent(language)), rw, hw, language)))
-    return out
 
 
 def score_aligned(
