@@ -44,38 +44,48 @@ def win_rates(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """``verdicts``: pair id -> "A" | "B" | "tie" | "abstain" for the judged pairs. Per system and
-    per head-to-head (two systems that meet): wins, ties, losses, abstained and the win rate with
-    its interval; ``same_system_pairs`` counts the pairs of a system against itself."""
+    """``verdicts``: pair id -> "A" | "B" | "tie" | "abstain" for the judged pairs. Per system
+    (best first) and per head-to-head of two systems that meet (from the side of the better
+    ranked one): wins, ties, losses, abstained and the win rate with its interval;
+    ``same_system_pairs`` counts the pairs of a system against itself."""
     judged = [p for p in pairs if p.pair_id in verdicts]
-    series: dict[tuple[str, ...], np.ndarray] = {}  # points per judged pair, NaN where it is no match
-    counts: dict[tuple[str, ...], dict[str, int]] = {}
-    same = 0
+    matches = []  # (pair index, system of clip A, system of clip B, verdict)
     for i, pair in enumerate(judged):
         a, b = sides(pair)
-        if a == b:
-            same += 1
-            continue
-        verdict = verdicts[pair.pair_id]
-        first, second = sorted((a, b))
-        for key, side in (((a,), "A"), ((b,), "B"), ((first, second), "A" if first == a else "B")):
-            cell = counts.setdefault(key, {"pairs": 0, "wins": 0, "ties": 0, "losses": 0, "abstained": 0})
-            points = series.setdefault(key, np.full(len(judged), np.nan))
-            cell["pairs"] += 1
-            outcome = _outcome(verdict, side)
-            if outcome is None:
-                cell["abstained"] += 1
-                continue
-            cell[{"win": "wins", "tie": "ties", "loss": "losses"}[outcome]] += 1
-            points[i] = _POINTS[outcome]
+        if a != b:
+            matches.append((i, a, b, verdicts[pair.pair_id]))
+    series: dict[tuple[str, ...], np.ndarray] = {}  # points per judged pair, NaN where it is no match
+    counts: dict[tuple[str, ...], dict[str, int]] = {}
+
+    def add(key: tuple[str, ...], i: int, outcome: str | None) -> None:
+        cell = counts.setdefault(key, {"pairs": 0, "wins": 0, "ties": 0, "losses": 0, "abstained": 0})
+        points = series.setdefault(key, np.full(len(judged), np.nan))
+        cell["pairs"] += 1
+        if outcome is None:
+            cell["abstained"] += 1
+            return
+        cell[{"win": "wins", "tie": "ties", "loss": "losses"}[outcome]] += 1
+        points[i] = _POINTS[outcome]
+
+    for i, a, b, verdict in matches:
+        add((a,), i, _outcome(verdict, "A"))
+        add((b,), i, _outcome(verdict, "B"))
+    rank = {k[0]: n for n, k in enumerate(sorted(series, key=lambda k: (-(_rate(series[k]) or 0.0), k)))}
+    for i, a, b, verdict in matches:  # head to head, from the side of the better ranked system
+        first, side = (a, "A") if rank[a] < rank[b] else (b, "B")
+        add((first, b if first == a else a), i, _outcome(verdict, side))
     keys = list(series)
     intervals = _intervals([series[k] for k in keys], n_resamples, confidence, seed)
-    rows = {k: {**counts[k], "win_rate": _rate(series[k]), "ci_low": lo, "ci_high": hi} for k, (lo, hi) in zip(keys, intervals)}
-    systems = sorted((k for k in keys if len(k) == 1), key=lambda k: (-(rows[k]["win_rate"] or 0.0), k))
+    rows = {
+        k: {**counts[k], "win_rate": _rate(series[k]), "ci_low": lo, "ci_high": hi} for k, (lo, hi) in zip(keys, intervals)
+    }
+    order = lambda k: tuple(rank[name] for name in k)  # noqa: E731
     return {
-        "systems": [{"system": k[0], **rows[k]} for k in systems],
-        "head_to_head": [{"system": k[0], "opponent": k[1], **rows[k]} for k in sorted(k for k in keys if len(k) == 2)],
-        "same_system_pairs": same,
+        "systems": [{"system": k[0], **rows[k]} for k in sorted((k for k in keys if len(k) == 1), key=order)],
+        "head_to_head": [
+            {"system": k[0], "opponent": k[1], **rows[k]} for k in sorted((k for k in keys if len(k) == 2), key=order)
+        ],
+        "same_system_pairs": len(judged) - len(matches),
         "confidence": confidence,
         "n_resamples": n_resamples,
         "seed": seed,
