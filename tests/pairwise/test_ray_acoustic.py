@@ -77,6 +77,23 @@ def test_a_clip_missing_on_a_worker_is_one_line(tmp_path, capsys, examples):
     assert str(on_ray.value) == str(local.value) and "t0_monotone.wav" in str(on_ray.value)
 
 
+def test_the_judgments_come_back_from_ray_tasks_in_their_planned_places(examples):
+    import asyncio
+
+    from voxjudge.pairwise import AcousticPairJudge, Rubric, read_pairs, run_judgments
+    from voxjudge.pairwise.ray_acoustic import RayAcousticPairJudge
+
+    rubric = Rubric.default()
+    pairs = read_pairs(examples / "pairwise" / "pairs.jsonl")
+    seen = []
+    on_ray = RayAcousticPairJudge(rubric, workers=2)
+    got = asyncio.run(run_judgments(pairs, on_ray, rubric, 4, lambda done, total: seen.append((done, total))))
+    local = asyncio.run(run_judgments(pairs, AcousticPairJudge(rubric), rubric, 4))
+    # 36 (pair, order) judgments in chunks of 3 (8 chunks per worker): 12 tasks, progress in pairs
+    assert got == local and on_ray.tasks_done == 12
+    assert seen[-1] == (18, 18) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
 def test_ray_only_flags_that_mean_nothing_to_the_acoustic_judge_are_refused(examples, tmp_path, capsys):
     pairs = examples / "pairwise" / "pairs.jsonl"
     out = tmp_path / "o.jsonl"

@@ -51,6 +51,7 @@ class RayAcousticPairJudge:
         if workers < 1:
             raise ValueError("a Ray engine needs at least one worker")
         self.rubric, self.address, self.workers, self.num_cpus = rubric, address, workers, num_cpus
+        self.tasks_done = 0  # Ray tasks whose results came back (what ran on Ray)
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
         return (await self.judge_many([(pair, first, samples)]))[0]
@@ -99,6 +100,7 @@ class RayAcousticPairJudge:
                     except Exception as e:  # the judge's own error (a clip gone from a node) in one line
                         raise _cause(e) from None
                     done += n
+                    self.tasks_done += 1
                     if progress is not None:
                         progress(done, len(plan))
         finally:
