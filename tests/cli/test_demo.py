@@ -50,7 +50,7 @@ def test_demo_prints_each_command_line_before_its_output(capsys, examples):
     assert "$ voxjudge pairwise judge --pairs" in out and "\n$ voxjudge pairwise analyze judgments.jsonl" in out
     # the judge's own output names a verdict per pair, and whether the two orders agree
     judge_out = out.split("$ voxjudge pairwise judge --pairs")[1].split("\n$ ")[0]
-    assert "t0-natural-vs-monotone" in judge_out and "orders agree" in judge_out and "verdicts (V_w" in judge_out
+    assert "t0-natural-vs-monotone" in judge_out and "orders agree" in judge_out and "verdicts: A " in judge_out
 
 
 def test_demo_names_a_missing_examples_folder(capsys, tmp_path):

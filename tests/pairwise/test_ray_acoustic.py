@@ -100,5 +100,7 @@ def test_ray_only_flags_that_mean_nothing_to_the_acoustic_judge_are_refused(exam
     argv = ["pairwise", "judge", "--pairs", str(pairs), "--engine", "ray", "--out", str(out)]
     assert main([*argv, "--ray-shards", str(tmp_path / "shards")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["voxjudge: error: --ray-shards: the acoustic judge keeps no shards (a rerun measures again); leave it out"]
+    assert err == [
+        "voxjudge: error: --ray-shards: the acoustic judge keeps no shards (a rerun measures again); leave it out"
+    ]
     assert not out.exists()

@@ -153,15 +153,17 @@ def test_judge_prints_a_verdict_per_pair_and_json_gives_the_same(examples, tmp_p
                                                                   "orders agree"]  # fmt: skip
     row = next(line for line in table.splitlines() if "t0-natural-vs-monotone" in line)
     assert [c.strip() for c in row.strip("│").split("│")][-3:][0] == "A" and "yes" in row
-    assert "verdicts (V_w = sign of the weighted score difference; C1 1.5, C2 1.5, C4 1.5, L2 0.7): A" in table
-    assert "the two orders agree on 18 of 18 pairs (100.00%)" in table
+    assert "verdicts: A 12, B 6, tie 0, abstain 0; the two orders agree on 18 of 18 pairs (100.00%)" in table
+    assert "verdict V_w = sign(sum_d w_d (s_A - s_B)), zero a tie; weights C1 1.5, C2 1.5, C4 1.5, L2 0.7" in table
     assert "not measured by the acoustic judge: C3, L1, L3" in table
     out2 = tmp_path / "j2.jsonl"
     assert main(["pairwise", "judge", "--pairs", str(pairs), "--samples", "2", "--out", str(out2), "--json"]) == 0
     view = json.loads(capsys.readouterr().out)
     assert out2.read_bytes() == out.read_bytes()
     assert view["engine"] == "local" and len(view["pairs"]) == 18
-    human = {json.loads(line)["pair_id"]: json.loads(line)["human"]["overall"] for line in pairs.read_text().splitlines()}
+    human = {
+        json.loads(line)["pair_id"]: json.loads(line)["human"]["overall"] for line in pairs.read_text().splitlines()
+    }
     assert {r["pair_id"]: r["verdict"] for r in view["pairs"]} == human  # the acoustic judge gets all 18 right
     for r in view["pairs"]:
         assert set(r["dimensions"]) == {"C1", "C2", "C4", "L2"} and r["orders_agree"] is True

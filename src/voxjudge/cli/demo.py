@@ -129,6 +129,7 @@ def _breaks(folder: Path) -> tuple[list[list[str]], str]:
 
 def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
     """The acoustic judge on espeak-ng clip pairs (both orders), then best-of-4 selection."""
+    from voxjudge.cli.views.pairwise import render_pair_table
     from voxjudge.pairwise import (
         AcousticPairJudge,
         Rubric,
@@ -138,7 +139,6 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
         run_judgments,
         select_best,
     )
-    from voxjudge.cli.views.pairwise import render_pair_table
     from voxjudge.pairwise.judges import judge_settings
     from voxjudge.pairwise.result import analysed, judged
 

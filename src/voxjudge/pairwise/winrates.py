@@ -77,7 +77,8 @@ def win_rates(
     keys = list(series)
     intervals = _intervals([series[k] for k in keys], n_resamples, confidence, seed)
     rows = {
-        k: {**counts[k], "win_rate": _rate(series[k]), "ci_low": lo, "ci_high": hi} for k, (lo, hi) in zip(keys, intervals)
+        k: {**counts[k], "win_rate": _rate(series[k]), "ci_low": lo, "ci_high": hi}
+        for k, (lo, hi) in zip(keys, intervals)
     }
     order = lambda k: tuple(rank[name] for name in k)  # noqa: E731
     return {

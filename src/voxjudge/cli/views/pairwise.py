@@ -52,9 +52,10 @@ def render_pair_table(result) -> str:
             else "the two orders were not both judged (--samples 1)"
         )
         weights = ", ".join(f"{d} {w:g}" for d, w in _weights(result.settings).items() if d in dims)
+        con.print(f"verdicts: A {v['A']}, B {v['B']}, tie {v['tie']}, abstain {v['abstain']}; {agree}", markup=False)
         con.print(
-            f"verdicts (V_w = sign of the weighted score difference{f'; {weights}' if weights else ''}): "
-            f"A {v['A']}, B {v['B']}, tie {v['tie']}, abstain {v['abstain']}; {agree}",
+            "verdict V_w = sign(sum_d w_d (s_A - s_B)), zero a tie"
+            f"{f'; weights {weights}' if weights else ''}",
             markup=False,
         )
         unmeasured = result.settings.get("not_measured") or []
@@ -150,12 +151,16 @@ def render_win_rates(w: dict) -> str:
     out = []
     for key, title, rows in (
         ("systems", "Win rate per system (ties count half)", w["systems"]),
-        ("head_to_head", "Head to head (win rate of the first system)", w["head_to_head"] if len(w["systems"]) > 2 else []),
+        (
+            "head_to_head",
+            "Head to head (win rate of the first system)",
+            w["head_to_head"] if len(w["systems"]) > 2 else [],
+        ),
     ):
         if not rows:
             continue
         t = Table(title=title)
-        for name in (("system",) if key == "systems" else ("system", "opponent")):
+        for name in ("system",) if key == "systems" else ("system", "opponent"):
             t.add_column(name)
         for name in ("pairs", "wins", "ties", "losses", "abstained", "win rate", f"{level} CI"):
             t.add_column(name, justify="right")
