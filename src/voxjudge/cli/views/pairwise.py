@@ -54,8 +54,7 @@ def render_pair_table(result) -> str:
         weights = ", ".join(f"{d} {w:g}" for d, w in _weights(result.settings).items() if d in dims)
         con.print(f"verdicts: A {v['A']}, B {v['B']}, tie {v['tie']}, abstain {v['abstain']}; {agree}", markup=False)
         con.print(
-            "verdict V_w = sign(sum_d w_d (s_A - s_B)), zero a tie"
-            f"{f'; weights {weights}' if weights else ''}",
+            f"verdict V_w = sign(sum_d w_d (s_A - s_B)), zero a tie{f'; weights {weights}' if weights else ''}",
             markup=False,
         )
         unmeasured = result.settings.get("not_measured") or []
