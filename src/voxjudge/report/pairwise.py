@@ -54,6 +54,15 @@ def _win_rate_sections(w: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
     return parts, [chart]
 
 
+def _t_stat(s: dict[str, Any]) -> str:
+    """The t statistic, or why it is undefined (as the terminal table says it)."""
+    if s["t_stat"] is not None:
+        return _num(s["t_stat"])
+    if s.get("delta_pos") is None:
+        return "– (no scored judgment)"
+    return "– (needs two pairs)" if s["n_pairs"] < 2 else "– (every pair has the same slot difference)"
+
+
 def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
     s = result.summary
     ci = s.get("accuracy_ci") or {}
@@ -72,7 +81,7 @@ def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
         ["pairs with non-unanimous core verdicts", s["non_unanimous_pairs"]],
         ["Δpos (second slot - first slot)", _num(s["delta_pos"])],
         ["judgments favouring the second slot", _pct(s["second_slot_rate"])],
-        ["t statistic (pair-level slot difference)", _num(s["t_stat"])],
+        ["t statistic (pair-level slot difference)", _t_stat(s)],
         ["abstained (judgment, dimension) cells", s["n_abstained"]],
     ]
     dims = {d: v for d, v in s["accuracy_by_dimension"].items() if v is not None}
