@@ -46,8 +46,11 @@ def test_every_demo_section_is_its_commands_output(demo_sections, capsys, tmp_pa
 def test_demo_prints_each_command_line_before_its_output(capsys, examples):
     assert main(["demo", "--examples", str(examples)]) == 0
     out = capsys.readouterr().out
-    assert out.count("\n$ voxjudge ") == 9
-    assert "$ voxjudge pairwise judge --pairs" in out and "&&\n  voxjudge pairwise analyze judgments.jsonl" in out
+    assert out.count("\n$ voxjudge ") == 10
+    assert "$ voxjudge pairwise judge --pairs" in out and "\n$ voxjudge pairwise analyze judgments.jsonl" in out
+    # the judge's own output names a verdict per pair, and whether the two orders agree
+    judge_out = out.split("$ voxjudge pairwise judge --pairs")[1].split("\n$ ")[0]
+    assert "t0-natural-vs-monotone" in judge_out and "orders agree" in judge_out and "verdicts: A " in judge_out
 
 
 def test_demo_names_a_missing_examples_folder(capsys, tmp_path):

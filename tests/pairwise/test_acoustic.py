@@ -169,17 +169,19 @@ def _silent_clip(tmp_path, name, signal):
 
 @pytest.mark.parametrize("name, signal, reason", NO_SPEECH)
 @pytest.mark.parametrize("speech_slot", ["A", "B"])
-def test_the_clip_with_speech_wins_every_dimension(tmp_path, clip_factory, name, signal, reason, speech_slot):
+def test_the_clip_with_speech_wins_every_measured_dimension(tmp_path, clip_factory, name, signal, reason, speech_slot):
     speech = clip_factory("speech", [(1.0, "varied"), (1.2, "varied")], [0.3])
     silent = _silent_clip(tmp_path, name, signal)
     a, b = (speech, silent) if speech_slot == "A" else (silent, speech)
     res, records = verdicts(a, b)
     silent_slot = "B" if speech_slot == "A" else "A"
     assert res.overall == speech_slot
-    assert res.verdicts == {d: speech_slot for d in RUBRIC.ids}  # C3, L1, L3 included: no reading loses all
+    # no reading loses what the judge measures; C3, L1, L3 it never measures: absent, not lost
+    assert res.verdicts == {d: speech_slot for d in AcousticPairJudge.measures}
     assert len(records) == 2 and {r["first"] for r in records} == {"A", "B"}
     for r in records:
-        assert r["error"] is None and r["abstained"] == []
+        assert r["error"] is None and r["abstained"] == [] and set(r["scores"]) == set(AcousticPairJudge.measures)
+        assert r["verdict"] == speech_slot
         assert r["flag"].startswith(f"clip {speech_slot} wins: clip {silent_slot}") and reason in r["flag"]
         assert all(why.startswith(r["flag"]) for why in r["rationale"].values())
         assert "syllables/s" in r["rationale"]["C4"]  # the winner's measurements come with the reason
@@ -242,6 +244,18 @@ def test_rationales_carry_each_clips_measurements(clip_factory):
         rate = syllables(TEXT) / fa.speaking_time
         assert why["C4"].startswith(f"A: {rate:.1f} syllables/s ({syllables(TEXT)} in {fa.speaking_time:.2f} s")
         assert why["L2"] == "A: 0 pauses off punctuation, 0 over 1 s; B: 0 pauses off punctuation, 0 over 1 s"
+
+
+def test_rationales_say_what_is_there_when_there_is_no_pause(clip_factory):
+    """A clip without a pause says so (not "pauses at none"); a text without inner punctuation too."""
+    one_run = clip_factory("one", [(2.2, "varied")], [])
+    paused = clip_factory("paused", [(1.0, "varied"), (1.2, "varied")], [0.3])
+    _, records = verdicts(one_run, paused)
+    why = records[0]["rationale"]["C1"]
+    assert why.startswith("A: no pause of 120 ms or more; 0 of 1 punctuation break in the text matched; B: pauses at ")
+    _, records = verdicts(one_run, paused, text="the streets were full of people")
+    assert "no punctuation inside the text to match" in records[0]["rationale"]["C1"]
+    assert all("none" not in w for r in records for w in r["rationale"].values())
 
 
 def test_final_contour_follows_the_last_quarter_second_of_voicing(tmp_path):

@@ -129,15 +129,23 @@ def test_judge_with_a_silent_clip_flags_the_pair_and_the_clip_with_speech_wins(e
                        {"pair_id": "both", "text": text, **silent}])  # fmt: skip
     out = tmp_path / "j.jsonl"
     assert main(["pairwise", "judge", "--pairs", str(path), "--samples", "2", "--out", str(out)]) == 3
-    err = capsys.readouterr().err
+    printed = capsys.readouterr()
+    err, table = printed.err, printed.out
     assert "voxjudge: warning: pair 's', clip B" in err and "no speech: digital silence" in err
     assert "warning: pair 's' decided without rating: clip A wins: clip B" in err
     assert "2 of 4 judgments have no usable answer (first: pair 'both'" in err  # both silent: abstains
     records = [json.loads(line) for line in out.read_text().splitlines()]
     flagged = [r for r in records if r["pair_id"] == "s"]
-    assert all(r["flag"] and r["error"] is None and set(r["scores"]) == set(Rubric.default().ids) for r in flagged)
+    # the clip with speech wins what the judge measures; C3, L1, L3 are absent, not lost by the silence
+    assert all(r["flag"] and r["error"] is None and list(r["scores"]) == ["C1", "C2", "C4", "L2"] for r in flagged)
+    assert all(r["verdict"] == "A" for r in flagged)
     both = [r for r in records if r["pair_id"] == "both"]
     assert all("no speech" in r["error"] and r["abstained"] == ["C1", "C2", "C4", "L2"] for r in both)
+    assert all(r["verdict"] == "abstain" for r in both)
+    # the table marks the pair decided without rating and says why under it
+    assert " A* " in next(line for line in table.splitlines() if line.startswith("│ s "))
+    assert "* s: decided without rating: clip A wins: clip B" in table
+    assert "abstain" in next(line for line in table.splitlines() if line.startswith("│ both"))
 
 
 def test_unreadable_audio_stops_every_judge_before_any_request(examples, tmp_path, capsys, pairs_file):

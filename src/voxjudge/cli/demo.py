@@ -129,6 +129,7 @@ def _breaks(folder: Path) -> tuple[list[list[str]], str]:
 
 def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
     """The acoustic judge on espeak-ng clip pairs (both orders), then best-of-4 selection."""
+    from voxjudge.cli.views.pairwise import render_pair_table
     from voxjudge.pairwise import (
         AcousticPairJudge,
         Rubric,
@@ -138,19 +139,19 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
         run_judgments,
         select_best,
     )
-    from voxjudge.pairwise.result import analysed
+    from voxjudge.pairwise.judges import judge_settings
+    from voxjudge.pairwise.result import analysed, judged
 
     rubric = Rubric.load(None).select(None)
     judge = AcousticPairJudge(rubric)
     samples = PAIRWISE_SAMPLES
     pairs_path, candidates_path = str(folder / "pairs.jsonl"), str(folder / "candidates.jsonl")
-    records = asyncio.run(run_judgments(read_pairs(pairs_path), judge, rubric, samples))
+    pairs = read_pairs(pairs_path)
+    records = asyncio.run(run_judgments(pairs, judge, rubric, samples))
+    result = judged(records, pairs, rubric, judge_settings(judge, rubric, samples, 0))
+    yield [["pairwise", "judge", "--pairs", pairs_path, "--out", JUDGMENTS]], render_pair_table(result)
     report = analysed(records, read_pairs(pairs_path, check_audio=False), rubric, source=JUDGMENTS).summary
-    judge_argv = ["pairwise", "judge", "--pairs", pairs_path, "--out", JUDGMENTS]
-    yield (
-        [judge_argv, ["pairwise", "analyze", JUDGMENTS, "--pairs", pairs_path]],
-        views.render_pairwise_analysis(report),
-    )
+    yield [["pairwise", "analyze", JUDGMENTS, "--pairs", pairs_path]], views.render_pairwise_analysis(report)
     sets = read_candidate_sets(candidates_path)
     selections, _ = asyncio.run(select_best(sets, judge, rubric, samples))
     rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]

@@ -16,6 +16,7 @@ from voxjudge.cli.report_options import (
     wants_report,
 )
 from voxjudge.cli.views import render_comparison, render_pairwise_analysis, render_selection
+from voxjudge.cli.views.pairwise import render_pair_table
 from voxjudge.errors import InputError
 from voxjudge.plural import counted
 
@@ -30,11 +31,16 @@ def register(groups) -> None:
         "judge",
         help="judge clip pairs in both orders with several samples; one record per judgment",
         description="Each pair is judged with A first in half the samples and B first in the other half; "
-        "scores are mapped back to the physical clips. Unusable scores are abstentions, recorded.",
+        "scores are mapped back to the physical clips. Unusable scores are abstentions, recorded. Every "
+        "record and pair carries the weighted verdict V_w = sign(sum_d w_d (s_A - s_B)) with the rubric's "
+        "weights (zero is a tie); the table shows per pair the winner of each measured dimension, the "
+        "verdict and whether the two orders agree. --engine ray runs the acoustic judge's measurements on "
+        "Ray too (same records).",
     )
     p.add_argument("--pairs", required=True, help="pairs JSONL (pair_id, text, audio_a, audio_b, optional human)")
     _judge_args(p)
     p.add_argument("--out", required=True, metavar="FILE", help="judgment records (JSONL)")
+    p.add_argument("--json", action="store_true", help="print JSON (the summary with one row per pair)")
     p.add_argument(
         "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
     )
@@ -128,11 +134,37 @@ def _pair_judge(args, rubric):
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
     if args.judge == "acoustic":
+        if args.engine == "ray":
+            return _ray_acoustic(args, rubric), None
         return AcousticPairJudge(rubric), None
     import voxjudge.pairwise.judges  # noqa: F401  (registers the fake/prosody script)
 
     llm = make_judge(args, args.judge)
     return LLMPairJudge(llm, rubric, args.mode, args.temperature, args.seed), llm
+
+
+def _ray_acoustic(args, rubric):
+    """The acoustic judge with its measurements on Ray (``--engine ray``)."""
+    from voxjudge.llm.errors import ConfigError
+
+    if args.ray_workers < 1:
+        raise ConfigError("--ray-workers must be at least 1")
+    if args.ray_shards:
+        raise ConfigError("--ray-shards: the acoustic judge keeps no shards (a rerun measures again); leave it out")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError("the Ray engine needs Ray: pip install 'voxjudge[ray]'") from None
+    from voxjudge.pairwise.ray_acoustic import RayAcousticPairJudge
+
+    return RayAcousticPairJudge(rubric, address=args.ray_address, workers=args.ray_workers)
+
+
+def _engine(judge, llm) -> str:
+    """Where the judging ran: "ray" or "local"."""
+    if llm is not None:
+        return "ray" if getattr(llm, "engine", None) is not None else "local"
+    return getattr(judge, "engine", "local")
 
 
 def _read_records(path: str) -> list[dict]:
@@ -155,6 +187,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     pairs = read_pairs(args.pairs)
     judge, llm = _pair_judge(args, rubric)
     _warn_odd_samples(args.samples)
+    # the local acoustic judge shares its measurements with the checks; elsewhere they are quick
     _warn(check_pairs(pairs, getattr(judge, "acoustic", None)))
     try:
         if llm is not None and args.dry_run:
@@ -173,8 +206,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         _judge_settings(args, judge, rubric),
         usage=llm.meter.as_dict() if llm else None,
         stopped=llm.stop_reason if llm else None,
+        engine=_engine(judge, llm),
     )
     write_out(args.out, result.records)
+    print_json(result.view()) if args.json else print(render_pair_table(result))
     print(render_judged(result, args.out), file=sys.stderr)
     return _incomplete(result, args, llm=llm)
 

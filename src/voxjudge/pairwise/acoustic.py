@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from voxjudge.io.audio import read_audio
-from voxjudge.pairwise.features import ClipFeatures, analyze
+from voxjudge.pairwise.features import MIN_PAUSE, ClipFeatures, analyze
 from voxjudge.plural import counted
 
 MEASURED = ("C1", "C2", "C4", "L2")
@@ -164,8 +164,15 @@ def measurements(f: ClipFeatures, text: str) -> dict[str, str]:
     """What each measured dimension's score of one clip stands on, in words and numbers."""
     expected, found = expected_breaks(text), pause_places(f)
     hits = _matched(expected, found)
-    pauses = ", ".join(f"{_seconds(s)} ({1000 * (e - s):.0f} ms)" for s, e in f.pauses) or "none"
-    out = {"C1": f"pauses at {pauses}; {hits} of {len(expected)} punctuation breaks matched"}
+    if f.pauses:
+        pauses = "pauses at " + ", ".join(f"{_seconds(s)} ({1000 * (e - s):.0f} ms)" for s, e in f.pauses)
+    else:
+        pauses = f"no pause of {1000 * MIN_PAUSE:.0f} ms or more"
+    if expected:
+        matched = f"{hits} of {counted(len(expected), 'punctuation break')} in the text matched"
+    else:
+        matched = "no punctuation inside the text to match"
+    out = {"C1": f"{pauses}; {matched}"}
     if f.f0_median is not None:
         contour = f.final_contour
         change = round(f.f0_final_semitones, 1) + 0.0 if contour else 0.0  # + 0.0: no "-0.0"

@@ -17,7 +17,7 @@ import numpy as np
 
 from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.protocol import aggregate, margins_matrix, sign_verdict
+from voxjudge.pairwise.protocol import aggregate, margins_matrix, measured_in, sign_verdict
 from voxjudge.pairwise.rubric import Rubric
 
 
@@ -100,9 +100,11 @@ def accuracy_report(
     by_id = {p.pair_id: p for p in pairs}
     judged = [pid for pid in results if pid in by_id]
     overall = [results[pid].overall == by_id[pid].human["overall"] for pid in judged if "overall" in by_id[pid].human]
-    by_dim = {
+    measured = measured_in(records)
+    by_dim = {  # a dimension the judge never measures has no accuracy (it is not a string of errors)
         d: _mean([results[pid].verdicts[d] == by_id[pid].human[d] for pid in judged if d in by_id[pid].human])
         for d in rubric.ids
+        if d in measured
     }
     confident = [
         results[pid].verdicts[d] == by_id[pid].human[d]
@@ -112,7 +114,7 @@ def accuracy_report(
     ]
     bias = position_bias(records, weights)
     core = rubric.core
-    non_unanimous = sum(1 for pid in judged if len({results[pid].verdicts[d] for d in core} & {"A", "B"}) > 1)
+    non_unanimous = sum(1 for pid in judged if len({results[pid].verdicts.get(d) for d in core} & {"A", "B"}) > 1)
     # one call in the presented order (clip A first, first sample) against all samples, both orders
     single = aggregate([r for r in records if r["first"] == "A" and r["sample"] == 0], rubric, weights)
     single_acc = [
@@ -136,6 +138,7 @@ def accuracy_report(
         "n_judgments": len(records),  # every judgment, abstained ones included
         "n_scored_judgments": bias["n_judgments"],  # those with at least one score
         "weights": weights,
+        "not_measured": [d for d in rubric.ids if d not in measured],
         **cover,
     }
 

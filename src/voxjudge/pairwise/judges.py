@@ -266,11 +266,17 @@ class AcousticPairJudge:
         self.acoustic = AcousticJudge()
 
     async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
-        res = await asyncio.to_thread(self.acoustic.compare, pair.audio_a, pair.audio_b, pair.text)
+        return await asyncio.to_thread(self.judge_now, pair, first, samples)
+
+    def judge_now(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
+        """``judge`` in the calling thread (a Ray task runs it so)."""
+        res = self.acoustic.compare(pair.audio_a, pair.audio_b, pair.text)
         if res.abstain:  # neither clip holds speech: every dimension abstains, with the reasons
             return [SlotJudgment(error=res.abstain) for _ in range(samples)]
-        if res.forfeit:  # the clip with speech wins every dimension of the rubric against no reading
-            r, dims = self.rubric, self.rubric.ids
+        if res.forfeit:
+            # the clip with speech wins every dimension the judge measures against no reading; the
+            # ones it never measures stay absent (nobody heard them)
+            r, dims = self.rubric, [d for d in self.rubric.ids if d in self.measures]
             win, lose = {d: float(r.high) for d in dims}, {d: float(r.low) for d in dims}
             a, b = (win, lose) if res.forfeit == "A" else (lose, win)
             why = f"clip {res.forfeit} wins: {res.reason}"

@@ -7,7 +7,12 @@ judgment becomes one record that keeps the raw slot scores *and* the scores mapp
 physical clips. Per clip and dimension the scores
 are averaged over all samples that did not abstain; a dimension's verdict is the sign of the
 mean difference (a zero difference is a tie) and the overall verdict is
-``V_w = sgn(sum_d w_d (s_A - s_B))`` over the dimensions with scores.
+``V_w = sgn(sum_d w_d (s_A - s_B))`` over the dimensions with scores (the external aggregation of
+the dimension-wise judge; zero is a tie). Every record carries the same verdict of its own scores.
+
+Dimensions a judge never measures (the acoustic judge's C3, L1, L3) are absent: not in a record's
+scores nor its abstentions, not in a pair's verdicts, so they are neither lost nor counted as
+abstentions or errors.
 """
 
 from __future__ import annotations
@@ -43,12 +48,23 @@ def measured_dimensions(judge: PairJudge, rubric: Rubric) -> list[str]:
     return [d for d in rubric.ids if measures is None or d in measures]
 
 
+def weighted_verdict(scores: dict[str, dict[str, float]], weights: dict[str, float]) -> tuple[str, float | None]:
+    """``V_w`` of per-dimension clip scores and its margin ``sum_d w_d (s_A - s_B)`` over the
+    weighted dimensions present; ("abstain", None) when none is."""
+    used = [d for d in scores if d in weights]
+    if not used:
+        return "abstain", None
+    margin = sum(weights[d] * (scores[d]["A"] - scores[d]["B"]) for d in used)
+    return sign_verdict(margin), margin
+
+
 def to_record(
     pair: Pair, first: str, index: int, j: SlotJudgment, rubric: Rubric, judge: PairJudge, stands_for: int = 1
 ) -> dict[str, Any]:
     second = "B" if first == "A" else "A"
     scores = {d: {first: j.first[d], second: j.second[d]} for d in rubric.ids if d in j.first and d in j.second}
-    verdict = {"first": first, "second": second, "tie": "tie"}.get(j.verdict or "")
+    own = {"first": first, "second": second, "tie": "tie"}.get(j.verdict or "")
+    verdict, margin = weighted_verdict(scores, rubric.weights)
     return {
         "pair_id": pair.pair_id,
         "first": first,  # the physical clip in the first slot
@@ -56,7 +72,9 @@ def to_record(
         "raw": {"first": {d: j.first[d] for d in scores}, "second": {d: j.second[d] for d in scores}},
         "scores": scores,  # mapped back to the physical clips
         "abstained": [d for d in measured_dimensions(judge, rubric) if d not in scores],
-        "verdict": verdict,  # the judge's own overall verdict, mapped back (coupled mode only)
+        "verdict": verdict,  # V_w of this judgment's scores with the rubric's weights; "abstain" without any
+        "margin": margin,  # sum_d w_d (s_A - s_B), None when abstained
+        "judge_verdict": own,  # the judge's own overall verdict, mapped back (coupled mode only)
         "rationale": j.rationale,
         "error": j.error,
         "flag": j.flag,  # decided without rating (one clip holds no speech), and why
@@ -99,7 +117,8 @@ async def run_judgments(
 
 async def _run_batched(pairs, judge, rubric, samples, progress) -> list[dict[str, Any]]:
     """The same records through one ``judge_many`` (a cluster engine runs it as one job)."""
-    plan = [(pair, first, n) for pair in pairs for first, n, _ in plan_orders(judge, samples)]
+    planned = [(pair, first, n, stands_for) for pair in pairs for first, n, stands_for in plan_orders(judge, samples)]
+    plan = [(pair, first, n) for pair, first, n, _ in planned]
 
     def pairs_done(done: int, total: int) -> None:  # items asked -> pairs, for the progress bar
         if progress is not None and total:
@@ -107,8 +126,8 @@ async def _run_batched(pairs, judge, rubric, samples, progress) -> list[dict[str
 
     judged = await judge.judge_many(plan, pairs_done)
     return [
-        to_record(pair, first, k, j, rubric, judge)
-        for (pair, first, _), judgments in zip(plan, judged)
+        to_record(pair, first, k, j, rubric, judge, stands_for)
+        for (pair, first, _, stands_for), judgments in zip(planned, judged)
         for k, j in enumerate(judgments)
     ]
 
@@ -117,7 +136,8 @@ async def _run_batched(pairs, judge, rubric, samples, progress) -> list[dict[str
 class PairResult:
     pair_id: str
     means: dict[str, dict[str, float]] = field(default_factory=dict)  # dim -> {"A": mean, "B": mean}
-    verdicts: dict[str, str] = field(default_factory=dict)  # dim -> "A" | "B" | "tie" | "abstain"
+    # measured dim -> "A" | "B" | "tie" | "abstain"; a dimension the judge never measures is absent
+    verdicts: dict[str, str] = field(default_factory=dict)
     overall: str = "abstain"
     margin: float = 0.0  # sum_d w_d (mean_A - mean_B)
     n_judgments: int = 0
@@ -131,11 +151,19 @@ def sign_verdict(diff: float) -> str:
     return "A" if diff > 0 else "B" if diff < 0 else "tie"
 
 
+def measured_in(records: Sequence[dict[str, Any]]) -> set[str]:
+    """The dimensions the records' judge measures: scored or abstained on in some record (a judge
+    never lists a dimension it never measures among its abstentions)."""
+    return {d for r in records for d in (*r["scores"], *r["abstained"])}
+
+
 def aggregate(
     records: Sequence[dict[str, Any]], rubric: Rubric, weights: dict[str, float] | None = None
 ) -> dict[str, PairResult]:
-    """Per pair: mean score per clip and dimension, dimension verdicts and the weighted verdict."""
+    """Per pair: mean score per clip and dimension, dimension verdicts (the measured dimensions
+    only) and the weighted verdict."""
     weights = weights or rubric.weights
+    measured = measured_in(records)
     sums: dict[str, dict[str, list[float]]] = {}
     results: dict[str, PairResult] = {}
     for rec in records:
@@ -152,6 +180,8 @@ def aggregate(
         acc = sums.get(pid, {})
         margin, used = 0.0, False
         for dim in rubric.ids:
+            if dim not in measured:
+                continue
             if dim not in acc:
                 res.verdicts[dim] = "abstain"
                 continue

@@ -17,6 +17,7 @@ from voxjudge.pairwise.data import CandidateSet, Pair
 from voxjudge.pairwise.protocol import aggregate
 from voxjudge.pairwise.rubric import Rubric
 from voxjudge.pairwise.tournament import Selection, hit_rates
+from voxjudge.pairwise.winrates import win_rates
 from voxjudge.plural import counted
 
 
@@ -63,7 +64,7 @@ def coverage_lines(cover: dict[str, Any], source: str) -> list[str]:
 
 
 def _rubric_settings(rubric: Rubric) -> dict[str, Any]:
-    return {"rubric": rubric.name, "rubric_sha256": rubric.sha256, "dimensions": rubric.ids}
+    return {"rubric": rubric.name, "rubric_sha256": rubric.sha256, "dimensions": rubric.ids, "weights": rubric.weights}
 
 
 def judged(
@@ -74,11 +75,17 @@ def judged(
     *,
     usage: dict[str, Any] | None = None,
     stopped: str | None = None,
+    engine: str = "local",
 ) -> PairwiseResult:
     """``pairwise judge``: the judgment records, and how many failed (no usable answer, whatever
     the cause) or abstained (on a dimension the judge measures), the pairs decided without rating
-    (``flagged``: one clip holds no speech), with the model usage and the reason a run stopped early."""
+    (``flagged``: one clip holds no speech), with the model usage and the reason a run stopped early;
+    per pair (``pairs``) the winner of each measured dimension, the weighted verdict and whether
+    the two orders agree, with their counts; ``engine``: where the judging ran ("local", "ray")."""
+    from voxjudge.pairwise.pairtable import pair_rows, verdict_counts
+
     results = aggregate(records, rubric)
+    rows = pair_rows(records, rubric)
     failed = [r for r in records if r["error"]]
     flagged: dict[str, str] = {}
     for r in records:
@@ -92,6 +99,9 @@ def judged(
         "first_failure": {"pair_id": failed[0]["pair_id"], "error": failed[0]["error"]} if failed else None,
         "flagged": [{"pair_id": pid, "flag": why} for pid, why in flagged.items()],
         "stopped": stopped,
+        "engine": engine,
+        **verdict_counts(rows),
+        "pairs": rows,
     }
     if usage is not None:
         summary["usage"] = {**usage, "failures": len(failed)}
@@ -111,14 +121,18 @@ def analysed(
     seed: int = 0,
 ) -> PairwiseResult:
     """``pairwise analyze``: accuracy against the human labels (with a percentile bootstrap CI over
-    the labelled pairs), position bias and sampling gain over the judgments of the file's pairs;
-    with ``weights`` (``val_fraction``, ``seed``), the V_w weights picked on a validation split."""
+    the labelled pairs), position bias and sampling gain over the judgments of the file's pairs,
+    and, labels or not, the win rates of the systems that made the clips (``win_rates``, with
+    intervals from the same seeded resamples of the pairs); with ``weights`` (``val_fraction``,
+    ``seed``), the V_w weights picked on a validation split."""
     report = accuracy_report(records, pairs, rubric, allow_partial=allow_partial, source=source)
     known = {p.pair_id for p in pairs}
     used = [r for r in records if r["pair_id"] in known]
     judged_ids = {r["pair_id"] for r in used}
     right = correctness(used, [p for p in pairs if p.pair_id in judged_ids], rubric)
     report["accuracy_ci"] = accuracy_interval(list(right.values()), n_resamples, confidence, seed)
+    verdicts = {pid: res.overall for pid, res in aggregate(used, rubric).items()}
+    report["win_rates"] = win_rates(verdicts, pairs, n_resamples=n_resamples, confidence=confidence, seed=seed)
     if weights is not None:
         report["weight_selection"] = select_weights(
             used, pairs, rubric, val_fraction=weights["val_fraction"], seed=weights["seed"]

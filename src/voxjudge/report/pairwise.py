@@ -20,50 +20,111 @@ def _num(v: float | None) -> str:
     return "–" if v is None else f"{v:+.3f}"
 
 
+def _win_rate_sections(w: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
+    """The win rate per system (chart with intervals, table) and the head-to-head table."""
+    if not w or not w["systems"]:
+        return [], []
+    level = f"{100 * w['confidence']:g}%"
+    systems = w["systems"]
+    chart = charts.grouped_bars(
+        "win-rates",
+        [r["system"] for r in systems],
+        {"win rate": [r["win_rate"] for r in systems]},
+        intervals={"win rate": [(r["ci_low"], r["ci_high"]) if r["ci_low"] is not None else None for r in systems]},
+        title="Win rate per system (ties count half)",
+        x_label="system",
+        y_label="win rate",
+        reference=("even", 0.5),
+    )
+    head = ["pairs", "wins", "ties", "losses", "abstained", "win rate", f"{level} CI"]
+
+    def cells(r: dict[str, Any]) -> list[Any]:
+        ci = f"[{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
+        return [r["pairs"], r["wins"], r["ties"], r["losses"], r["abstained"], _pct(r["win_rate"]), ci]
+
+    note = f"error bars: {level} bootstrap intervals, {w['n_resamples']} resamples of the pairs (seed {w['seed']})"
+    if w["same_system_pairs"]:
+        note += f"; {w['same_system_pairs']} pairs of a system against itself left out"
+    parts = [section("Win rates", figure(chart), table(["system", *head], [[r["system"], *cells(r)] for r in systems]),
+                     note=note)]  # fmt: skip
+    if len(systems) > 2:
+        rows = [[r["system"], r["opponent"], *cells(r)] for r in w["head_to_head"]]
+        parts.append(section("Head to head", table(["system", "opponent", *head], rows),
+                             note="the win rate of the first system against the second"))  # fmt: skip
+    return parts, [chart]
+
+
+def _t_stat(s: dict[str, Any]) -> str:
+    """The t statistic, or why it is undefined (as the terminal table says it)."""
+    if s["t_stat"] is not None:
+        return _num(s["t_stat"])
+    if s.get("delta_pos") is None:
+        return "– (no scored judgment)"
+    return "– (needs two pairs)" if s["n_pairs"] < 2 else "– (every pair has the same slot difference)"
+
+
 def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
     s = result.summary
     ci = s.get("accuracy_ci") or {}
     level = f"{100 * ci['confidence']:g}%" if ci.get("confidence") is not None else "–"
-    rows = [
-        ["accuracy (aggregated, ties are errors)", _pct(s["accuracy"])],
-        [f"accuracy, {level} bootstrap CI over pairs", f"[{_pct(ci.get('low'))}, {_pct(ci.get('high'))}]"],
-        ["accuracy, one call in presented order", _pct(s["single_sample_accuracy"])],
-        ["agreement on confident pair-dimensions", _pct(s["confident_agreement"])],
+    labelled = s["n_labelled"] > 0
+    rows = []
+    if labelled:
+        rows += [
+            ["accuracy (aggregated, ties are errors)", _pct(s["accuracy"])],
+            [f"accuracy, {level} bootstrap CI over pairs", f"[{_pct(ci.get('low'))}, {_pct(ci.get('high'))}]"],
+            ["accuracy, one call in presented order", _pct(s["single_sample_accuracy"])],
+        ]
+    if s.get("n_confident"):
+        rows.append(["agreement on confident pair-dimensions", _pct(s["confident_agreement"])])
+    rows += [
         ["pairs with non-unanimous core verdicts", s["non_unanimous_pairs"]],
         ["Δpos (second slot - first slot)", _num(s["delta_pos"])],
         ["judgments favouring the second slot", _pct(s["second_slot_rate"])],
-        ["t statistic (pair-level slot difference)", _num(s["t_stat"])],
+        ["t statistic (pair-level slot difference)", _t_stat(s)],
         ["abstained (judgment, dimension) cells", s["n_abstained"]],
     ]
-    dims = s["accuracy_by_dimension"]
-    by_dim = charts.grouped_bars(
-        "accuracy-by-dimension",
-        list(dims),
-        {"accuracy against human labels": list(dims.values())},
-        title="Accuracy by dimension",
-        x_label="dimension",
-        y_label="accuracy",
-        reference=("overall accuracy", s["accuracy"]) if s["accuracy"] is not None else None,
-    )
-    gain = charts.grouped_bars(
-        "sampling-gain",
-        ["one call, presented order", "all samples, both orders"],
-        {"accuracy": [s["single_sample_accuracy"], s["aggregated_accuracy"]]},
-        intervals={"accuracy": [None, (ci["low"], ci["high"]) if ci.get("low") is not None else None]},
-        title="What sampling both orders buys",
-        x_label="",
-        y_label="accuracy",
-    )
+    dims = {d: v for d, v in s["accuracy_by_dimension"].items() if v is not None}
+    unmeasured = f"; not measured by this judge: {', '.join(s['not_measured'])}" if s.get("not_measured") else ""
+    no_labels = "; no human labels: no accuracy, the win rates come from the judge's verdicts" if not labelled else ""
     parts = [
         section(
             "Summary",
             table(["measure", "value"], rows),
             note=f"{s['n_pairs']} pairs judged, {s['n_labelled']} with a human overall label, "
-            f"{s['n_judgments']} judgments",
-        ),
-        section("Accuracy by dimension", figure(by_dim), table(list(dims), [[_pct(v) for v in dims.values()]])),
-        section("Sampling gain", figure(gain), note=f"error bar: {level} bootstrap CI over pairs"),
+            f"{s['n_judgments']} judgments{unmeasured}{no_labels}",
+        )
     ]
+    drawn = []
+    if dims:
+        by_dim = charts.grouped_bars(
+            "accuracy-by-dimension",
+            list(dims),
+            {"accuracy against human labels": list(dims.values())},
+            title="Accuracy by dimension",
+            x_label="dimension",
+            y_label="accuracy",
+            reference=("overall accuracy", s["accuracy"]) if s["accuracy"] is not None else None,
+        )
+        parts.append(
+            section("Accuracy by dimension", figure(by_dim), table(list(dims), [[_pct(v) for v in dims.values()]]))
+        )
+        drawn.append(by_dim)
+    if labelled:
+        gain = charts.grouped_bars(
+            "sampling-gain",
+            ["one call, presented order", "all samples, both orders"],
+            {"accuracy": [s["single_sample_accuracy"], s["aggregated_accuracy"]]},
+            intervals={"accuracy": [None, (ci["low"], ci["high"]) if ci.get("low") is not None else None]},
+            title="What sampling both orders buys",
+            x_label="",
+            y_label="accuracy",
+        )
+        parts.append(section("Sampling gain", figure(gain), note=f"error bar: {level} bootstrap CI over pairs"))
+        drawn.append(gain)
+    wins, win_charts = _win_rate_sections(s.get("win_rates"))
+    parts += wins
+    drawn += win_charts
     w = s.get("weight_selection")
     if w:
         parts.append(
@@ -86,10 +147,10 @@ def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
     if s.get("missing_pairs"):
         parts.append(section("Pairs without a judgment", table(["pair_id"], [[p] for p in s["missing_pairs"][:500]])))
     return build_report(
-        "Pairwise judge against human labels",
+        "Pairwise judge against human labels" if labelled else "Pairwise judge: win rates and position bias",
         "pairwise analyze",
         parts,
-        charts=[by_dim, gain],
+        charts=drawn,
         inputs=inputs,
         settings=result.settings,
         coverage=coverage_lines(s, result.settings.get("judgments", "judgments")),

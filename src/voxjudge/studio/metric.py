@@ -67,8 +67,8 @@ def compare(task: str, metric: dict[str, Any], consensus: dict[str, dict], *, n_
         dims = ["C1", "C2", "C3", "C4", "overall"]
         acc: dict[str, Any] = {}
         for dim in dims:
-            pairs = [(metric[i][dim], h[dim]) for i, h in consensus.items() if i in metric and h.get(dim)]
-            pairs = [(m, h) for m, h in pairs if m != "abstain"]
+            pairs = [(metric[i].get(dim), h[dim]) for i, h in consensus.items() if i in metric and h.get(dim)]
+            pairs = [(m, h) for m, h in pairs if m not in (None, "abstain")]  # None: a dimension never measured
             acc[dim] = {"n": len(pairs), "accuracy": (sum(m == h for m, h in pairs) / len(pairs)) if pairs else None}
         svg = grouped_bars(
             dims,
