@@ -3,6 +3,7 @@
     python bench/asr_laser_scale.py                       # 200,000 utterances, with --out, vs jiwer
     python bench/asr_laser_scale.py --utterances 1000000 --no-jiwer   # memory at 1M (and the time)
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
+    python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
 
 The corpus is generated (``laser_corpus.py``: English, 5-30 words, 0-3 edits each). Timed as
 whole processes, alternating, best of ``--runs``: ``voxjudge asr score --ids --lang en --out
@@ -16,6 +17,13 @@ the wall time: on a loaded machine they say more about the work done. Both run f
 bytecode (as an installed package does) after an untimed warm-up on the first 200 lines. The
 records file of the previous run is deleted before each run (untimed).
 
+``--ray`` adds ``voxjudge asr score ... --engine ray`` (a Ray started inside the command with two
+CPUs, ``--ray-workers 2``: the issue-34 target is wall <= 1.5x the local run's), alternating with
+the others, and checks that its records are byte for byte the local run's (sha256, untimed). Its
+CPU seconds include Ray's own processes: this bench makes itself the reaper of the processes its
+commands leave behind (``PR_SET_CHILD_SUBREAPER``), so Ray's workers, orphaned when the command's
+Ray shuts down, are waited for here and counted.
+
 ``--judge-cost`` times the offline default judge on its own: the unique word pairs the streamed
 path sends it for this corpus (collected first), labelled in a fresh process, in chunks as the
 stream sends them -- microseconds per unique pair, phonemes included.
@@ -24,7 +32,9 @@ stream sends them -- microseconds per unique pair, phonemes included.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -38,9 +48,10 @@ from laser_corpus import write  # noqa: E402
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float, float]:
-    """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and its
-    children, peak RSS in MB summed over the process and its workers: sampled every 0.2 s from
-    /proc, 0 where there is none)."""
+    """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and every
+    process it started -- orphans included, see ``_reap_orphans`` --, peak RSS in MB summed over
+    the process and its workers: sampled every 0.2 s from /proc, 0 where there is none)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     summed = 0.0
@@ -51,12 +62,38 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[
         summed = max(summed, _tree_rss(proc.pid))
         time.sleep(0.2)
     wall = time.perf_counter() - t0
+    _reap_orphans()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode not in (0,):
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # ru_maxrss of wait4 is the largest of the process and the children it waited for (KB on Linux)
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, summed
+    return wall, usage.ru_maxrss / 1024, cpu, summed
+
+
+def _become_subreaper() -> bool:
+    """Orphaned descendants of the commands run here become this process's children (Linux), so
+    their CPU time is counted when they are reaped: Ray's worker processes outlive its raylet."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap_orphans(timeout: float = 30.0) -> None:
+    """Wait for every remaining child (orphans adopted as subreaper), up to ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # none left
+        if not pid:
+            time.sleep(0.05)
 
 
 def _tree_rss(root: int) -> float:
@@ -128,7 +165,9 @@ def main() -> None:
     ap.add_argument("--no-jiwer", action="store_true", help="only voxjudge (e.g. for the 1M memory run)")
     ap.add_argument("--keep", metavar="DIR", help="write the corpus and records here and keep them")
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
+    ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
     args = ap.parse_args()
+    _become_subreaper()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="laser-scale-"))
     try:
         ref, hyp = write(folder, args.utterances)
@@ -139,8 +178,10 @@ def main() -> None:
             with src.open(encoding="utf-8") as f, (folder / dst).open("w", encoding="utf-8") as g:
                 g.writelines(line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n" for line in f)
 
-        def vox_argv(r: Path, h: Path) -> list[str]:
+        def vox_argv(r: Path, h: Path, ray: bool = False) -> list[str]:
             argv = [_script("voxjudge"), "asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en"]
+            if ray:
+                return argv + ["--out", str(folder / "records-ray.jsonl"), "--engine", "ray", "--ray-workers", "2"]
             return argv + ["--out", str(folder / "records.jsonl")] + (["--jobs", str(args.jobs)] if args.jobs else [])
 
         def jiwer_argv(r: Path, h: Path) -> list[str]:
@@ -156,17 +197,19 @@ def main() -> None:
             with src.open(encoding="utf-8") as f:
                 (folder / f"warm.{src.name}").write_text("".join(f.readline() for _ in range(200)), encoding="utf-8")
         run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}"), folder, env)
+        if args.ray:
+            run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}", ray=True), folder, env)
         if not args.no_jiwer:
             run(jiwer_argv(folder / "warm.ref.plain", folder / "warm.hyp.plain"), folder, env)
         best: dict[str, tuple[float, float, float, float]] = {}
         for _ in range(args.runs):
-            for name, argv in (("voxjudge", vox), ("jiwer", jiw)):
-                if name == "jiwer" and args.no_jiwer:
+            for name, argv in (("voxjudge", vox), ("ray", vox_argv(ref, hyp, ray=True)), ("jiwer", jiw)):
+                if (name == "jiwer" and args.no_jiwer) or (name == "ray" and not args.ray):
                     continue
                 # the previous run's records go first, untimed: replacing a 554 MB file frees its
                 # pages (0.3 s of system time), which is not scoring and which jiwer never pays
-                if name == "voxjudge":
-                    (folder / "records.jsonl").unlink(missing_ok=True)
+                if name != "jiwer":
+                    (folder / ("records.jsonl" if name == "voxjudge" else "records-ray.jsonl")).unlink(missing_ok=True)
                 wall, rss, cpu, summed = run(argv, folder, env)
                 old = best.get(name)
                 best[name] = (
@@ -185,6 +228,16 @@ def main() -> None:
             f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s wall, {v[2]:.1f} CPU s, "
             f"peak RSS {v[1]:.0f} MB (largest process), {v[3]:.0f} MB summed over its processes, records {size:.0f} MB"
         )
+        if "ray" in best:
+            r = best["ray"]
+            same = _sha256(folder / "records-ray.jsonl") == _sha256(folder / "records.jsonl")
+            print(
+                f"  voxjudge asr score --out --engine ray (local Ray, 2 CPUs, 2 workers): {r[0]:.1f} s wall, "
+                f"{r[2]:.1f} CPU s (Ray's processes included); records {'identical' if same else 'DIFFERENT'}"
+            )
+            print(f"  ratio ray / local: wall {r[0] / v[0]:.2f}x (target <= 1.5), CPU {r[2] / v[2]:.2f}x")
+            if not same:
+                raise SystemExit("bench: the Ray run's records differ from the local run's")
         if "jiwer" in best:
             j = best["jiwer"]
             print(f"  jiwer CLI (WER only): {j[0]:.1f} s wall, {j[2]:.1f} CPU s, peak RSS {j[1]:.0f} MB")
@@ -195,6 +248,14 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 if __name__ == "__main__":

@@ -158,10 +158,20 @@ def run_backend(name: str, folder: Path, db: str | None, args) -> dict:
             print((folder / f"{name}.log").read_text()[-3000:])
             raise
         wall = time.perf_counter() - t0
+        cpu = _process_cpu(proc.pid)  # the server's (PostgreSQL's own processes are not counted)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return {"pages": np.array(pages), "submits": np.array(submits), "wall": wall}
+    return {"pages": np.array(pages), "submits": np.array(submits), "wall": wall, "cpu": cpu}
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_bare(folder: Path, args) -> np.ndarray:
@@ -219,7 +229,9 @@ def main() -> None:
             print(
                 f"{name:10s} item page p50 {1000 * np.median(r['pages']):.1f} ms, p95 {1000 * p95_page:.1f} ms "
                 f"({p95_page / p95_bare:.1f}x bare); submit p95 {1000 * p95_submit:.1f} ms "
-                f"({p95_submit / p95_bare:.1f}x); {len(r['submits']) / r['wall']:.0f} answers/s"
+                f"({p95_submit / p95_bare:.1f}x); {len(r['submits']) / r['wall']:.0f} answers/s "
+                f"({r['wall']:.1f} s wall, server {r['cpu']:.1f} CPU s: "
+                f"{1000 * r['cpu'] / max(len(r['submits']), 1):.1f} CPU ms per answer, page views included)"
             )
     finally:
         if stop_pg:
