@@ -19,7 +19,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from voxjudge.asr.laser.parallel import CHUNK, _chunks, _scored, _settle
+from voxjudge.asr.laser import parallel
+from voxjudge.asr.laser.parallel import _chunks, _scored, _settle
 from voxjudge.asr.laser.stream import ChunkResult, ChunkScorer, StreamSettings
 
 IN_FLIGHT = 2  # chunks per actor sent ahead
@@ -59,9 +60,10 @@ def score_chunks_on_ray(
     if workers < 1:
         raise ValueError("a Ray engine needs at least one worker")
     ensure_ray(address, num_cpus=max(2, workers))
-    chunks = _chunks(rows, CHUNK)
+    size = parallel.CHUNK
+    chunks = _chunks(rows, size)
     if total is not None:  # no idle actors on a short run
-        workers = max(1, min(workers, -(-total // CHUNK)))
+        workers = max(1, min(workers, -(-total // size)))
     _check_cpus(ray, workers)
     actor = ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)(_ChunkActor)
     actors = [actor.remote(settings) for _ in range(workers)]
@@ -97,7 +99,8 @@ def _collected(ray, job: tuple, unfinished: list[list[Any]]) -> ChunkResult:
     try:
         result = ray.get(ref)
     except ray.exceptions.RayTaskError as e:  # the scorer's own error, not Ray's wrapper
-        raise e.as_instanceof_cause() from None
+        cause = getattr(e, "cause", None)
+        raise (cause if isinstance(cause, Exception) else e) from None
     if ref in unfinished[k]:
         unfinished[k].remove(ref)
     return result
