@@ -20,9 +20,7 @@ records file of the previous run is deleted before each run (untimed).
 ``--ray`` adds ``voxjudge asr score ... --engine ray`` (a Ray started inside the command with two
 CPUs, ``--ray-workers 2``: the issue-34 target is wall <= 1.5x the local run's), alternating with
 the others, and checks that its records are byte for byte the local run's (sha256, untimed). Its
-CPU seconds include Ray's own processes: this bench makes itself the reaper of the processes its
-commands leave behind (``PR_SET_CHILD_SUBREAPER``), so Ray's workers, orphaned when the command's
-Ray shuts down, are waited for here and counted.
+CPU seconds include Ray's own processes (see ``run``).
 
 ``--judge-cost`` times the offline default judge on its own: the unique word pairs the streamed
 path sends it for this corpus (collected first), labelled in a fresh process, in chunks as the
@@ -49,17 +47,25 @@ from laser_corpus import write  # noqa: E402
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float, float]:
     """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and every
-    process it started -- orphans included, see ``_reap_orphans`` --, peak RSS in MB summed over
-    the process and its workers: sampled every 0.2 s from /proc, 0 where there is none)."""
+    process under it, peak RSS in MB summed over the process and its workers: sampled every 0.2 s
+    from /proc, 0 where there is none).
+
+    The CPU seconds are the larger of two counts: the kernel's for the children waited for (exact
+    for the local run: its workers are waited for; orphans are adopted and waited for here, see
+    ``_become_subreaper``), and the sum over every process seen under the command, read from /proc
+    every 0.2 s (Ray's workers are ended by its raylet, and their time reaches no parent's count:
+    a process that ends between two readings loses at most its last 0.2 s)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    summed = 0.0
+    summed, seen = 0.0, {}
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
-        summed = max(summed, _tree_rss(proc.pid))
+        rss, cpus = _tree(proc.pid)
+        summed = max(summed, rss)
+        seen.update(cpus)  # cumulative per process: the last reading is the largest
         time.sleep(0.2)
     wall = time.perf_counter() - t0
     _reap_orphans()
@@ -70,12 +76,12 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # ru_maxrss of wait4 is the largest of the process and the children it waited for (KB on Linux)
-    return wall, usage.ru_maxrss / 1024, cpu, summed
+    return wall, usage.ru_maxrss / 1024, max(cpu, sum(seen.values())), summed
 
 
 def _become_subreaper() -> bool:
     """Orphaned descendants of the commands run here become this process's children (Linux), so
-    their CPU time is counted when they are reaped: Ray's worker processes outlive its raylet."""
+    their CPU time is counted when they are reaped."""
     try:
         import ctypes
 
@@ -96,25 +102,32 @@ def _reap_orphans(timeout: float = 30.0) -> None:
             time.sleep(0.05)
 
 
-def _tree_rss(root: int) -> float:
-    """Resident MB of a process and its descendants now (Linux /proc; 0 elsewhere)."""
+def _tree(root: int) -> tuple[float, dict[tuple[int, int], float]]:
+    """Resident MB of a process and its descendants now, and each one's CPU seconds so far, by
+    (pid, start time) (Linux /proc; nothing elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError, ValueError):
             continue
-        children.setdefault(ppid, []).append(int(entry.name))
-    todo, kb = [root], 0
+        stats[int(entry.name)] = fields
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    todo, kb, cpus = [root], 0, {}
     while todo:
         pid = todo.pop()
         todo += children.get(pid, [])
+        if pid in stats:
+            fields = stats[pid]
+            cpus[(pid, int(fields[19]))] = (int(fields[11]) + int(fields[12])) / tick
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
         kb += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return kb / 1024
+    return kb / 1024, cpus
 
 
 _JUDGE_ALONE = """

@@ -109,9 +109,7 @@ def main() -> None:
     same_consensus = all(abs(a - r.score) < 1e-12 for a, r in zip(consensus_peer, consensus_records))
     print(f"{args.hyps:,} hypotheses, {len(table):,} texts x {args.refs} references ({table.reference_count:,} kept)")
     print("  seconds as wall/CPU (one process: CPU says more on a loaded machine)")
-    print(
-        f"  load table {_s(t0, t1)}, read hypotheses {_s(t1, t2)}, score F1 {_s(t2, t3)}, summary {_s(t3, t4)}"
-    )
+    print(f"  load table {_s(t0, t1)}, read hypotheses {_s(t1, t2)}, score F1 {_s(t2, t3)}, summary {_s(t3, t4)}")
     print(f"  end to end (F1): {_s(t0, t4)} (target <= 5 s wall); EM scoring alone {_s(t4, t5)}")
     print(
         f"  plain-Python set scoring of the same pairs: {_s(t5, t6)} -> voxjudge scoring "

@@ -13,6 +13,8 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs the [ray] extra")
 
+from test_laser_stream import _random_corpus  # noqa: E402  (this folder is on the path)
+
 from voxjudge.asr.laser import LaserOptions, LaserRubric, parallel, run_laser  # noqa: E402
 from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray  # noqa: E402
 from voxjudge.asr.laser.stream import StreamSettings  # noqa: E402
@@ -20,8 +22,6 @@ from voxjudge.cli.main import main  # noqa: E402
 from voxjudge.llm.errors import ConfigError  # noqa: E402
 from voxjudge.llm.options import JudgeOptions  # noqa: E402
 from voxjudge.llm.ray_engine import ensure_ray  # noqa: E402
-
-from test_laser_stream import _random_corpus  # noqa: E402  (this folder is on the path)
 
 pytestmark = pytest.mark.slow
 RAY = JudgeOptions(engine="ray", ray_workers=2)

@@ -34,7 +34,9 @@ def _reference(refs, hyps, ids, judge, lang, human=None):
     labeler, _ = offline_labeler(judge, RUBRIC)
     curve = rater_curve(judge)
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, curve=curve)
-    settings = {"judge": judge, "mode": "pairs", "lang": lang, "engine": "local"} | ({"rater_curve": curve} if curve is not None else {})
+    settings = {"judge": judge, "mode": "pairs", "lang": lang, "engine": "local"} | (
+        {"rater_curve": curve} if curve is not None else {}
+    )
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

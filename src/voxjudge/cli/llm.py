@@ -75,9 +75,8 @@ def register(groups) -> None:
 
 
 def cmd_ping(args: argparse.Namespace) -> int:
-    from voxjudge.llm import Request
-
     from voxjudge.errors import InputError
+    from voxjudge.llm import Request
 
     args.no_cache = True
     args.judge = args.judge or args.judge_positional
