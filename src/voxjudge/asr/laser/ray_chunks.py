@@ -15,6 +15,7 @@ Ray is imported only here (an optional extra). Each actor claims one CPU: the wo
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
@@ -59,11 +60,15 @@ def score_chunks_on_ray(
 
     if workers < 1:
         raise ValueError("a Ray engine needs at least one worker")
-    ensure_ray(address, num_cpus=max(2, workers))
     size = parallel.CHUNK
     chunks = _chunks(rows, size)
+    first = next(chunks, None)
+    if first is None:  # nothing to score: no cluster to start
+        return
+    chunks = itertools.chain([first], chunks)
     if total is not None:  # no idle actors on a short run
         workers = max(1, min(workers, -(-total // size)))
+    ensure_ray(address, num_cpus=max(2, workers))
     _check_cpus(ray, workers)
     actor = ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)(_ChunkActor)
     actors = [actor.remote(settings) for _ in range(workers)]
