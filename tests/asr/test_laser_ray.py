@@ -13,8 +13,8 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs the [ray] extra")
 
-from test_laser_stream import _random_corpus  # noqa: E402  (this folder is on the path)
-
+from tests.asr.test_laser_stream import _random_corpus  # noqa: E402
+from tests.cli.test_laser_interrupt import _corpus  # noqa: E402
 from voxjudge.asr.laser import LaserOptions, LaserRubric, parallel, run_laser  # noqa: E402
 from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray  # noqa: E402
 from voxjudge.asr.laser.stream import StreamSettings  # noqa: E402
@@ -111,3 +111,45 @@ def test_a_pool_larger_than_the_cluster_fails_at_once():
     rows = list(zip(ids, refs, hyps))
     with pytest.raises(ConfigError, match=r"--ray-workers 3 needs 3 CPUs .* has 2; use --ray-workers 2"):
         next(score_chunks_on_ray(rows, settings, workers=3))
+
+
+def _session(sid: int) -> list[int]:
+    """Processes still running in session ``sid`` (Ray's daemons and workers stay in the command's)."""
+    alive = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+def test_ctrl_c_on_ray_leaves_no_records_and_no_process(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    ref, hyp = _corpus(tmp_path, 60_000)
+    out = tmp_path / "records.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--lang", "en", "--engine", "ray", "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:  # until records are being written
+        temps = list(tmp_path.glob(".records.jsonl.*.tmp"))
+        if temps and temps[0].stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted: make the corpus larger"
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole foreground group
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob(".records.jsonl.*"))
+    deadline = time.monotonic() + 30
+    while _session(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _session(proc.pid), "Ray processes outlived the command"
