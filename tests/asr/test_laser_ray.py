@@ -19,6 +19,7 @@ from voxjudge.asr.laser import LaserOptions, LaserRubric, parallel, run_laser  #
 from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray  # noqa: E402
 from voxjudge.asr.laser.stream import StreamSettings  # noqa: E402
 from voxjudge.cli.main import main  # noqa: E402
+from voxjudge.cli.wording import worded  # noqa: E402
 from voxjudge.llm.errors import ConfigError  # noqa: E402
 from voxjudge.llm.options import JudgeOptions  # noqa: E402
 from voxjudge.llm.ray_engine import ensure_ray  # noqa: E402
@@ -109,8 +110,9 @@ def test_a_pool_larger_than_the_cluster_fails_at_once():
     refs, hyps, ids = _random_corpus(50, 1)
     settings = StreamSettings("rules", LaserRubric.load(), records=True)
     rows = list(zip(ids, refs, hyps))
-    with pytest.raises(ConfigError, match=r"--ray-workers 3 needs 3 CPUs .* has 2; use --ray-workers 2"):
+    with pytest.raises(ConfigError, match=r"^ray_workers=3 needs 3 CPUs .* has 2; use ray_workers=2 ") as e:
         next(score_chunks_on_ray(rows, settings, workers=3))
+    assert worded(e.value).startswith("--ray-workers 3 needs 3 CPUs")  # as the command line says it
 
 
 def _session(sid: int) -> list[int]:

@@ -118,6 +118,7 @@ def _check_cpus(ray, workers: int) -> None:
     cpus = ray.cluster_resources().get("CPU", 0)
     if cpus < workers:
         raise ConfigError(
-            f"--ray-workers {workers} needs {workers} CPUs (one per worker) and the Ray cluster has {cpus:g}; "
-            f"use --ray-workers {max(1, int(cpus))} or add nodes"
+            f"{{ray_workers}}{workers} needs {workers} CPUs (one per worker) and the Ray cluster has {cpus:g}; "
+            f"use {{ray_workers}}{max(1, int(cpus))} or add nodes",
+            options={"ray_workers": "ray_workers="},
         )
