@@ -3,6 +3,7 @@
     python bench/asr_laser_scale.py                       # 200,000 utterances, with --out, vs jiwer
     python bench/asr_laser_scale.py --utterances 1000000 --no-jiwer   # memory at 1M (and the time)
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
+    python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
 
 The corpus is generated (``laser_corpus.py``: English, 5-30 words, 0-3 edits each). Timed as
 whole processes, alternating, best of ``--runs``: ``voxjudge asr score --ids --lang en --out
@@ -16,6 +17,11 @@ the wall time: on a loaded machine they say more about the work done. Both run f
 bytecode (as an installed package does) after an untimed warm-up on the first 200 lines. The
 records file of the previous run is deleted before each run (untimed).
 
+``--ray`` adds ``voxjudge asr score ... --engine ray`` (a Ray started inside the command with two
+CPUs, ``--ray-workers 2``: the issue-34 target is wall <= 1.5x the local run's), alternating with
+the others, and checks that its records are byte for byte the local run's (sha256, untimed). Its
+CPU seconds include Ray's own processes (see ``run``).
+
 ``--judge-cost`` times the offline default judge on its own: the unique word pairs the streamed
 path sends it for this corpus (collected first), labelled in a fresh process, in chunks as the
 stream sends them -- microseconds per unique pair, phonemes included.
@@ -24,7 +30,9 @@ stream sends them -- microseconds per unique pair, phonemes included.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -38,46 +46,88 @@ from laser_corpus import write  # noqa: E402
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float, float]:
-    """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and its
-    children, peak RSS in MB summed over the process and its workers: sampled every 0.2 s from
-    /proc, 0 where there is none)."""
+    """(wall seconds, peak RSS in MB of the largest process, CPU seconds of the process and every
+    process under it, peak RSS in MB summed over the process and its workers: sampled every 0.2 s
+    from /proc, 0 where there is none).
+
+    The CPU seconds are the larger of two counts: the kernel's for the children waited for (exact
+    for the local run: its workers are waited for; orphans are adopted and waited for here, see
+    ``_become_subreaper``), and the sum over every process seen under the command, read from /proc
+    every 0.2 s (Ray's workers are ended by its raylet, and their time reaches no parent's count:
+    a process that ends between two readings loses at most its last 0.2 s)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    summed = 0.0
+    summed, seen = 0.0, {}
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
-        summed = max(summed, _tree_rss(proc.pid))
+        rss, cpus = _tree(proc.pid)
+        summed = max(summed, rss)
+        seen.update(cpus)  # cumulative per process: the last reading is the largest
         time.sleep(0.2)
     wall = time.perf_counter() - t0
+    _reap_orphans()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode not in (0,):
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # ru_maxrss of wait4 is the largest of the process and the children it waited for (KB on Linux)
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, summed
+    return wall, usage.ru_maxrss / 1024, max(cpu, sum(seen.values())), summed
 
 
-def _tree_rss(root: int) -> float:
-    """Resident MB of a process and its descendants now (Linux /proc; 0 elsewhere)."""
+def _become_subreaper() -> bool:
+    """Orphaned descendants of the commands run here become this process's children (Linux), so
+    their CPU time is counted when they are reaped."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap_orphans(timeout: float = 30.0) -> None:
+    """Wait for every remaining child (orphans adopted as subreaper), up to ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # none left
+        if not pid:
+            time.sleep(0.05)
+
+
+def _tree(root: int) -> tuple[float, dict[tuple[int, int], float]]:
+    """Resident MB of a process and its descendants now, and each one's CPU seconds so far, by
+    (pid, start time) (Linux /proc; nothing elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError, ValueError):
             continue
-        children.setdefault(ppid, []).append(int(entry.name))
-    todo, kb = [root], 0
+        stats[int(entry.name)] = fields
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    todo, kb, cpus = [root], 0, {}
     while todo:
         pid = todo.pop()
         todo += children.get(pid, [])
+        if pid in stats:
+            fields = stats[pid]
+            cpus[(pid, int(fields[19]))] = (int(fields[11]) + int(fields[12])) / tick
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
         kb += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return kb / 1024
+    return kb / 1024, cpus
 
 
 _JUDGE_ALONE = """
@@ -128,7 +178,9 @@ def main() -> None:
     ap.add_argument("--no-jiwer", action="store_true", help="only voxjudge (e.g. for the 1M memory run)")
     ap.add_argument("--keep", metavar="DIR", help="write the corpus and records here and keep them")
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
+    ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
     args = ap.parse_args()
+    _become_subreaper()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="laser-scale-"))
     try:
         ref, hyp = write(folder, args.utterances)
@@ -139,8 +191,10 @@ def main() -> None:
             with src.open(encoding="utf-8") as f, (folder / dst).open("w", encoding="utf-8") as g:
                 g.writelines(line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n" for line in f)
 
-        def vox_argv(r: Path, h: Path) -> list[str]:
+        def vox_argv(r: Path, h: Path, ray: bool = False) -> list[str]:
             argv = [_script("voxjudge"), "asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en"]
+            if ray:
+                return argv + ["--out", str(folder / "records-ray.jsonl"), "--engine", "ray", "--ray-workers", "2"]
             return argv + ["--out", str(folder / "records.jsonl")] + (["--jobs", str(args.jobs)] if args.jobs else [])
 
         def jiwer_argv(r: Path, h: Path) -> list[str]:
@@ -156,17 +210,19 @@ def main() -> None:
             with src.open(encoding="utf-8") as f:
                 (folder / f"warm.{src.name}").write_text("".join(f.readline() for _ in range(200)), encoding="utf-8")
         run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}"), folder, env)
+        if args.ray:
+            run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}", ray=True), folder, env)
         if not args.no_jiwer:
             run(jiwer_argv(folder / "warm.ref.plain", folder / "warm.hyp.plain"), folder, env)
         best: dict[str, tuple[float, float, float, float]] = {}
         for _ in range(args.runs):
-            for name, argv in (("voxjudge", vox), ("jiwer", jiw)):
-                if name == "jiwer" and args.no_jiwer:
+            for name, argv in (("voxjudge", vox), ("ray", vox_argv(ref, hyp, ray=True)), ("jiwer", jiw)):
+                if (name == "jiwer" and args.no_jiwer) or (name == "ray" and not args.ray):
                     continue
                 # the previous run's records go first, untimed: replacing a 554 MB file frees its
                 # pages (0.3 s of system time), which is not scoring and which jiwer never pays
-                if name == "voxjudge":
-                    (folder / "records.jsonl").unlink(missing_ok=True)
+                if name != "jiwer":
+                    (folder / ("records.jsonl" if name == "voxjudge" else "records-ray.jsonl")).unlink(missing_ok=True)
                 wall, rss, cpu, summed = run(argv, folder, env)
                 old = best.get(name)
                 best[name] = (
@@ -185,6 +241,16 @@ def main() -> None:
             f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s wall, {v[2]:.1f} CPU s, "
             f"peak RSS {v[1]:.0f} MB (largest process), {v[3]:.0f} MB summed over its processes, records {size:.0f} MB"
         )
+        if "ray" in best:
+            r = best["ray"]
+            same = _sha256(folder / "records-ray.jsonl") == _sha256(folder / "records.jsonl")
+            print(
+                f"  voxjudge asr score --out --engine ray (local Ray, 2 CPUs, 2 workers): {r[0]:.1f} s wall, "
+                f"{r[2]:.1f} CPU s (Ray's processes included); records {'identical' if same else 'DIFFERENT'}"
+            )
+            print(f"  ratio ray / local: wall {r[0] / v[0]:.2f}x (target <= 1.5), CPU {r[2] / v[2]:.2f}x")
+            if not same:
+                raise SystemExit("bench: the Ray run's records differ from the local run's")
         if "jiwer" in best:
             j = best["jiwer"]
             print(f"  jiwer CLI (WER only): {j[0]:.1f} s wall, {j[2]:.1f} CPU s, peak RSS {j[1]:.0f} MB")
@@ -195,6 +261,14 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 if __name__ == "__main__":

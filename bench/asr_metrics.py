@@ -224,19 +224,20 @@ def whole_command(n: int, repeat: int) -> dict:
 # CPU seconds and peak RSS of one command, measured by a fresh wrapper process: its
 # RUSAGE_CHILDREN covers exactly that command (the maximum RSS is over all children ever waited for).
 _MEASURE = (
-    "import json, resource, subprocess, sys; out = subprocess.run(sys.argv[1:], check=True, capture_output=True, "
-    "text=True).stdout; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
-    "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss / 1024, out]))"
+    "import json, resource, subprocess, sys, time; t = time.perf_counter(); out = subprocess.run(sys.argv[1:], "
+    "check=True, capture_output=True, text=True).stdout; wall = time.perf_counter() - t; "
+    "r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss / 1024, out, wall]))"
 )
 
 
-def _measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """CPU seconds, peak RSS in MB and stdout of one command."""
+def _measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str, float]:
+    """CPU seconds, peak RSS in MB, stdout and wall seconds of one command."""
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, *command], check=True, capture_output=True, text=True, env=env
     )
-    cpu, rss, out = json.loads(done.stdout)
-    return cpu, rss, out
+    cpu, rss, out, wall = json.loads(done.stdout)
+    return cpu, rss, out, wall
 
 
 def long_form(words: int, repeat: int) -> dict:
@@ -252,6 +253,7 @@ def long_form(words: int, repeat: int) -> dict:
         ours = [vox, "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--unit", "word", "--json"]
         theirs = [jw, "-r", str(ref), "-h", str(hyp)]
         best = {"ours": float("inf"), "theirs": float("inf")}
+        walls = {"ours": float("inf"), "theirs": float("inf")}
         rss = {"ours": 0.0, "theirs": 0.0}
         outs: dict[str, str] = {}
         env = bytecode_env(tmp)
@@ -261,8 +263,9 @@ def long_form(words: int, repeat: int) -> dict:
             _measure(short, env)
         for _ in range(repeat):
             for name, cmd in (("theirs", theirs), ("ours", ours)):
-                cpu, peak, outs[name] = _measure(cmd, env)
+                cpu, peak, outs[name], wall = _measure(cmd, env)
                 best[name], rss[name] = min(best[name], cpu), max(rss[name], round(peak, 1))
+                walls[name] = min(walls[name], wall)
     lib_cpu, _, lib_out = best_times(
         {
             "jiwer": (lambda: jiwer.process_words([ref_text], [hyp_text]), lambda r: (r.hits, r.substitutions)),
@@ -288,7 +291,10 @@ def long_form(words: int, repeat: int) -> dict:
         "identical_numbers": same and lib_out["jiwer"] == lib_out["voxjudge"],
         "jiwer_cli_cpu_s": round(best["theirs"], 2),
         "voxjudge_cpu_s": round(best["ours"], 2),
-        "time_ratio": round(best["ours"] / best["theirs"], 2),
+        "time_ratio": round(best["ours"] / best["theirs"], 2),  # CPU seconds
+        "jiwer_cli_wall_s": round(walls["theirs"], 2),
+        "voxjudge_wall_s": round(walls["ours"], 2),
+        "wall_ratio": round(walls["ours"] / walls["theirs"], 2),
         "jiwer_library_cpu_s": round(lib_cpu["jiwer"], 2),
         "voxjudge_library_cpu_s": round(lib_cpu["voxjudge"], 2),
         "library_time_ratio": round(lib_cpu["voxjudge"] / lib_cpu["jiwer"], 2),
@@ -355,11 +361,13 @@ def main() -> None:
             f"long form, one line of {lf['words']:,} words, WER {100 * lf['wer']:.2f}%, "
             f"identical numbers: {lf['identical_numbers']} (load average {lf['load'][0]} at the start, "
             f"{lf['load'][1]} at the end)\n"
-            f"  asr metrics --unit word {lf['voxjudge_cpu_s']:.2f}s  jiwer CLI {lf['jiwer_cli_cpu_s']:.2f}s  "
-            f"-> {lf['time_ratio']:.2f}x jiwer's time (peak RSS {lf['voxjudge_peak_rss_mb']} MB vs "
-            f"{lf['jiwer_cli_peak_rss_mb']} MB)\n"
-            f"  library: compute_metrics {lf['voxjudge_library_cpu_s']:.2f}s  jiwer.process_words "
-            f"{lf['jiwer_library_cpu_s']:.2f}s  -> {lf['library_time_ratio']:.2f}x jiwer's time"
+            f"  asr metrics --unit word {lf['voxjudge_cpu_s']:.2f} CPU s ({lf['voxjudge_wall_s']:.2f} s wall)  "
+            f"jiwer CLI {lf['jiwer_cli_cpu_s']:.2f} CPU s ({lf['jiwer_cli_wall_s']:.2f} s wall)  "
+            f"-> {lf['time_ratio']:.2f}x jiwer's CPU, {lf['wall_ratio']:.2f}x its wall (peak RSS "
+            f"{lf['voxjudge_peak_rss_mb']} MB vs {lf['jiwer_cli_peak_rss_mb']} MB)\n"
+            f"  library: compute_metrics {lf['voxjudge_library_cpu_s']:.2f} CPU s  jiwer.process_words "
+            f"{lf['jiwer_library_cpu_s']:.2f} CPU s  -> {lf['library_time_ratio']:.2f}x jiwer's CPU (one thread: "
+            "wall the same)"
         )
 
 

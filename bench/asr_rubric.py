@@ -70,16 +70,16 @@ def corpus(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
     return refs, hyps
 
 
-def _time_one(judge: str, pairs: int) -> float:
-    """Seconds for one judge on the corpus, in this (fresh) process after a 50-pair warm-up
-    (imports, espeak-ng)."""
+def _time_one(judge: str, pairs: int) -> tuple[float, float]:
+    """(wall, CPU) seconds for one judge on the corpus, in this (fresh) process after a 50-pair
+    warm-up (imports, espeak-ng)."""
     refs, hyps = corpus(pairs)
     rubric = LaserRubric.load()
     labeler, _ = offline_labeler(None if judge == "default" else judge, rubric)
     score(refs[:50], hyps[:50], lang=None, rubric=rubric, labeler=labeler)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     score(refs, hyps, lang=None, rubric=rubric, labeler=labeler)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def main() -> None:
@@ -88,14 +88,15 @@ def main() -> None:
     ap.add_argument("--only", choices=("rules", "default"), help=argparse.SUPPRESS)  # one timing, for the parent
     args = ap.parse_args()
     if args.only:
-        print(_time_one(args.only, args.pairs))
+        print(*_time_one(args.only, args.pairs))
         return
     refs, hyps = corpus(args.pairs)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     jiwer.process_words(refs, hyps)
-    wer = time.perf_counter() - t0
+    wer, wer_cpu = time.perf_counter() - t0, time.process_time() - c0
     # each judge in a fresh process (no cache of one helps the other), in the order ABBA
     times: dict[str, list[float]] = {"rules": [], "default": []}
+    cpus: dict[str, list[float]] = {"rules": [], "default": []}
     for judge in ("rules", "default", "default", "rules"):
         out = subprocess.run(
             [sys.executable, __file__, "--only", judge, "--pairs", str(args.pairs)],
@@ -103,7 +104,9 @@ def main() -> None:
             capture_output=True,
             text=True,
         )
-        times[judge].append(float(out.stdout.strip().splitlines()[-1]))
+        wall, cpu = map(float, out.stdout.strip().splitlines()[-1].split())
+        times[judge].append(wall)
+        cpus[judge].append(cpu)
     rules, default = sum(times["rules"]), sum(times["default"])
     first = min(1000, args.pairs)
     results = score(refs[:first], hyps[:first], lang=None)
@@ -112,9 +115,12 @@ def main() -> None:
         for p in u.pairs:
             labels[p.label] = labels.get(p.label, 0) + 1
     print(f"{args.pairs:,} sentence pairs, one core; each judge twice, in fresh processes (ABBA)")
-    print(f"  jiwer WER: {wer:.2f}s;  LASER rules judge: {' + '.join(f'{t:.2f}' for t in times['rules'])}s;")
-    print(f"  default judge: {' + '.join(f'{t:.2f}' for t in times['default'])}s")
-    print(f"  default / rules: {default / rules:.2f}x (target <= 2x)")
+    print(f"  jiwer WER: {wer:.2f} s wall, {wer_cpu:.2f} CPU s")
+    for name in ("rules", "default"):
+        walls, cpu = " + ".join(f"{t:.2f}" for t in times[name]), " + ".join(f"{t:.2f}" for t in cpus[name])
+        print(f"  LASER {name} judge: {walls} s wall, {cpu} CPU s")
+    ratio_cpu = sum(cpus["default"]) / sum(cpus["rules"])
+    print(f"  default / rules: wall {default / rules:.2f}x (target <= 2x), CPU {ratio_cpu:.2f}x")
     print(f"  word-pair labels of the default judge on the first {first:,} sentence pairs: {labels}")
 
 

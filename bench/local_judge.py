@@ -51,14 +51,14 @@ def run(spec: str, n: int) -> dict:
     items = requests(n)
     judge.run(judge.complete_many(items[:1]))  # warm-up: model pages and grammar compiled
     start = judge.meter.as_dict()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = judge.run(judge.complete_many(items))
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0  # CPU: every thread (llama.cpp's too)
     meter = judge.meter.as_dict()
     judge.close()
     valid = sum(1 for r in out if r and r[0].ok and r[0].parsed is not None)
     tokens = meter["output_tokens"] - start["output_tokens"]
-    return {"req_per_s": n / wall, "tok_per_s": tokens / wall, "valid": valid / n, "wall_s": wall}
+    return {"req_per_s": n / wall, "tok_per_s": tokens / wall, "valid": valid / n, "wall_s": wall, "cpu_s": cpu}
 
 
 def main() -> None:
@@ -74,11 +74,12 @@ def main() -> None:
     for name, r in (("grammar", with_grammar), ("no grammar", without)):
         print(
             f"{name:>10}: {r['req_per_s']:6.2f} req/s  {r['tok_per_s']:7.1f} output tok/s  "
-            f"valid {r['valid']:.0%}  ({args.requests} requests in {r['wall_s']:.1f} s)"
+            f"valid {r['valid']:.0%}  ({args.requests} requests in {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s)"
         )
     print(
         f"grammar / no grammar: requests/s x{with_grammar['req_per_s'] / without['req_per_s']:.2f}, "
-        f"tokens/s x{with_grammar['tok_per_s'] / max(without['tok_per_s'], 1e-9):.2f}"
+        f"tokens/s x{with_grammar['tok_per_s'] / max(without['tok_per_s'], 1e-9):.2f}, "
+        f"CPU s x{with_grammar['cpu_s'] / max(without['cpu_s'], 1e-9):.2f}"
     )
 
 

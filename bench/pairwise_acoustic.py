@@ -55,14 +55,15 @@ def main() -> None:
             pairs.append(Pair(pid, espeak_corpus.SENTENCES[k], *((good, bad) if natural_first else (bad, good))))
             truth[pid] = "A" if natural_first else "B"
         judge = AcousticPairJudge(rubric)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         results = aggregate(asyncio.run(run_judgments(pairs, judge, rubric, samples=2)), rubric)
-        judge_s = time.perf_counter() - t0
+        judge_s, judge_cpu = time.perf_counter() - t0, time.process_time() - c0
         audio_s = sum(judge.acoustic.features(p).duration for p in clips.values())
     print(
         f"{len(clips)} clips ({len(espeak_corpus.VOICES)} voices x {len(espeak_corpus.SENTENCES)} sentences x "
         f"{len(espeak_corpus.FLAWS) + 1} renditions), {audio_s:.0f} s of audio: rendered in {render_s:.1f} s, "
-        f"measured and judged in {judge_s:.1f} s ({audio_s / judge_s:.0f}x real time)"
+        f"measured and judged in {judge_s:.1f} s wall, {judge_cpu:.1f} CPU s ({audio_s / judge_s:.0f}x real time, "
+        f"{audio_s / judge_cpu:.0f}x per CPU second)"
     )
     print(f"{'natural vs':<17}{'pairs':>6}{'overall':>9}   " + "".join(f"{d + ' won/tied/lost':>18}" for d in DIMS))
     for flaw in espeak_corpus.FLAWS:

@@ -281,6 +281,7 @@ def test_asr_score_cli_on_ray_equals_local(tmp_path, capsys):
             argv += ["--cache", str(tmp_path / f"{engine}.sqlite"), "--out", str(tmp_path / f"{engine}.jsonl")]
             assert main(argv) == 0
             summary = json.loads(capsys.readouterr().out)
+            assert summary.pop("engine") == engine  # the one field that differs: which engine ran
             for part in ("llm", "usage"):  # wall time differs; counts may not
                 summary.get(part, {}).pop("wall_seconds", None)
             summaries[engine] = summary

@@ -45,15 +45,22 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
         "--engine",
         choices=("local", "ray"),
         default="local",
-        help="where the calls run: this process (default) or a Ray cluster (pip install 'voxjudge[ray]'); "
-        "--rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster",
+        help="where the work runs: this process (default) or a Ray cluster (pip install 'voxjudge[ray]'): "
+        "model calls, whose --rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster, and for "
+        "asr score with an offline judge the corpus's chunks (the same records, byte for byte)",
     )
     g.add_argument(
         "--ray-address",
         metavar="ADDR",
         help="Ray cluster to join, e.g. auto after `ray start --head` (default: a Ray started here)",
     )
-    g.add_argument("--ray-workers", type=int, default=2, metavar="N", help="judge actors on Ray (default: 2)")
+    g.add_argument(
+        "--ray-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="judge actors on Ray (default: 2); an offline judge's actors take one CPU each",
+    )
     g.add_argument(
         "--ray-shards",
         metavar="DIR",

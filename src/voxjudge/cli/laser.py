@@ -254,6 +254,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     boot = bootstrap_kwargs(args)
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.jobs is not None and args.engine == "ray":
+        raise InputError("--jobs counts local worker processes; on Ray give --ray-workers N (one CPU each)")
     check_outputs(records=[args.out], files=[args.report])
     check_report_options(args)
     rubric = LaserRubric.load(args.rubric)
@@ -331,8 +333,14 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric, RubricPair
+    from voxjudge.asr.laser.judges import is_offline
     from voxjudge.asr.laser.run import decide_language
 
+    if args.engine == "ray" and is_offline(args.judge):  # a list of pairs is labelled in one go, here
+        raise InputError(
+            f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "
+            "LLM judges here (drop it, or use asr score --engine ray to score a corpus on Ray)"
+        )
     check_outputs(records=[args.out])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)

@@ -78,14 +78,15 @@ def register(groups) -> None:
 
 
 def cmd_ping(args: argparse.Namespace) -> int:
+    from voxjudge.errors import InputError
     from voxjudge.llm import Request
 
     args.no_cache = True
     args.judge = args.judge or args.judge_positional
     if not args.judge:
-        from voxjudge.errors import InputError
-
         raise InputError("llm ping needs --judge SPEC, e.g. --judge fake/schema")
+    if args.engine == "ray":
+        raise InputError("llm ping sends its one request from this process; --engine ray is for runs (drop it)")
     judge = make_judge(args)
     request = Request.simple(
         'Reply with the JSON object {"ok": true} and nothing else.',

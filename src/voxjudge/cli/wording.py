@@ -26,6 +26,7 @@ FLAGS = {
     "per_item": "--per-item",
     "ratings_col": "--ratings-col",
     "ratings_group_col": "--ratings-group-col",
+    "ray_workers": "--ray-workers ",
     "repeats": "--repeats",
     "samples": "--samples ",
     "sampling_seed": "--sampling-seed",

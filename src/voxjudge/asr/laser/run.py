@@ -41,7 +41,8 @@ class LaserOptions:
     prefilter: bool = True  # pairs the rules settle with certainty never reach the model
     dry_run: bool = False  # estimate requests, tokens and cost; send nothing
     llm: JudgeOptions = field(default_factory=JudgeOptions)
-    # offline judges: worker processes (None: one per core; results identical to one process)
+    # offline judges: worker processes (None: one per core; results identical to one process);
+    # with ``llm.engine == "ray"`` the chunks go to ``llm.ray_workers`` Ray actors instead
     jobs: int | None = None
     # the agreement with human scores: every scored utterance needs one unless allow_partial
     allow_partial: bool = False
@@ -115,10 +116,13 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
     else:
         lang, decided = decide_language(options.lang, zip(references, hypotheses))
     options = replace(options, lang=lang)
+    engine = options.llm.engine if isinstance(judge, str) else ("ray" if judge.engine is not None else "local")
     settings: dict[str, Any] = {
-        "judge": spec, "mode": "pairs", "lang": lang, "lang_decided": decided, "embedder": "none"
+        "judge": spec, "mode": "pairs", "lang": lang, "lang_decided": decided, "engine": engine, "embedder": "none"
     }  # fmt: skip
     if isinstance(judge, str) and is_offline(judge):
+        if engine == "ray" and options.jobs is not None:
+            raise InputError("jobs counts local worker processes; on Ray give llm=JudgeOptions(ray_workers=N)")
         offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
@@ -220,7 +224,6 @@ def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
 def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep, people=None, semdist=None):
     """An offline judge over chunks (``stream.py``, ``parallel.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
-    from voxjudge.asr.laser.parallel import default_jobs, score_chunks
     from voxjudge.asr.laser.stream import StreamSettings
     from voxjudge.asr.laser.tally import LaserTally
 
@@ -235,11 +238,11 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         people=people,
         semdist=semdist,
     )
-    jobs = options.jobs if options.jobs is not None else default_jobs()
     tally, figures, utterances, done = LaserTally(), [], [], 0
-    with progress(f"labelling word pairs ({judge})") as update:
+    on = " on Ray" if settings["engine"] == "ray" else ""
+    with progress(f"labelling word pairs ({judge}{on})") as update:
         total = len(paired)
-        for chunk in score_chunks(paired, stream, jobs=jobs, total=total):
+        for chunk in _chunk_results(paired, stream, options, total):
             if sink is not None:
                 chunk.write_records(sink)
             tally.add_part(chunk.tally)
@@ -251,6 +254,19 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
     boot = _boot(options)
     summary = tally.summary(rubric)
     return laser_result(utterances, rubric, settings, {}, human=human, summary=summary, figures=figures, **boot)
+
+
+def _chunk_results(paired, stream, options: LaserOptions, total: int):
+    """Scored chunks in input order: from local worker processes, or from Ray actors (``--engine ray``)."""
+    llm = options.llm
+    if llm.engine == "ray":
+        from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray
+
+        return score_chunks_on_ray(paired, stream, workers=llm.ray_workers, address=llm.ray_address, total=total)
+    from voxjudge.asr.laser.parallel import default_jobs, score_chunks
+
+    jobs = options.jobs if options.jobs is not None else default_jobs()
+    return score_chunks(paired, stream, jobs=jobs, total=total)
 
 
 # what the agreement with human scores needs

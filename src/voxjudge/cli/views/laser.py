@@ -25,7 +25,8 @@ def render_laser(s: dict) -> str:
             how = "given (--lang)" if s["lang_decided"] == "given" else s["lang_decided"]
             con.print(f"language: {s['lang']}, {how}", highlight=False, markup=False)
         scored = f"{c['scored']} of {c['utterances']}" if c.get("unscored") else str(s["n"])
-        t = Table(title=f"LASER ({s['judge']}): {scored} utterances scored, {s['ref_words']} reference words")
+        on = ", on Ray" if s.get("engine") == "ray" else ""
+        t = Table(title=f"LASER ({s['judge']}{on}): {scored} utterances scored, {s['ref_words']} reference words")
         for col in ("LASER micro", "LASER macro", "WER (corpus, %)", "no penalty", "minor", "major", "unscored"):
             t.add_column(col, justify="right")
         f = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731

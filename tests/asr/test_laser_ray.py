@@ -1,0 +1,157 @@
+"""``--engine ray`` for the offline LASER judges, on a real local Ray (num_cpus=2): the chunks are
+scored by Ray actors, and the records are byte for byte the local run's, in input order, whatever
+the chunking; the summary is the local one but for its ``engine``; an actor killed mid-run is
+restarted and its chunks are scored again; a pool that cannot be placed fails at once."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the Ray engine needs the [ray] extra")
+
+from tests.asr.test_laser_stream import _random_corpus  # noqa: E402
+from tests.cli.test_laser_interrupt import _corpus  # noqa: E402
+from voxjudge.asr.laser import LaserOptions, LaserRubric, parallel, run_laser  # noqa: E402
+from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray  # noqa: E402
+from voxjudge.asr.laser.stream import StreamSettings  # noqa: E402
+from voxjudge.cli.main import main  # noqa: E402
+from voxjudge.cli.wording import worded  # noqa: E402
+from voxjudge.llm.errors import ConfigError  # noqa: E402
+from voxjudge.llm.options import JudgeOptions  # noqa: E402
+from voxjudge.llm.ray_engine import ensure_ray  # noqa: E402
+
+pytestmark = pytest.mark.slow
+RAY = JudgeOptions(engine="ray", ray_workers=2)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ensure_ray(None, num_cpus=2)
+    yield
+    ray.shutdown()
+
+
+def _both(tmp_path, refs, hyps, ids, judge="default", lang=None, suffix=".jsonl", keep=False):
+    """The local run (two worker processes) and the Ray run, each writing its records."""
+    out = {}
+    for engine in ("local", "ray"):
+        options = LaserOptions(lang=lang, n_resamples=200, **({"jobs": 2} if engine == "local" else {"llm": RAY}))
+        path = tmp_path / f"{engine}{suffix}"
+        result = run_laser(refs, hyps, ids, judge=judge, options=options, out=path, keep_utterances=keep)
+        out[engine] = (path.read_bytes(), result)
+    return out["local"], out["ray"]
+
+
+@pytest.mark.parametrize("judge", ["default", "rules"])
+def test_records_and_summary_are_the_local_runs(tmp_path, monkeypatch, judge):
+    monkeypatch.setattr(parallel, "CHUNK", 40)  # many chunks, several in flight on each actor
+    refs, hyps, ids = _random_corpus(600, 11)
+    (want, local), (got, on_ray) = _both(tmp_path, refs, hyps, ids, judge=judge)
+    assert got == want and want.count(b"\n") == 600
+    assert [json.loads(line)["id"] for line in got.splitlines()] == ids  # input order
+    assert local.summary["engine"] == "local" and on_ray.summary["engine"] == "ray"
+    assert {**on_ray.summary, "engine": "local"} == local.summary
+
+
+def test_kept_utterances_and_other_formats(tmp_path, monkeypatch):
+    """What the judge card keeps (UtteranceScore objects) and a CSV come back the same too."""
+    monkeypatch.setattr(parallel, "CHUNK", 64)
+    refs, hyps, ids = _random_corpus(300, 5)
+    (want, local), (got, on_ray) = _both(tmp_path, refs, hyps, ids, lang="en", suffix=".csv", keep=True)
+    assert got == want
+    assert [u.as_dict() for u in on_ray.utterances] == [u.as_dict() for u in local.utterances]
+    assert len(on_ray.utterances) == 300
+
+
+def test_the_command_line_on_ray_writes_the_local_bytes(tmp_path, capsys, examples):
+    folder = examples / "asr" / "hi"
+    args = ["asr", "score", "--ref", str(folder / "ref.txt"), "--hyp", str(folder / "sys_b.txt"), "--ids", "--json"]
+    assert main([*args, "--out", str(tmp_path / "local.jsonl")]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main([*args, "--out", str(tmp_path / "ray.jsonl"), "--engine", "ray", "--ray-workers", "2"]) == 0
+    on_ray = json.loads(capsys.readouterr().out)
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert (local["engine"], on_ray["engine"]) == ("local", "ray")
+    assert {**on_ray, "engine": "local"} == local
+
+
+def test_a_killed_actor_is_restarted_and_its_chunks_scored_again(monkeypatch):
+    monkeypatch.setattr(parallel, "CHUNK", 30)
+    refs, hyps, ids = _random_corpus(600, 2)
+    rows = list(zip(ids, refs, hyps))
+    settings = StreamSettings("default", LaserRubric.load(), records=True)
+    plain = b"".join(p for c in parallel.score_chunks(rows, settings, jobs=1) for p in c.records)
+    got, killed = [], False
+    for k, chunk in enumerate(score_chunks_on_ray(rows, settings, workers=2, total=len(rows))):
+        got += chunk.records
+        if k == 2 and not killed:  # one actor's process dies with chunks sent to it
+            os.kill(_actor_pids()[0], 9)
+            killed = True
+    assert killed and b"".join(got) == plain
+
+
+def _actor_pids() -> list[int]:
+    """The processes of the chunk actors (Ray titles them ``ray::_ChunkActor``)."""
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if (entry / "cmdline").read_bytes().startswith(b"ray::_ChunkActor"):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return sorted(pids)
+
+
+def test_a_pool_larger_than_the_cluster_fails_at_once():
+    refs, hyps, ids = _random_corpus(50, 1)
+    settings = StreamSettings("rules", LaserRubric.load(), records=True)
+    rows = list(zip(ids, refs, hyps))
+    with pytest.raises(ConfigError, match=r"^ray_workers=3 needs 3 CPUs .* has 2; use ray_workers=2 ") as e:
+        next(score_chunks_on_ray(rows, settings, workers=3))
+    assert worded(e.value).startswith("--ray-workers 3 needs 3 CPUs")  # as the command line says it
+
+
+def _session(sid: int) -> list[int]:
+    """Processes still running in session ``sid`` (Ray's daemons and workers stay in the command's)."""
+    alive = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+def test_ctrl_c_on_ray_leaves_no_records_and_no_process(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    ref, hyp = _corpus(tmp_path, 60_000)
+    out = tmp_path / "records.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--lang", "en", "--engine", "ray", "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:  # until records are being written
+        temps = list(tmp_path.glob(".records.jsonl.*.tmp"))
+        if temps and temps[0].stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted: make the corpus larger"
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole foreground group
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob(".records.jsonl.*"))
+    deadline = time.monotonic() + 30
+    while _session(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _session(proc.pid), "Ray processes outlived the command"

@@ -1,0 +1,46 @@
+"""``--engine ray`` is never accepted and then ignored: a command that cannot run its work on
+Ray refuses the flag in one line (exit 2, nothing written), and a LASER summary says which
+engine ran. (The runs on a real Ray are in tests/asr/test_laser_ray.py, marked slow.)"""
+
+from __future__ import annotations
+
+import json
+
+from voxjudge.cli.main import main
+
+
+def _one_line_exit_2(capsys, argv, *phrases):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    for phrase in phrases:
+        assert phrase in err, err
+    return err
+
+
+def test_asr_score_jobs_with_ray_is_refused(capsys, examples, tmp_path):
+    d = examples / "asr" / "en"
+    out = tmp_path / "r.jsonl"
+    argv = ["asr", "score", "--ref", str(d / "ref.txt"), "--hyp", str(d / "sys_a.txt"), "--ids", "--out", str(out)]
+    _one_line_exit_2(capsys, [*argv, "--engine", "ray", "--jobs", "2"], "--jobs", "--ray-workers")
+    assert not out.exists()
+
+
+def test_asr_classify_with_an_offline_judge_refuses_ray(capsys, tmp_path):
+    pairs = tmp_path / "p.csv"
+    pairs.write_text("ref,hyp\ncolour,color\n")
+    out = tmp_path / "o.csv"
+    argv = ["asr", "classify", str(pairs), "--out", str(out), "--engine", "ray"]
+    _one_line_exit_2(capsys, argv, "offline judge 'default'", "--engine ray")
+    _one_line_exit_2(capsys, [*argv, "--judge", "rules"], "offline judge 'rules'")
+    assert not out.exists()
+
+
+def test_llm_ping_refuses_ray(capsys):
+    _one_line_exit_2(capsys, ["llm", "ping", "--judge", "fake/schema", "--engine", "ray"], "llm ping", "--engine ray")
+
+
+def test_a_local_laser_summary_says_its_engine(capsys, examples):
+    d = examples / "asr" / "en"
+    assert main(["asr", "score", "--ref", str(d / "ref.txt"), "--hyp", str(d / "sys_a.txt"), "--ids", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["engine"] == "local"
