@@ -155,6 +155,11 @@ def test_base_url_only_for_servers():
         open_embedder("default", base_url="http://127.0.0.1:1", cache=False)
 
 
+def test_only_empty_texts_still_give_the_models_shape():
+    r = open_embedder("fake/hash?dim=8", cache=False).embed(["", " "])
+    assert r.vectors.shape == (2, 8) and np.isnan(r.vectors).all() and r.usage["requests"] == 0
+
+
 def test_text_list_is_required():
     e = open_embedder("fake/hash", cache=False)
     with pytest.raises(TypeError, match="list of texts"):
