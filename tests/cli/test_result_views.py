@@ -113,8 +113,7 @@ def test_breaks_build_refs_result_settings_records_summary(examples, tmp_path, c
         items = json.loads(request.messages[-1].text_content.split("Items:\n", 1)[1])
         return {"items": [{"id": it["id"], "annotation": it["text"] + " <SB>"} for it in items]}
 
-    monkeypatch.setattr(fake, "_SCRIPTS", dict(getattr(fake, "_SCRIPTS", {})), raising=False)
-    fake.register_fake_script("echo-views", script)
+    monkeypatch.setitem(fake._SCRIPTS, "echo-views", script)
     d = examples / "breaks"
     table = tmp_path / "built.jsonl"
     argv = ["breaks", "build-refs", "--texts", str(d / "texts.txt"), "--pool", str(d / "pool.txt")]
