@@ -182,4 +182,4 @@ def test_per_token_vectors_are_mean_pooled_only_when_asked(server):
     check(r, ["a b", "c"])
     assert r.usage["requests"] == 1
     refused = embedder(server).embed(["a b"])
-    assert "start it with a pooling type" in refused.failed[0] and "?pooling=mean" in refused.failed[0]
+    assert "start it with mean pooling" in refused.failed[0] and "?pooling=mean" in refused.failed[0]

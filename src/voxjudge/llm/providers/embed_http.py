@@ -60,8 +60,8 @@ def from_openai_embeddings(data: dict[str, Any], count: int, pooling: str | None
             # llama.cpp's servers with pooling "none" return one vector per token: not a sentence vector.
             if pooling != "mean":
                 raise PermanentError(
-                    "openai: the server answers one vector per token, not per text: start it with a pooling "
-                    "type (llama-server --pooling mean) or add ?pooling=mean to the embedder"
+                    "openai: the server answers one vector per token, not per text: start it with mean "
+                    "pooling (llama-server's pooling setting) or add ?pooling=mean to the embedder"
                 )
             try:
                 embedding = [sum(column) / len(embedding) for column in zip(*embedding)]
