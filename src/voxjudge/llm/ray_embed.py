@@ -1,6 +1,8 @@
 """``--engine ray`` for embedders: the texts the cache lacks, in the batches the local run would
 send, spread over a pool of Ray actors, each holding one embedder (its own backend, the shared
-cache file and call log, the cluster's rate limits).
+cache file and call log, the cluster's rate limits). Every actor is up (its model loaded) before
+the first share is handed out, and each gets its next share as it finishes one, so the work is
+spread over all of them however fast the first one starts.
 
 An actor embeds its shares with the same ``Embedder.aembed`` the local engine runs (halving,
 one-by-one retries, checks, normalisation, caching), so the vectors are the local run's. An
@@ -15,7 +17,6 @@ Imported only by the Ray engine (``ray`` is an optional extra).
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -85,14 +86,21 @@ class _EmbedWorker:
         if limiter is not None:
             self.embedder.limiter = _ClusterRates(limiter, True)  # type: ignore[assignment]
 
-    async def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        out = []
-        for payload in batch["payload"]:
-            start, texts = pickle.loads(payload)
-            result = await self.embedder.aembed(texts)
-            used = {k: result.usage[k] for k in _FIELDS}
-            out.append(pickle.dumps((start, result.vectors, result.failed, used, os.getpid())))
-        return {"part": np.array(out, dtype=object)}
+    def ready(self) -> int:
+        """Loads an in-process model before any share is handed out; the worker's pid."""
+        if self.embedder.backend.limits.local:
+            getattr(self.embedder.backend, "model", None)
+        return os.getpid()
+
+    async def share(self, start: int, texts: list[str]) -> tuple:
+        result = await self.embedder.aembed(texts)
+        # The actor's running totals (shares run concurrently here, so per-share deltas overlap):
+        # the driver keeps the latest totals of each worker.
+        used = {k: getattr(self.embedder.meter, k) for k in _FIELDS}
+        return start, result.vectors, result.failed, used, os.getpid()
+
+    async def close(self) -> None:
+        await self.embedder.aclose()  # the call log flushed, the cache closed
 
 
 async def embed_on_ray(
@@ -127,28 +135,31 @@ def _run(engine: RayEngine, embedder: Embedder, texts: list[str], progress) -> t
     rpm = embedder.limiter.requests.capacity if embedder.limiter.requests else None
     tpm = embedder.limiter.tokens.capacity if embedder.limiter.tokens else None
     limiter = ClusterLimiter.remote(rpm, tpm, embedder.concurrency, None, 0.0) if (rpm or tpm) else None
-    dataset = ray.data.from_items(
-        [{"payload": pickle.dumps(s)} for s in shares], override_num_blocks=len(shares)
-    ).map_batches(
-        _EmbedWorker,
-        fn_constructor_kwargs={"recipe": EmbedderRecipe.of(embedder, threads), "limiter": limiter},
-        batch_size=1,
-        batch_format="numpy",
-        # A server's batches wait on the network: a few per actor at once; an engine's run one at a time.
-        compute=ray.data.ActorPoolStrategy(
-            size=workers,
-            max_tasks_in_flight_per_actor=1 if limits.local else 4,
-            max_concurrent_calls_per_actor=1 if limits.local else 4,
-        ),
-        num_cpus=num_cpus,
-    )
-    done, pids = 0, set()
+    # A server's batches wait on the network: a few per actor at once; an engine's run one at a time.
+    in_flight = 1 if limits.local else 4
+    options = {"num_cpus": num_cpus, "max_concurrency": in_flight, "max_restarts": 1, "max_task_retries": 1}
+    actor = ray.remote(_EmbedWorker).options(**options)
+    actors = [actor.remote(EmbedderRecipe.of(embedder, threads), limiter) for _ in range(workers)]
+    done, totals, pending = 0, {}, {}
+    queue = iter(shares)
     try:
-        for row in dataset.iter_rows():
-            start, vectors, failed, used, pid = pickle.loads(row["part"])
-            pids.add(pid)
-            for name, value in used.items():
-                setattr(embedder.meter, name, getattr(embedder.meter, name) + value)
+        ray.get([a.ready.remote() for a in actors])  # every worker up before any share: all of them get work
+
+        def hand_out(worker: Any) -> None:
+            for start, batch in queue:
+                pending[worker.share.remote(start, batch)] = worker
+                return
+
+        for _ in range(in_flight):
+            for worker in actors:  # round robin: a short run still reaches every worker
+                hand_out(worker)
+        while pending:
+            [ref], _ = ray.wait(list(pending), num_returns=1)
+            worker = pending.pop(ref)
+            start, vectors, failed, used, pid = ray.get(ref)
+            hand_out(worker)
+            seen = totals.setdefault(pid, used)
+            totals[pid] = {k: max(seen[k], used[k]) for k in _FIELDS}
             for j in range(len(vectors)):
                 if j in failed:
                     reasons[start + j] = failed[j]
@@ -160,5 +171,12 @@ def _run(engine: RayEngine, embedder: Embedder, texts: list[str], progress) -> t
                 progress(done, len(texts))
     except Exception as e:
         raise _voxjudge_cause(e) from None
-    embedder.workers_used = len(pids)  # reported in the usage: how far the batches were spread
+    finally:
+        ray.wait([a.close.remote() for a in actors], num_returns=len(actors), timeout=30)
+        for a in actors:
+            ray.kill(a)
+    for used in totals.values():
+        for name in _FIELDS:
+            setattr(embedder.meter, name, getattr(embedder.meter, name) + used[name])
+    embedder.workers_used = len(totals)  # reported in the usage: how far the batches were spread
     return found, reasons

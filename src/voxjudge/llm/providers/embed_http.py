@@ -4,7 +4,9 @@ llama.cpp, text-embeddings-inference) and Gemini's ``batchEmbedContents``.
 ``openai/<model>``: OpenAI itself through the official SDK (``OPENAI_API_KEY``); with a base URL,
 the lean aiohttp transport. Floats are asked for (``encoding_format=float``: some servers lack
 base64). Options: ``dimensions`` (changes the vectors), ``batch_size`` (texts per request,
-default 64; text-embeddings-inference takes 32 by default: set it lower for such a server).
+default 64; text-embeddings-inference takes 32 by default: set it lower for such a server),
+``pooling=mean`` (average the per-token vectors of a server without pooling, such as
+llama-cpp-python's with a chat GGUF; otherwise such an answer is refused with that advice).
 
 ``gemini/<model>``: google-genai (``GEMINI_API_KEY``/``GOOGLE_API_KEY``), at most 100 texts per
 request. Options: ``task_type`` (default ``SEMANTIC_SIMILARITY``), ``output_dimensionality``.
@@ -39,8 +41,10 @@ def too_large(error: PermanentError | TransientError) -> bool:
     return error.status == 413 or bool(_TOO_LARGE.search(str(error)))
 
 
-def from_openai_embeddings(data: dict[str, Any], count: int) -> EmbedCall:
-    """Rows in input order (by ``index``), and the usage; a malformed body is a ``PermanentError``."""
+def from_openai_embeddings(data: dict[str, Any], count: int, pooling: str | None = None) -> EmbedCall:
+    """Rows in input order (by ``index``), and the usage; a malformed body is a ``PermanentError``.
+    A server without pooling answers one vector per token: ``pooling="mean"`` averages them (what
+    llama.cpp's ``--pooling mean`` does server-side); without it that answer is refused."""
     items = data.get("data")
     if not isinstance(items, list):
         raise PermanentError("openai: embeddings response has no data list")
@@ -53,8 +57,16 @@ def from_openai_embeddings(data: dict[str, Any], count: int) -> EmbedCall:
             raise PermanentError(f"openai: embeddings item index {index!r} does not match the {count} texts sent")
         embedding = item["embedding"]
         if embedding and isinstance(embedding[0], list):
-            # llama.cpp's server with pooling "none" returns one vector per token: not a sentence vector.
-            raise PermanentError("openai: one vector per token, not per text: start the server with a pooling type")
+            # llama.cpp's servers with pooling "none" return one vector per token: not a sentence vector.
+            if pooling != "mean":
+                raise PermanentError(
+                    "openai: the server answers one vector per token, not per text: start it with mean "
+                    "pooling (llama-server's pooling setting) or add ?pooling=mean to the embedder"
+                )
+            try:
+                embedding = [sum(column) / len(embedding) for column in zip(*embedding)]
+            except TypeError:
+                raise PermanentError("openai: malformed per-token vectors") from None
         rows[index] = embedding
     if any(r is None for r in rows):
         raise PermanentError(f"openai: {sum(r is not None for r in rows)} embeddings for {count} texts")
@@ -65,9 +77,14 @@ def from_openai_embeddings(data: dict[str, Any], count: int) -> EmbedCall:
 
 class OpenAIEmbedBackend:
     def __init__(self, spec: JudgeSpec):
-        unknown = set(spec.options) - {"dimensions", "batch_size", "transport"}
+        unknown = set(spec.options) - {"dimensions", "batch_size", "transport", "pooling"}
         if unknown:
-            raise ConfigError(f"openai: unknown embedding option {sorted(unknown)[0]!r}; known: dimensions, batch_size")
+            raise ConfigError(
+                f"openai: unknown embedding option {sorted(unknown)[0]!r}; known: dimensions, batch_size, pooling"
+            )
+        self.pooling = spec.options.get("pooling")
+        if self.pooling not in (None, "mean"):
+            raise ConfigError(f"openai: pooling={self.pooling!r}; the one client-side pooling is pooling=mean")
         self.spec = spec
         self.limits = EmbedLimits(max_batch=min(2048, int_option(spec, "batch_size", 64)))
         self.options: dict[str, str] = {}
@@ -108,7 +125,7 @@ class OpenAIEmbedBackend:
             if too_large(e):
                 raise TooLarge(str(e), status=e.status) from None
             raise
-        call = from_openai_embeddings(data, len(texts))
+        call = from_openai_embeddings(data, len(texts), self.pooling)
         call.usage.output_tokens = 0
         self.latency = time.perf_counter() - start
         return call

