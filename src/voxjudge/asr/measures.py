@@ -104,7 +104,10 @@ def compute_metrics(
     cost nothing. ``per_utterance=False`` keeps only the corpus totals (no per-utterance Python
     work); ``char_counts=False`` computes the CER from the edit distance alone, without its
     split into hits, substitutions, deletions and insertions (the summary then has no
-    ``char_counts``)."""
+    ``char_counts``).
+
+    A line whose alignment would take longer than ``longform``'s limit (``longform.limit``)
+    raises ``longform.LineTooLong`` before anything is counted."""
     if char_unit not in ("char", "grapheme"):
         raise ValueError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
     units = tuple(units)
@@ -123,6 +126,7 @@ def compute_metrics(
         per_utterance,
         () if char_counts else ("char",),
         progress,
+        lambda k: f"utterance {ids[k]}" if ids[k] != str(k + 1) else f"line {k + 1}",
     )
     corpus: dict[str, ErrorCounts] = {}
     char_rate = None

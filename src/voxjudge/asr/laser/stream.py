@@ -34,7 +34,8 @@ from operator import attrgetter
 from typing import Any
 
 from voxjudge import _spool
-from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
+from voxjudge.asr import longform
+from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
 from voxjudge.asr.laser.calibration import rated
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -265,6 +266,9 @@ class ChunkScorer:
                     aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
                     continue  # the common case: nothing to align, nothing to label
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
+            elif longform.is_long(rk, hk):  # refused if too long; else interruptible, the same opcodes
+                longform.check(len(rk), len(hk), "word", f"utterance {uid}")
+                ops = longform.opcodes(rk, hk)
             else:
                 ops = opcodes(rk, hk).as_list()
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
@@ -402,6 +406,7 @@ class ChunkScorer:
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
                 else:
+                    check_region(len(rs), len(hs), r0)
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
                     region = _region(rs, hs, rk, hk, r0, h0, eq)
                     gaps.update(p.op for p in region)
