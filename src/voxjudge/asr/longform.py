@@ -40,6 +40,7 @@ PAIRS_PER_SECOND = {"word": 5e9, "char": 1.2e10}
 # their ids here, rapidfuzz's pattern tables and rows in the child (measured, rounded up).
 BYTES_PER_TOKEN = {"word": 260, "char": 60}
 FORK_PAIRS = 5e8  # above this many token pairs (~0.1 s) an alignment runs in a child process
+CHECKED_PAIRS = 1e6  # below this many (~0.2 ms) no alignment can be over a limit worth setting
 DEFAULT_MINUTES = 10.0
 
 _limit_minutes: float | None = DEFAULT_MINUTES

@@ -235,8 +235,6 @@ class ChunkScorer:
     # ---- one chunk ---------------------------------------------------------------------------
 
     def __call__(self, chunk: Sequence[tuple[str, str, str]]) -> ChunkResult:
-        from rapidfuzz.distance.Levenshtein import opcodes
-
         s = self.s
         self._bound()
         wanted = s.records or s.scores or s.keep  # the per-utterance WER
@@ -266,11 +264,10 @@ class ChunkScorer:
                     aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
                     continue  # the common case: nothing to align, nothing to label
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
-            elif longform.is_long(rk, hk):  # refused if too long; else interruptible, the same opcodes
-                longform.check(len(rk), len(hk), "word", f"utterance {uid}")
-                ops = longform.opcodes(rk, hk)
             else:
-                ops = opcodes(rk, hk).as_list()
+                if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
+                    longform.check(len(rk), len(hk), "word", f"utterance {uid}")
+                ops = longform.opcodes(rk, hk)  # the same opcodes either way
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
