@@ -210,8 +210,6 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
     if not sys.stderr.isatty():
         yield None
         return
-    from voxjudge.asr import longform
-
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -220,6 +218,8 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+
+    from voxjudge.asr import longform
 
     with Progress(
         "[progress.description]{task.description}",

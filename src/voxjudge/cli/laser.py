@@ -11,8 +11,8 @@ from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwar
 from voxjudge.cli.common import (
     add_align_limit,
     add_input_options,
-    align_limit,
     alias,
+    align_limit,
     check_outputs,
     print_json,
     progress_bar,
