@@ -45,6 +45,7 @@ from voxjudge.asr.laser.speech import flag
 from voxjudge.asr.laser.tally import TallyPart, tally_part
 
 PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
+LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``_long_record``)
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
 MAX_LABELS = 100_000  # unique labelled pairs
@@ -100,9 +101,9 @@ class ChunkResult:
     """What a chunk gives back, in input order: its records (JSONL as UTF-8, when asked), per-utterance
     figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
 
-    # UTF-8 bytes, PIECE lines a piece, not a str per line: the process that writes them neither
-    # decodes (unpickling) nor encodes (writing) them again
-    records: list[bytes] = field(default_factory=list)
+    # UTF-8 bytes, PIECE lines a piece (or one long-form line, a bytearray), not a str per line:
+    # the process that writes them neither decodes (unpickling) nor encodes (writing) them again
+    records: list[bytes | bytearray] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     figures: list[tuple] = field(default_factory=list)  # (penalty, laser, ref_words, edits, n_identical, n_events)
@@ -296,10 +297,7 @@ class ChunkScorer:
             self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
         out.tally = tally_part(out.figures, out.events)
         out.figures, out.events = [], []
-        if out.lines:
-            lines = out.lines
-            out.records = ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
-            out.lines = []
+        _flush_lines(out)
         return out
 
     def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, keys, edits, wer) -> None:
@@ -344,11 +342,15 @@ class ChunkScorer:
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events))
         if records:
             number = self.number
-            out.lines.append(
+            head = (
                 f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}, '
-                f'"wer": {number[wer]}, "penalty": {number[penalty]}, "ref_words": {ref_words}, '
-                f'"pairs": [{", ".join(parts)}]}}\n'
+                f'"wer": {number[wer]}, "penalty": {number[penalty]}, "ref_words": {ref_words}, "pairs": ['
             )
+            if len(parts) > LONG_RECORD:  # a long-form line: its record made once, as UTF-8
+                _flush_lines(out)
+                out.records.append(_long_record(head, parts))
+            else:
+                out.lines.append(f"{head}{', '.join(parts)}]}}\n")
         if s.scores:
             out.scores.append((uid, laser, wer))
         if keep:
@@ -428,6 +430,27 @@ class ChunkScorer:
         if "insert" in gaps and "delete" in gaps:
             items = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
         return flag(items, rw, hw, lang)
+
+
+def _flush_lines(out: ChunkResult) -> None:
+    """The record lines made so far onto ``out.records``, PIECE lines a piece, in order."""
+    lines = out.lines
+    if lines:
+        out.records += ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
+        out.lines = []
+
+
+def _long_record(head: str, parts: list[str]) -> bytearray:
+    """One record line of many pairs, encoded a few thousand pairs at a time into one buffer: the
+    line exists once, as UTF-8 (joined as a str, then encoded, it was three copies at its peak --
+    0.5 GB for a 1M-word line). Written as it is, like the other pieces."""
+    buf = bytearray(head.encode())
+    for k in range(0, len(parts), LONG_RECORD):
+        if k:
+            buf += b", "
+        buf += ", ".join(parts[k : k + LONG_RECORD]).encode()
+    buf += b"]}\n"
+    return buf
 
 
 def _single(item, rw, hw) -> RubricPair | None:
