@@ -176,12 +176,10 @@ class ChunkScorer:
         self.wer_of_key: dict[int, int] = {}
         self.key_of_wer: dict[int, int] = {}
         self.mixed: set[int] = set()
-        from rapidfuzz.distance.Levenshtein import distance
-
         from voxjudge.asr.normalize import get_normalizer
 
         self.basic = get_normalizer("basic")
-        self._distance = distance
+        self._distance = longform.distance  # rapidfuzz's; a long line's interruptible
 
     # ---- tokens ------------------------------------------------------------------------------
 
