@@ -32,10 +32,11 @@ from typing import Any
 
 from voxjudge.errors import InputError
 
-# Token pairs (reference length x hypothesis length) aligned per second, measured on a 2-core
-# machine under load (bench/asr_longform.py): word ids ranked by frequency (editops), and
-# characters (a small alphabet is faster per pair, but a line has ~6x more of them).
-PAIRS_PER_SECOND = {"word": 5e9, "char": 1.2e10}
+# Token pairs (reference length x hypothesis length) aligned per CPU second on a 2-core machine
+# (bench/asr_longform.py): word ids ranked by frequency (editops; 3.5-5.5e9 by vocabulary, the
+# lower figure that of English long-form text), and characters (a small alphabet is faster per
+# pair, but a line has ~6x more of them).
+PAIRS_PER_SECOND = {"word": 3.5e9, "char": 1.2e10}
 # Bytes of memory per token of the two sides while a long pair is aligned: the token lists and
 # their ids here, rapidfuzz's pattern tables and rows in the child (measured, rounded up).
 BYTES_PER_TOKEN = {"word": 260, "char": 60}

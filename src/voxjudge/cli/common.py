@@ -185,7 +185,7 @@ def add_align_limit(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="M",
         help="refuse, before any work, a line whose alignment would take longer than M minutes (estimated from "
-        "its length at speeds measured on a 2-core machine: about 1.7M words against as many for 10 min); "
+        "its length at speeds measured on a 2-core machine: about 1.45M words against as many for 10 min); "
         "0 for no limit (default: 10)",
     )
 
