@@ -17,6 +17,7 @@ and exact keys), ``metrics_result`` (the result and its per-utterance and per-gr
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from voxjudge.asr.counting import Progress, count_units
 from voxjudge.asr.error_counts import ErrorCounts, total
@@ -113,7 +114,10 @@ def compute_metrics(
     ``embedder``: a spec (``default``, ``openai/<model>`` ...; ``llm.open_embedder``) to add SemDist
     per utterance and for the corpus (``asr.semdist``; on the texts as given, not normalised);
     ``embed_options`` a ``JudgeOptions`` for its cache and limits, ``embed_progress`` a context
-    factory like ``run_laser``'s ``progress``."""
+    factory like ``run_laser``'s ``progress`` (default: ``progress`` counts the embeddings too).
+
+    A line whose alignment would take longer than ``longform``'s limit (``longform.limit``)
+    raises ``longform.LineTooLong`` before anything is counted."""
     if char_unit not in ("char", "grapheme"):
         raise ValueError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
     units = tuple(units)
@@ -132,6 +136,7 @@ def compute_metrics(
         per_utterance,
         () if char_counts else ("char",),
         progress,
+        lambda k: f"utterance {ids[k]}" if ids[k] != str(k + 1) else f"line {k + 1}",
     )
     corpus: dict[str, ErrorCounts] = {}
     char_rate = None
@@ -150,7 +155,7 @@ def compute_metrics(
             ids,
             base_url=embedder_base_url,
             options=embed_options,
-            progress=embed_progress,
+            progress=embed_progress or (lambda _what: nullcontext(progress)),
         )
     return MetricsResult(
         ids=list(ids),

@@ -17,10 +17,16 @@ class UtteranceRows:
     def __init__(self) -> None:
         self.rows: list[ErrorCounts] = []
 
-    def add(self, refs: list, hyps: list, same: list[bool] | None = None, same_lengths: list[int] = ()) -> None:
+    def add(
+        self, refs: list, hyps: list, same: list[bool] | None = None, same_lengths: list[int] = (), long: bool = False
+    ) -> None:
         """Token sequences of the pairs that differ, and the lengths of the identical ones;
-        ``same`` (one flag per pair of the chunk, in order) says where the identical ones go."""
-        from rapidfuzz.distance.Levenshtein import editops
+        ``same`` (one flag per pair of the chunk, in order) says where the identical ones go.
+        ``long``: the pairs may be long ones (``longform``: interruptible, same scripts)."""
+        if long:
+            from voxjudge.asr.longform import editops
+        else:
+            from rapidfuzz.distance.Levenshtein import editops
 
         differing = map(_counts_from_script, map(editops, refs, hyps), map(len, refs), map(len, hyps))
         if not same_lengths:

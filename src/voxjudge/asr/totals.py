@@ -18,10 +18,16 @@ class CorpusTotals:
         self.detail = detail
         self.hits = self.n_ref = self.n_hyp = self.n_ops = 0
 
-    def add(self, refs: list, hyps: list, same: list[bool] | None = None, same_lengths: list[int] = ()) -> None:
+    def add(
+        self, refs: list, hyps: list, same: list[bool] | None = None, same_lengths: list[int] = (), long: bool = False
+    ) -> None:
         """Token sequences of the pairs that differ, and the lengths of the identical ones (their
-        alignment is all hits; ``same`` says which pairs they were, for ``UtteranceRows``)."""
-        from rapidfuzz.distance.Levenshtein import distance, editops
+        alignment is all hits; ``same`` says which pairs they were, for ``UtteranceRows``).
+        ``long``: the pairs may be long ones (``longform``: interruptible, same counts)."""
+        if long:
+            from voxjudge.asr.longform import distance, editops
+        else:
+            from rapidfuzz.distance.Levenshtein import distance, editops
 
         n_same = sum(same_lengths)
         self.n_ref += sum(map(len, refs)) + n_same

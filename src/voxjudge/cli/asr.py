@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.common import (
+    add_align_limit,
     add_bootstrap_options,
     add_input_options,
     add_text_options,
+    align_limit,
     case_punct_counts,
     check_bootstrap_options,
     check_outputs,
@@ -61,6 +63,7 @@ def register(groups) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     add_embedder_options(p, purpose="SemDist per utterance and for the corpus")
     p.add_argument("--out", metavar="FILE", help="write per-utterance records to FILE (.jsonl, .csv, .tsv, .json)")
+    add_align_limit(p)
     p.set_defaults(func=cmd_metrics)
 
     p = cmds.add_parser("align", help="show word (or character) alignments, sclite style")
@@ -72,6 +75,7 @@ def register(groups) -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N utterances")
     p.add_argument("--json", action="store_true", help="print alignments as JSON")
     p.add_argument("--out", metavar="FILE", help="write aligned word pairs (id, ref, hyp, op) to FILE")
+    add_align_limit(p)
     p.set_defaults(func=cmd_align)
 
     p = cmds.add_parser(
@@ -100,6 +104,7 @@ def register(groups) -> None:
         "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
     )
     add_report_options(p)
+    add_align_limit(p)
     p.set_defaults(func=cmd_compare)
 
     from voxjudge.cli import laser
@@ -132,7 +137,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     units = _metric_units(args.unit)
     # 100,000s of texts and rows, none in a cycle: a collection, even the one that follows a
     # pause while they are alive, would only walk them. They are freed when the command returns.
-    with gc_paused():
+    with gc_paused(), align_limit(args):
         return _metrics(args, units)
 
 
@@ -157,7 +162,6 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             progress=progress,
             embedder=args.embedder,
             embedder_base_url=args.embedder_base_url,
-            embed_progress=progress_bar,
         )
     summary = result.summary()
     utterances = result.per_utterance() if per_utterance else []
@@ -187,21 +191,29 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
 
 def cmd_align(args: argparse.Namespace) -> int:
     from voxjudge.asr.alignment import align
+    from voxjudge.asr.counting import check_lengths
     from voxjudge.asr.display import render_alignment
+    from voxjudge.asr.tokenize import Tokenizer
 
     check_outputs(records=[args.out])
     paired = read_pair(args, args.ref, args.hyp)
     norm = normalizer(args)
     shown = []
     pairs_out = []
-    for uid, ref, hyp in zip(paired.ids, paired.references, paired.hypotheses):
-        a = align(ref, hyp, unit=args.unit, split=args.split, normalizer=norm)
-        if args.out:
-            pairs_out += [{"id": uid, "ref": p.ref, "hyp": p.hyp, "op": p.op} for p in a.pairs()]
-        if args.errors_only and a.counts.errors == 0:
-            continue
-        if args.limit is None or len(shown) < args.limit:
-            shown.append((uid, a))
+    with align_limit(args), progress_bar("aligning") as progress:
+        units = {args.unit: Tokenizer(args.unit, args.split).function()}
+        check_lengths(paired.references, paired.hypotheses, units, norm, lambda k: f"utterance {paired.ids[k]}")
+        total = len(paired.ids)
+        for k, (uid, ref, hyp) in enumerate(zip(paired.ids, paired.references, paired.hypotheses)):
+            a = align(ref, hyp, unit=args.unit, split=args.split, normalizer=norm)
+            if args.out:
+                pairs_out += [{"id": uid, "ref": p.ref, "hyp": p.hyp, "op": p.op} for p in a.pairs()]
+            if progress is not None:
+                progress(k + 1, total)
+            if args.errors_only and a.counts.errors == 0:
+                continue
+            if args.limit is None or len(shown) < args.limit:
+                shown.append((uid, a))
     write_out(args.out, pairs_out)
     note = None
     if args.unit == "word":
@@ -229,22 +241,10 @@ def cmd_align(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
+def _compared(args: argparse.Namespace, pa, pb):
     from voxjudge.asr.compare import compare_systems
-    from voxjudge.errors import InputError
-    from voxjudge.io import pair_texts
 
-    names = [n.strip() for n in args.names.split(",")]
-    if len(names) != 2 or not all(names):
-        raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
-    check_bootstrap_options(args)
-    check_outputs(records=[args.out], files=[args.report])
-    check_report_options(args)
-    ref = read_file(args, args.ref)
-    pa = pair_texts(ref, read_file(args, args.hyp_a))
-    pb = pair_texts(ref, read_file(args, args.hyp_b))
-    warn_leading_ids(args, pa, pb)
-    comparison = compare_systems(
+    return compare_systems(
         pa.references,
         pa.hypotheses,
         pb.hypotheses,
@@ -258,8 +258,25 @@ def cmd_compare(args: argparse.Namespace) -> int:
         top=args.top,
         embedder=args.embedder,
         embedder_base_url=args.embedder_base_url,
-        embed_progress=progress_bar,
     )
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from voxjudge.errors import InputError
+    from voxjudge.io import pair_texts
+
+    names = [n.strip() for n in args.names.split(",")]
+    if len(names) != 2 or not all(names):
+        raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
+    check_bootstrap_options(args)
+    check_outputs(records=[args.out], files=[args.report])
+    check_report_options(args)
+    ref = read_file(args, args.ref)
+    pa = pair_texts(ref, read_file(args, args.hyp_a))
+    pb = pair_texts(ref, read_file(args, args.hyp_b))
+    warn_leading_ids(args, pa, pb)
+    with align_limit(args), progress_bar("comparing"):
+        comparison = _compared(args, pa, pb)
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
     records = []

@@ -10,9 +10,11 @@ from pathlib import Path
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import (
     CASE_PUNCT_WORDS,
+    add_align_limit,
     add_input_options,
     add_normalize_option,
     alias,
+    align_limit,
     case_punct_counts,
     check_outputs,
     print_json,
@@ -82,6 +84,7 @@ def register(cmds) -> None:
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_align_limit(p)
     p.set_defaults(func=cmd_score)
 
     p = cmds.add_parser("classify", help="label word pairs (CSV/TSV/JSONL with ref and hyp columns)")
@@ -283,15 +286,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     records = RecordStream(args.out) if args.out and not args.dry_run else None
     try:
-        result = run_laser(
-            paired=paired if norm is None else _Normalized(paired, norm),
-            judge=args.judge,
-            options=options,
-            human=human,
-            progress=progress_bar,
-            out=records,
-            keep_utterances=wants_report(args),  # the report shows every pair; nothing else needs them
-        )
+        with align_limit(args):  # a line too long to align is refused when it is reached, before its alignment
+            result = run_laser(
+                paired=paired if norm is None else _Normalized(paired, norm),
+                judge=args.judge,
+                options=options,
+                human=human,
+                progress=progress_bar,
+                out=records,
+                keep_utterances=wants_report(args),  # the report shows every pair; nothing else needs them
+            )
         if result.estimate is not None:
             print_json(result.estimate)
             return 0

@@ -15,6 +15,7 @@ FLAGS = {
     "ids": "--ids",
     "judge": "--judge",
     "label_map": "--label-map FILE",
+    "max_align_minutes": "--max-align-minutes",
     "human_col": "--human-col",
     "hyp": "--hyp",
     "metric": "--metric",

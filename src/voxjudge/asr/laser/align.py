@@ -154,6 +154,30 @@ def _region(
     return out
 
 
+# The stretch programme runs in Python: ~10,000 of its cells (ref word x hyp word) a second here,
+# ~100 bytes each (bench/asr_longform.py). A long line is mostly matches, but a stretch of
+# thousands of words with no word in common (a hallucinated passage) would take hours.
+REGION_CELLS_PER_SECOND = 1e4
+REGION_BYTES_PER_CELL = 100
+
+
+def check_region(n: int, m: int, ref_start: int) -> None:
+    """``longform.LineTooLong`` for a mismatched stretch that would take longer than the limit."""
+    from voxjudge.asr import longform
+
+    minutes = longform.limit_minutes()
+    seconds = n * m / REGION_CELLS_PER_SECOND
+    if minutes is None or seconds <= 60 * minutes:
+        return
+    raise longform.LineTooLong(
+        f"a stretch of {n:,} reference x {m:,} hypothesis words with no word in common (from reference word "
+        f"{ref_start + 1:,}) is too long to align for the rubric: it would take about {longform.duration(seconds)} "
+        f"and {n * m * REGION_BYTES_PER_CELL / 2**20:,.0f} MB (the limit is {minutes:g} min); split the line there, "
+        "or raise {max_align_minutes}",
+        options={"max_align_minutes": "the limit (voxjudge.asr.longform.limit(minutes))"},
+    )
+
+
 def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent | None = None) -> list[RubricPair]:
     """Pairs covering both word sequences in order (see the module docstring)."""
     equivalent = equivalent or (lambda a, b: False)
@@ -169,6 +193,7 @@ def rubric_align(ref: Sequence[str], hyp: Sequence[str], equivalent: Equivalent 
         if pending_r is not None:
             end_r = c.ref_start if c is not None else len(ref)
             end_h = c.hyp_start if c is not None else len(hyp)
+            check_region(end_r - pending_r, end_h - pending_h, pending_r)
             pairs += _region(
                 ref[pending_r:end_r],
                 hyp[pending_h:end_h],

@@ -34,7 +34,8 @@ from operator import attrgetter
 from typing import Any
 
 from voxjudge import _spool
-from voxjudge.asr.laser.align import RubricPair, _region, swaps, word_key
+from voxjudge.asr import longform
+from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -42,6 +43,7 @@ from voxjudge.asr.laser.speech import flag
 from voxjudge.asr.laser.tally import TallyPart, tally_part
 
 PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
+LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``_long_record``)
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
 MAX_LABELS = 100_000  # unique labelled pairs
@@ -97,9 +99,9 @@ class ChunkResult:
     """What a chunk gives back, in input order: its records (JSONL as UTF-8, when asked), per-utterance
     figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
 
-    # UTF-8 bytes, PIECE lines a piece, not a str per line: the process that writes them neither
-    # decodes (unpickling) nor encodes (writing) them again
-    records: list[bytes] = field(default_factory=list)
+    # UTF-8 bytes, PIECE lines a piece (or one long-form line, a bytearray), not a str per line:
+    # the process that writes them neither decodes (unpickling) nor encodes (writing) them again
+    records: list[bytes | bytearray] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     # (penalty, laser, ref_words, edits, n_identical, n_events, format_errors, semdist, laser_calibrated)
@@ -171,12 +173,10 @@ class ChunkScorer:
         self.wer_of_key: dict[int, int] = {}
         self.key_of_wer: dict[int, int] = {}
         self.mixed: set[int] = set()
-        from rapidfuzz.distance.Levenshtein import distance
-
         from voxjudge.asr.normalize import get_normalizer
 
         self.basic = get_normalizer("basic")
-        self._distance = distance
+        self._distance = longform.distance  # rapidfuzz's; a long line's interruptible
 
     # ---- tokens ------------------------------------------------------------------------------
 
@@ -231,8 +231,6 @@ class ChunkScorer:
     # ---- one chunk ---------------------------------------------------------------------------
 
     def __call__(self, chunk: Sequence[tuple[str, str, str]]) -> ChunkResult:
-        from rapidfuzz.distance.Levenshtein import opcodes
-
         s = self.s
         self._bound()
         wanted = s.records or s.scores or s.keep  # the per-utterance WER
@@ -263,7 +261,9 @@ class ChunkScorer:
                     continue  # the common case: nothing to align, nothing to label
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
             else:
-                ops = opcodes(rk, hk).as_list()
+                if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
+                    longform.check(len(rk), len(hk), "word", f"utterance {uid}")
+                ops = longform.opcodes(rk, hk)  # the same opcodes either way
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
@@ -292,10 +292,7 @@ class ChunkScorer:
             self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
         out.tally = tally_part(out.figures, out.events)
         out.figures, out.events = [], []
-        if out.lines:
-            lines = out.lines
-            out.records = ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
-            out.lines = []
+        _flush_lines(out)
         return out
 
     def _utterance(self, out: ChunkResult, uid, lang, rw, hw, items, keys, edits, wer) -> None:
@@ -347,11 +344,16 @@ class ChunkScorer:
             beside = "" if s.people is None else f', "laser_calibrated": {_number(calibrated)}'
             if s.semdist is not None:
                 beside += f', "semdist": {_number(sd)}'
-            out.lines.append(
+            head = (
                 f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}{beside}, '
                 f'"format_errors": {n_format}, "wer": {number[wer]}, "penalty": {number[penalty]}, '
-                f'"ref_words": {ref_words}, "pairs": [{", ".join(parts)}]}}\n'
+                f'"ref_words": {ref_words}, "pairs": ['
             )
+            if len(parts) > LONG_RECORD:  # a long-form line: its record made once, as UTF-8
+                _flush_lines(out)
+                out.records.append(_long_record(head, parts))
+            else:
+                out.lines.append(f"{head}{', '.join(parts)}]}}\n")
         if s.scores:
             out.scores.append((uid, laser, wer, calibrated, sd))
         if keep:
@@ -406,6 +408,7 @@ class ChunkScorer:
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
                 else:
+                    check_region(len(rs), len(hs), r0)
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
                     region = _region(rs, hs, rk, hk, r0, h0, eq)
                     gaps.update(p.op for p in region)
@@ -430,6 +433,27 @@ class ChunkScorer:
         if "insert" in gaps and "delete" in gaps:
             items = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
         return flag(items, rw, hw, lang)
+
+
+def _flush_lines(out: ChunkResult) -> None:
+    """The record lines made so far onto ``out.records``, PIECE lines a piece, in order."""
+    lines = out.lines
+    if lines:
+        out.records += ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
+        out.lines = []
+
+
+def _long_record(head: str, parts: list[str]) -> bytearray:
+    """One record line of many pairs, encoded a few thousand pairs at a time into one buffer: the
+    line exists once, as UTF-8 (joined as a str, then encoded, it was three copies at its peak --
+    0.5 GB for a 1M-word line). Written as it is, like the other pieces."""
+    buf = bytearray(head.encode())
+    for k in range(0, len(parts), LONG_RECORD):
+        if k:
+            buf += b", "
+        buf += ", ".join(parts[k : k + LONG_RECORD]).encode()
+    buf += b"]}\n"
+    return buf
 
 
 def _single(item, rw, hw) -> RubricPair | None:

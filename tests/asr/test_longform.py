@@ -1,0 +1,189 @@
+"""Long lines (``asr.longform``): the interruptible path gives rapidfuzz's own edit scripts (and so
+jiwer's counts), a line over the limit is refused before any counting, and Ctrl-C stops a long
+alignment at once."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import random
+import signal
+import threading
+import time
+
+import jiwer
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
+
+from voxjudge.asr import counting, longform
+from voxjudge.asr.alignment import align_tokens
+from voxjudge.asr.laser.align import check_region, rubric_align
+from voxjudge.asr.measures import compute_metrics
+from voxjudge.errors import InputError
+
+tokens = st.lists(st.sampled_from(["a", "b", "c", "d", "ab", "é"]), max_size=40)
+
+
+def _first_seen(a, b):
+    """Today's ids (and jiwer's): in order of first appearance."""
+    vocab: dict = {}
+    return [vocab.setdefault(t, len(vocab)) for t in a], [vocab.setdefault(t, len(vocab)) for t in b]
+
+
+@pytest.fixture
+def forked(monkeypatch):
+    """Every alignment through the long path (ranked ids, a forked child)."""
+    monkeypatch.setattr(longform, "FORK_PAIRS", -1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=tokens, b=tokens)
+def test_long_path_is_rapidfuzz_script(a, b):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(longform, "FORK_PAIRS", -1)
+        ia, ib = _first_seen(a, b)
+        assert longform.opcodes(a, b) == Levenshtein.opcodes(ia, ib).as_list()
+        assert longform.editops(a, b) == Levenshtein.editops(ia, ib)
+        assert longform.distance(a, b) == Levenshtein.distance(ia, ib)
+
+
+def _zipf_pair(n: int, seed: int, edits: float = 0.15) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    vocab = [f"w{k}" for k in range(2000)]
+    weights = [1 / (k + 1) for k in range(2000)]
+    ref = rng.choices(vocab, weights=weights, k=n)
+    hyp = list(ref)
+    for _ in range(int(n * edits)):
+        k, x = rng.randrange(len(hyp)), rng.random()
+        if x < 0.5:
+            hyp[k] = rng.choices(vocab, weights=weights)[0]
+        elif x < 0.75:
+            del hyp[k]
+        else:
+            hyp.insert(k, rng.choices(vocab, weights=weights)[0])
+    return ref, hyp
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_long_pairs_identical_to_today_and_jiwer(seed):
+    """Pairs large enough for rapidfuzz's Hirschberg splitting: ranked ids give the same script."""
+    ref, hyp = _zipf_pair(6000 + 1000 * seed, seed)
+    assert longform.is_long(ref, hyp) or longform.FORK_PAIRS > len(ref) * len(hyp)
+    ia, ib = _first_seen(ref, hyp)
+    expected = Levenshtein.opcodes(ia, ib).as_list()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(longform, "FORK_PAIRS", -1)
+        assert longform.opcodes(ref, hyp) == expected
+        chunks = align_tokens(ref, hyp)
+    assert [(c.ref_start, c.ref_end, c.hyp_start, c.hyp_end) for c in chunks] == [op[1:] for op in expected]
+    out = jiwer.process_words(" ".join(ref), " ".join(hyp))
+    counts = compute_metrics([" ".join(ref)], [" ".join(hyp)], units=("word",)).per_utterance()[0]
+    assert (counts["hits"], counts["substitutions"], counts["deletions"], counts["insertions"]) == (
+        out.hits,
+        out.substitutions,
+        out.deletions,
+        out.insertions,
+    )
+
+
+def test_sliced_and_forked_counting_equals_the_plain_pass(monkeypatch):
+    """Chunks counted in slices, long pairs in a child: per-utterance rows and totals unchanged."""
+    rng = random.Random(5)
+    refs, hyps = [], []
+    for k in range(40):
+        r, h = _zipf_pair(rng.randint(0, 300), k)
+        refs.append(" ".join(r))
+        hyps.append(" ".join(h) if k % 7 else " ".join(r))
+    plain = compute_metrics(refs, hyps).per_utterance()
+    plain_totals = compute_metrics(refs, hyps, per_utterance=False).summary()
+    monkeypatch.setattr(counting, "SLICE_PAIRS", 50_000)
+    monkeypatch.setattr(longform, "FORK_PAIRS", 20_000)
+    assert compute_metrics(refs, hyps).per_utterance() == plain
+    assert compute_metrics(refs, hyps, per_utterance=False).summary() == plain_totals
+
+
+def test_line_over_the_limit_is_refused_before_counting(monkeypatch):
+    ref, hyp = _zipf_pair(3000, 1)
+    calls = []
+    monkeypatch.setattr(counting, "_count_pairs", lambda *a: calls.append(a))
+    with longform.limit(1e-6), pytest.raises(longform.LineTooLong) as e:
+        compute_metrics(["a b", " ".join(ref)], ["a c", " ".join(hyp)], ids=["short", "long-1"])
+    assert not calls  # nothing counted, not even the short line before it
+    message = str(e.value)
+    assert "utterance long-1 is too long to align" in message and "3,000 reference x" in message
+    assert "split it into shorter lines" in message and "MB" in message
+    assert e.value.worded({"max_align_minutes": "--max-align-minutes"}).endswith("raise --max-align-minutes")
+    assert isinstance(e.value, InputError)
+
+
+def test_limit_none_and_estimates():
+    ref, hyp = _zipf_pair(3000, 2)
+    with longform.limit(0):  # 0: no limit
+        assert compute_metrics([" ".join(ref)], [" ".join(hyp)]).summary()["wer"] > 0
+    seconds, mb = longform.estimate(1_000_000, 1_000_000, "word")
+    assert seconds == 1e12 / longform.PAIRS_PER_SECOND["word"] and mb > 0
+    # the default lets a 1M-word line through and refuses a 2.88M-word one (issue 33's)
+    longform.check(1_000_000, 1_000_000, "word", "line 1")
+    with pytest.raises(longform.LineTooLong, match="2,880,000 reference x 2,870,000 hypothesis words"):
+        longform.check(2_880_000, 2_870_000, "word", "line 1")
+
+
+def test_a_line_is_measured_after_normalizing():
+    text = " ".join(["x"] * 20)
+    with longform.limit(1e-9), pytest.raises(longform.LineTooLong, match="line 1 is too long.* 40 reference x 40"):
+        counting.check_lengths([text], [text], {"word": str.split}, lambda t: t + " " + t)
+
+
+def test_refusal_survives_a_worker_process():
+    with longform.limit(1e-6), pytest.raises(longform.LineTooLong) as e:
+        longform.check(5000, 5000, "word", "utterance u1")
+    back = pickle.loads(pickle.dumps(e.value))
+    assert type(back) is longform.LineTooLong and back.options == e.value.options
+    assert back.worded({"max_align_minutes": "--max-align-minutes"}) == e.value.worded(
+        {"max_align_minutes": "--max-align-minutes"}
+    )
+
+
+def test_rubric_stretch_with_no_common_word_is_refused():
+    ref = [f"r{k}" for k in range(300)]
+    hyp = [f"h{k}" for k in range(300)]
+    with longform.limit(1e-4), pytest.raises(longform.LineTooLong, match="300 reference x 300 hypothesis words"):
+        rubric_align(["same", *ref, "end"], ["same", *hyp, "end"])
+    with longform.limit(1e-4):
+        check_region(5, 5, 0)  # small stretches pass
+
+
+def test_child_error_is_raised_here(forked):
+    with pytest.raises(TypeError):
+        longform.interruptible(Levenshtein.distance, [1, 2], object())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_ctrl_c_stops_a_long_alignment_within_a_second():
+    rng = random.Random(0)
+    a = [rng.randrange(3000) for _ in range(150_000)]
+    b = a[::-1]
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        longform.opcodes(a, b)
+    assert time.monotonic() - t0 < 1.5
+    timer.join()
+
+
+def test_long_record_is_the_same_bytes(monkeypatch):
+    """A long-form line's record built as one buffer (``stream._long_record``): the same bytes."""
+    from voxjudge.asr.laser import LaserRubric, stream
+
+    ref, hyp = _zipf_pair(3000, 7)
+    rows = [("short", "a b c", "a b d"), ("long", " ".join(ref), " ".join(hyp)), ("after", "x y", "x y")]
+    settings = stream.StreamSettings("rules", LaserRubric.load(), "en", records=True)
+    monkeypatch.setattr(stream, "LONG_RECORD", 10**9)
+    plain = b"".join(stream.ChunkScorer(settings)(rows).records)
+    monkeypatch.setattr(stream, "LONG_RECORD", 100)
+    pieces = stream.ChunkScorer(settings)(rows).records
+    assert any(type(p) is bytearray for p in pieces)
+    assert b"".join(pieces) == plain and plain.count(b"\n") == 3
