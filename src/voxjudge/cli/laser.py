@@ -48,7 +48,10 @@ def register(cmds) -> None:
         help="LASER rubric scores: graded penalties per word pair, beside WER",
         description="Aligns reference and hypothesis into word pairs, labels every mismatch (no penalty, "
         "minor 0.5, major 1.0) and scores 1 - penalty / reference words (floored at 0), per utterance and "
-        "for the corpus (micro: total penalty / total words; macro: mean of utterance scores).",
+        "for the corpus (micro: total penalty / total words; macro: mean of utterance scores). Beside the score, "
+        "each under its own name: format_errors (pairs that differ only in case or punctuation; not in the "
+        "score), laser_calibrated (default judge: a figure fitted to people from the score and, with "
+        "--embedder default, SemDist) and, with --embedder, semdist (1 - cosine of the sentence embeddings).",
     )
     p.add_argument("--ref", required=True, help="reference transcripts")
     p.add_argument("--hyp", required=True, help="hypothesis transcripts")
