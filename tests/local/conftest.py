@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.servers import local_server
 
 
 @pytest.fixture(scope="session")
@@ -38,31 +37,10 @@ def llama_server(gguf, tmp_path_factory):
     """Base URL (…/v1) of ``python -m llama_cpp.server`` serving the GGUF."""
     for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         pytest.importorskip(module, reason="llama-cpp-python's server extra: pip install 'llama-cpp-python[server]'")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "4096", "--verbose", "False"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"llama_cpp.server did not start: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    argv = lambda port: [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+                         "--port", str(port), "--n_ctx", "4096", "--verbose", "False"]  # fmt: skip  # noqa: E731
+    with local_server(argv, "llama_cpp.server", tmp_path_factory.mktemp("llama-server")) as url:
+        yield url
 
 
 class FaultProxy:
