@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from voxjudge.asr.laser import LaserRubric, classify_words, rubric_align, score, summarize
-from voxjudge.asr.laser.lang import detect_language, fold, numbers_equal
+from voxjudge.asr.laser.fold import fold
+from voxjudge.asr.laser.lang import detect_language, numbers_equal
 from voxjudge.asr.laser.llm_judges import check_sentence_answer, llm_label_pairs, score_with_llm
 from voxjudge.asr.laser.rules import equivalent
 from voxjudge.asr.laser.scoring import rules_labeler

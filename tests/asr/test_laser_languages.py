@@ -22,8 +22,8 @@ from voxjudge.asr.laser.calibration import (
     shipped_data,
     shipped_path,
 )
+from voxjudge.asr.laser.fold import fold
 from voxjudge.asr.laser.judges import offline_labeler, rules_labeler_for
-from voxjudge.asr.laser.lang import fold
 from voxjudge.asr.laser.people import PeopleModel, PreferenceSet, RatingSet, fit
 from voxjudge.asr.laser.phonetics import _cache, evidence, phonemes, prefetch, voice_for
 from voxjudge.asr.laser.profiles import canonical, detect

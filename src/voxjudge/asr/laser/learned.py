@@ -26,7 +26,8 @@ from rapidfuzz.distance import Levenshtein
 
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import Conventions
-from voxjudge.asr.laser.lang import colloquial_equal, fold, is_function_word, numbers_equal
+from voxjudge.asr.laser.fold import fold
+from voxjudge.asr.laser.lang import colloquial_equal, is_function_word, numbers_equal
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence, prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.fold import fold
 
 KNOWN_ZIPF = 1.5  # Zipf scale: 1.5 is about once in 30 million words
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
-from voxjudge.asr.laser.lang import fold
+from voxjudge.asr.laser.fold import fold
 
 # espeak voices for codes whose voice has another name (the rest: the code itself, or its first
 # regional voice: 'de' -> de, 'pt' -> pt, 'fr' -> fr-fr)

@@ -14,7 +14,8 @@ from operator import ne
 
 from rapidfuzz.fuzz import ratio
 
-from voxjudge.asr.laser.lang import ENDINGS, fold, is_function_word, script_of
+from voxjudge.asr.laser.fold import fold
+from voxjudge.asr.laser.lang import ENDINGS, is_function_word, script_of
 
 _UK_US = [
     (r"our$", "or"),
