@@ -10,8 +10,7 @@ import pytest
 from voxjudge.llm import Judge
 from voxjudge.llm.providers import fake
 from voxjudge.pairwise import LLMPairJudge, Pair, Rubric, accuracy_report, aggregate, run_judgments
-from voxjudge.pairwise.judges import SlotJudgment
-from voxjudge.pairwise.protocol import orders
+from voxjudge.pairwise.slots import SlotJudgment, orders
 
 RUBRIC = Rubric.default()
 CORE = RUBRIC.select(["C1", "C2", "C3", "C4"])

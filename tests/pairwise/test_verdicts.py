@@ -11,8 +11,8 @@ import pytest
 
 from voxjudge.cli.main import main
 from voxjudge.pairwise import Pair, Rubric, aggregate, run_judgments
-from voxjudge.pairwise.judges import SlotJudgment
 from voxjudge.pairwise.pairtable import pair_rows, verdict_counts
+from voxjudge.pairwise.slots import SlotJudgment
 from voxjudge.pairwise.winrates import win_rates
 
 RUBRIC = Rubric.default()

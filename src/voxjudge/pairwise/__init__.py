@@ -16,10 +16,11 @@ from voxjudge.pairwise.distill import (
     verdict_reward,
 )
 from voxjudge.pairwise.features import analyze
-from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge, SlotJudgment
+from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge
 from voxjudge.pairwise.protocol import PairResult, aggregate, run_judgments
 from voxjudge.pairwise.result import PairwiseResult
 from voxjudge.pairwise.rubric import Dimension, Rubric
+from voxjudge.pairwise.slots import SlotJudgment
 from voxjudge.pairwise.tournament import Selection, hit_rates, select_best
 
 __all__ = [

@@ -18,8 +18,7 @@ import asyncio
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from voxjudge.io.audio import audio_part
 from voxjudge.llm import AudioPart, Item, Judge, Request, Task, TextPart, label_many
@@ -28,33 +27,9 @@ from voxjudge.llm.scripts import register_fake_script
 from voxjudge.pairwise.acoustic import MEASURED, AcousticJudge
 from voxjudge.pairwise.data import Pair
 from voxjudge.pairwise.rubric import Dimension, Rubric
+from voxjudge.pairwise.slots import PairJudge, SlotJudgment, orders
 
 MODES = ("coupled", "per-dimension")
-
-
-@dataclass
-class SlotJudgment:
-    """One sampled judgment in presented order: scores of the first and second slot."""
-
-    first: dict[str, float] = field(default_factory=dict)
-    second: dict[str, float] = field(default_factory=dict)
-    rationale: dict[str, str] = field(default_factory=dict)
-    verdict: str | None = None  # coupled mode: "first", "second" or "tie"
-    error: str | None = None
-    flag: str | None = None  # a pair decided without rating (one clip holds no speech), and why
-
-
-class PairJudge(Protocol):
-    """Optional attributes: ``deterministic`` (True: the same inputs give the same judgment, so
-    one judgment per order stands for all samples) and ``measures`` (the dimension ids the judge
-    can score at all; None: every dimension of the rubric)."""
-
-    name: str
-    mode: str
-
-    async def judge(self, pair: Pair, first: str, samples: int) -> list[SlotJudgment]:
-        """``samples`` judgments of ``pair`` with clip ``first`` ("A" or "B") presented first."""
-        ...
 
 
 def _score_schema(rubric: Rubric) -> dict[str, Any]:
@@ -161,8 +136,6 @@ class LLMPairJudge:
 
     def planned_requests(self, pairs: Sequence[Pair], samples: int) -> list[Request]:
         """Every request judging ``pairs`` would send (for a dry run's estimate)."""
-        from voxjudge.pairwise.protocol import orders
-
         return [
             task.request([item])
             for pair in pairs
@@ -296,8 +269,6 @@ class AcousticPairJudge:
 def judge_settings(judge: PairJudge, rubric: Rubric, samples: int, seed: int) -> dict[str, Any]:
     """What a judged run records about its judge: name, mode, samples asked and run per order,
     and the rubric dimensions the judge never measures (declared once, not abstained on)."""
-    from voxjudge.pairwise.protocol import orders
-
     deterministic = bool(getattr(judge, "deterministic", False))
     measures = getattr(judge, "measures", None)
     out: dict[str, Any] = {

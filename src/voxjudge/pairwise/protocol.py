@@ -25,15 +25,8 @@ from typing import Any
 import numpy as np
 
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.judges import PairJudge, SlotJudgment
 from voxjudge.pairwise.rubric import Rubric
-
-
-def orders(samples: int) -> list[tuple[str, int]]:
-    """(clip presented first, number of samples) for the two orders."""
-    if samples < 1:
-        raise ValueError("samples must be at least 1")
-    return [("A", (samples + 1) // 2), ("B", samples // 2)]
+from voxjudge.pairwise.slots import PairJudge, SlotJudgment, orders
 
 
 def plan_orders(judge: PairJudge, samples: int) -> list[tuple[str, int, int]]:

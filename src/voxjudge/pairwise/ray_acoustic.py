@@ -22,8 +22,9 @@ from typing import Any
 
 from voxjudge.pairwise.acoustic import MEASURED
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.judges import AcousticPairJudge, SlotJudgment
+from voxjudge.pairwise.judges import AcousticPairJudge
 from voxjudge.pairwise.rubric import Rubric
+from voxjudge.pairwise.slots import SlotJudgment
 
 _CHUNKS_PER_WORKER = 8  # chunks a worker's share is cut into: short tails, cheap cancellation
 _IN_FLIGHT_PER_WORKER = 2  # chunks submitted ahead per worker

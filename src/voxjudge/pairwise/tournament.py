@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxjudge.pairwise.data import CandidateSet, Pair
-from voxjudge.pairwise.judges import PairJudge
 from voxjudge.pairwise.protocol import aggregate, run_judgments
 from voxjudge.pairwise.rubric import Rubric
+from voxjudge.pairwise.slots import PairJudge
 
 
 @dataclass
