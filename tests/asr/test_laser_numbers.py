@@ -12,7 +12,8 @@ from voxjudge.asr.laser import LaserRubric
 from voxjudge.asr.laser.align import rubric_align
 from voxjudge.asr.laser.judges import offline_labeler, people_model
 from voxjudge.asr.laser.profiles import explain
-from voxjudge.asr.laser.quantities import parse_written, quantities_equal
+from voxjudge.asr.laser.quantities import quantities_equal
+from voxjudge.asr.laser.quantity_written import parse_written
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import classify_words, equivalent
 from voxjudge.asr.laser.run import LaserOptions, decide_language, run_laser
