@@ -25,10 +25,8 @@ CPU seconds of the server process are shown beside wall seconds (the machine is 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import glob
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -40,6 +38,9 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from studio_load import Tally, load, proc_stats  # noqa: E402
+
 BARE_APP = """
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
@@ -49,7 +50,6 @@ async def page(request):
     return HTMLResponse(PAGE)
 app = Starlette(routes=[Route("/", page)])
 """
-ATTACKER = "127.0.0.2"  # loopback too: the attacks' connections count against their own address
 
 
 def free_port() -> int:
@@ -106,245 +106,6 @@ def start_postgres(folder: Path) -> tuple[str, callable] | None:
     return f"postgresql+psycopg://vj@127.0.0.1:{port}/postgres", lambda: run(
         str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"
     )
-
-
-class Tally:
-    def __init__(self) -> None:
-        self.pages: list[float] = []
-        self.submits: list[float] = []
-        self.accepted: dict[str, set[int]] = {}  # annotator -> seqs whose submit was answered 303
-        self.errors: dict[str, int] = {}
-        self.retries = 0
-
-    def error(self, what: str) -> None:
-        self.errors[what] = self.errors.get(what, 0) + 1
-
-    def merge(self, other: Tally) -> None:
-        self.pages += other.pages
-        self.submits += other.submits
-        self.accepted.update(other.accepted)
-        for k, v in other.errors.items():
-            self.errors[k] = self.errors.get(k, 0) + v
-        self.retries += other.retries
-
-
-async def sign_in(url: str, token: str) -> httpx.AsyncClient:
-    """A browser opening a pasted link, then "start" on the instructions page (untimed)."""
-    c = httpx.AsyncClient(base_url=url, timeout=120)
-    for attempt in range(5):
-        try:
-            r = await c.get(f"/a/{token}", headers={"Sec-Fetch-Site": "none"}, follow_redirects=True)
-            csrf = re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
-            await c.post("/intro", data={"csrf": csrf}, headers={"Origin": url})
-            return c
-        except (httpx.TransportError, AttributeError):
-            await asyncio.sleep(1 + attempt)
-    raise RuntimeError("could not sign in")
-
-
-async def retried(tally: Tally, call):
-    """A request as a browser makes it: sent again when the connection broke before an answer (a
-    browser retries an idempotent GET by itself; a person presses submit again, with the same
-    submission id, which the studio stores once)."""
-    for attempt in range(4):
-        try:
-            return await call()
-        except httpx.TransportError as e:
-            if attempt == 3:
-                raise
-            tally.retries += 1
-            last = e
-    raise last  # pragma: no cover
-
-
-async def annotate(c: httpx.AsyncClient, url: str, name: str, deadline: float, tally: Tally) -> None:
-    mine = tally.accepted.setdefault(name, set())
-    k = 0
-    while time.monotonic() < deadline:
-        k += 1
-        t0 = time.perf_counter()
-        try:
-            r = await retried(tally, lambda: c.get("/next", follow_redirects=True))
-        except httpx.HTTPError as e:
-            tally.error(f"page {type(e).__name__}")
-            continue
-        found = re.search(r"/item/(\d+)$", str(r.url))
-        if r.status_code == 200 and r.url.path == "/next":  # nothing left for this annotator
-            return
-        if r.status_code != 200 or not found:
-            tally.error(f"page HTTP {r.status_code}")
-            await asyncio.sleep(1)
-            continue
-        tally.pages.append(time.perf_counter() - t0)
-        seq = int(found.group(1))
-        form = {
-            "csrf": re.search(r'name="csrf" value="([^"]+)"', r.text).group(1),
-            "submission_id": re.search(r'name="submission_id" value="([^"]+)"', r.text).group(1),
-            "version": "0",
-            "action": "save",
-            "score": str(1 + k % 5),
-        }
-        t0 = time.perf_counter()
-        try:
-            r = await retried(tally, lambda s=seq, f=form: c.post(f"/item/{s}", data=f, headers={"Origin": url}))
-        except httpx.HTTPError as e:
-            tally.error(f"submit {type(e).__name__}")
-            continue
-        if r.status_code == 303:
-            tally.submits.append(time.perf_counter() - t0)
-            mine.add(seq)
-        else:
-            tally.error(f"submit HTTP {r.status_code}")
-
-
-async def bare_client(url: str, deadline: float, tally: Tally) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=120) as c:
-        while time.monotonic() < deadline:
-            t0 = time.perf_counter()
-            try:
-                r = await retried(tally, lambda: c.get("/"))
-            except httpx.HTTPError as e:
-                tally.error(f"bare {type(e).__name__}")
-                continue
-            if r.status_code == 200:
-                tally.pages.append(time.perf_counter() - t0)
-            else:
-                tally.error(f"bare HTTP {r.status_code}")
-
-
-async def slow_client(port: int, deadline: float, seen: dict) -> None:
-    """Connections that never finish their headers, reopened whenever the server drops one."""
-    while time.monotonic() < deadline:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
-        except OSError:
-            seen["connect failed"] = seen.get("connect failed", 0) + 1
-            await asyncio.sleep(1)
-            continue
-        seen["opened"] = seen.get("opened", 0) + 1
-        try:
-            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-            while time.monotonic() < deadline:
-                try:
-                    got = await asyncio.wait_for(reader.read(4096), 3.0)
-                except asyncio.TimeoutError:
-                    writer.write(b"a")  # one more byte of a header that never ends
-                    continue
-                status = got.split(b" ", 2)[1].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
-                seen[status] = seen.get(status, 0) + 1
-                if status != "408":
-                    await asyncio.sleep(1)  # refused at once: come back a second later, as a bot would
-                break
-        except OSError:
-            seen["reset"] = seen.get("reset", 0) + 1
-        finally:
-            writer.close()
-
-
-async def big_body(port: int, deadline: float, seen: dict) -> None:
-    """POST /signout announcing 900 MB (no sign-in needed), streamed until the server answers."""
-    chunk = b"x" * 65536
-    while time.monotonic() < deadline:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
-        except OSError:
-            await asyncio.sleep(1)
-            continue
-        sent = 0
-        answer = asyncio.ensure_future(reader.read(4096))
-        try:
-            writer.write(
-                b"POST /signout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                b"Content-Length: 943718400\r\n\r\n"
-            )
-            while sent < 943718400 and time.monotonic() < deadline and not answer.done():
-                writer.write(chunk)
-                await asyncio.wait_for(writer.drain(), 10)
-                sent += len(chunk)
-            got = await asyncio.wait_for(answer, 10)
-            status = got.split(b" ", 2)[1].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
-        except (OSError, asyncio.TimeoutError):
-            status = "reset" if answer.done() or sent else "timeout"
-            if answer.done() and not answer.exception() and answer.result().startswith(b"HTTP/1.1 "):
-                status = answer.result().split(b" ", 2)[1].decode()
-        finally:
-            answer.cancel()
-            writer.close()
-        seen[status] = seen.get(status, 0) + 1
-        seen["bytes sent"] = seen.get("bytes sent", 0) + sent
-
-
-def proc_stats(pid: int) -> tuple[float, int, int]:
-    """(CPU seconds, peak resident MB, open descriptors) of a process, from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    peak = 0
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) // 1024
-    return cpu, peak, len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def worker(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, barrier, out) -> None:
-    """One client process: annotators (signed in first), the bare route's clients, or the attacks;
-    all processes start their clocks together at the barrier."""
-
-    async def go():
-        tally, seen = Tally(), {"slow": {}, "big": {}}
-        clients = await asyncio.gather(*(sign_in(url, t) for _, t in tokens)) if kind == "annotators" else []
-        barrier.wait()
-        deadline = time.monotonic() + args.duration
-        if kind == "annotators":
-            await asyncio.gather(*(annotate(c, url, n, deadline, tally) for c, (n, _) in zip(clients, tokens)))
-        elif kind == "bare":
-            await asyncio.gather(*(bare_client(url, deadline, tally) for _ in range(len(tokens))))
-        else:
-            jobs = [slow_client(port, deadline, seen["slow"]) for _ in range(args.slow_clients)]
-            jobs += [big_body(port, deadline, seen["big"]) for _ in range(args.big_bodies)]
-            await asyncio.gather(*jobs)
-        await asyncio.gather(*(c.aclose() for c in clients))
-        return tally, seen
-
-    tally, seen = asyncio.run(go())
-    out.put((kind, tally, seen))
-
-
-def load(kind: str, url: str, port: int, tokens: list[tuple[str, str]], args, pid: int | None) -> tuple[Tally, dict]:
-    """Run the clients in --client-procs processes (one Python process cannot drive hundreds of
-    clients without becoming the bottleneck), beside one attack process; sample the server's
-    descriptors while they run."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    n = max(1, min(args.client_procs, len(tokens)))
-    slices = [tokens[i::n] for i in range(n)]
-    attacks = kind == "annotators" and not args.no_attacks
-    barrier = ctx.Barrier(n + attacks + 1)
-    out = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(kind, url, port, sl, args, barrier, out)) for sl in slices]
-    if attacks:
-        procs.append(ctx.Process(target=worker, args=("attacks", url, port, [], args, barrier, out)))
-    for p in procs:
-        p.start()
-    barrier.wait(timeout=1800)
-    t0 = time.perf_counter()
-    deadline = time.monotonic() + args.duration
-    watch = {"max fds": 0, "slow": {}, "big": {}}
-    while pid is not None and time.monotonic() < deadline:
-        watch["max fds"] = max(watch["max fds"], proc_stats(pid)[2])
-        time.sleep(1)
-    tally = Tally()
-    for _ in procs:
-        got_kind, t, seen = out.get(timeout=args.duration + 1800)
-        tally.merge(t)
-        if got_kind == "attacks":
-            watch["slow"], watch["big"] = seen["slow"], seen["big"]
-    for p in procs:
-        p.join(timeout=60)
-    watch["wall"] = time.perf_counter() - t0
-    return tally, watch
 
 
 def check_answers(db: str, tally: Tally) -> tuple[int, int, int]:
