@@ -85,18 +85,33 @@ def live():
 
 
 @pytest.fixture
-def pairwise_study(tmp_path, live):
-    """The example pairwise study served live, 2 raters per item: (server, tokens of ann, bob and the
-    admin boss, store)."""
+def serve_pairwise(tmp_path, live):
+    """Serve the example pairwise study live: ``serve_pairwise(limits=None, behind_proxy=False,
+    per_item=2)`` -> (server, store), the server run with those limits as `studio serve` runs it."""
     from voxjudge.studio.app import create_app
     from voxjudge.studio.store import Store, default_url
     from voxjudge.studio.study import init_study, open_store
 
-    init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=2)
-    store = open_store(tmp_path / "s")
+    def serve(limits=None, behind_proxy: bool = False, per_item: int = 2):
+        init_study(tmp_path / "s", "pairwise", EXAMPLES / "pairwise/pairs.jsonl", per_item=per_item)
+        store = open_store(tmp_path / "s")
+        server = live(
+            lambda: create_app(Store(default_url(tmp_path / "s")), limits=limits, behind_proxy=behind_proxy),
+            limits=limits,
+            behind_proxy=behind_proxy,
+        )
+        return server, store
+
+    return serve
+
+
+@pytest.fixture
+def pairwise_study(serve_pairwise):
+    """The example pairwise study served live, 2 raters per item: (server, tokens of ann, bob and the
+    admin boss, store)."""
+    server, store = serve_pairwise()
     tokens = {n: store.invite(n) for n in ("ann", "bob")}
     tokens["boss"] = store.invite("boss", admin=True)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
     return server, tokens, store
 
 

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from tests.studio.helpers import client_for, form_fields, work
-from tests.studio.mos_data import mos_files
+from tests.studio.mos_data import mos_files, tone, write_wav
 from voxjudge.cli.main import main
 from voxjudge.studio.app import create_app
 from voxjudge.studio.store import Store, default_url
@@ -184,3 +184,20 @@ def test_cli_mos_end_to_end(tmp_path, capsys):
         == 2
     )
     assert "must be 1-5" in capsys.readouterr().err
+
+
+def test_a_silent_mos_clip_is_warned_about_at_init(tmp_path, capsys):
+    import numpy as np
+
+    files = mos_files(tmp_path / "data", n_per_system=1)
+    audio = tmp_path / "data" / "audio"
+    write_wav(audio / "silent.wav", np.zeros(8000))
+    write_wav(audio / "hum.wav", 0.001 * tone(0.5, 50))  # -60 dBFS: no speech either
+    with open(files["items"], "a") as f:
+        f.write(json.dumps({"id": "mute", "audio": "audio/silent.wav", "system": "x"}) + "\n")
+        f.write(json.dumps({"id": "hum", "audio": "audio/hum.wav", "system": "x"}) + "\n")
+    assert main(["studio", "init", str(tmp_path / "s"), "--task", "mos", "--items", str(files["items"])]) == 0
+    err = capsys.readouterr().err
+    assert "warning: item mute: audio audio/silent.wav is silent (no sound at all)" in err
+    assert "warning: item hum: audio audio/hum.wav is silent (its loudest 20 ms at -" in err
+    assert err.count("warning:") == 2  # the tones are not

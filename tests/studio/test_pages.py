@@ -1,4 +1,5 @@
-"""Every task's page over HTTP: the model's instructions, the answer form, validation against the scale."""
+"""Every task's page over HTTP: the model's instructions, the answer form, validation against the scale;
+instructions that follow the study, the admin page's plural, the favicon."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import httpx
 import pytest
 
 from tests.studio.conftest import EXAMPLES
-from tests.studio.helpers import sign_in
+from tests.studio.helpers import client_for, sign_in
+from tests.studio.mos_data import mos_files
 from voxjudge.studio.app import create_app
 from voxjudge.studio.store import Store, default_url
 from voxjudge.studio.study import init_study, open_store
@@ -76,3 +78,26 @@ def test_task_page_and_answers(task, tmp_path, live):
     sid2 = re.search(r'name="submission_id" value="([^"]+)"', c.get("/item/2").text).group(1)
     r = c.post("/item/2", data={"csrf": csrf, "submission_id": sid2, "action": "skip"})
     assert r.status_code == 200 and "skipped" in c.get("/item/2").text
+
+
+def test_admin_page_plural_and_favicon(serve_pairwise):
+    server, store = serve_pairwise(per_item=1)
+    boss = client_for(server, store.invite("boss", admin=True), admin=True)
+    text = boss.get("/admin").text
+    assert "1 annotator per item" in text and "1 annotators" not in text
+    r = httpx.get(server.url + "/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/x-icon" and r.content[:4] == b"\0\0\1\0"
+
+
+def test_instructions_mention_training_and_checks_only_when_the_study_has_them(tmp_path, live):
+    files = mos_files(tmp_path / "data", n_per_system=1)
+    init_study(tmp_path / "bare", "mos", files["items"], per_item=1)
+    init_study(tmp_path / "full", "mos", files["items"], gold=files["gold"], training=files["training"], per_item=1)
+    texts = {}
+    for name in ("bare", "full"):
+        store = open_store(tmp_path / name)
+        server = live(lambda name=name: create_app(Store(default_url(tmp_path / name))))
+        c = httpx.Client(base_url=server.url, follow_redirects=True)
+        texts[name] = sign_in(c, store.invite("ann"), start=False).text
+    assert "training" not in texts["bare"] and "known answer" not in texts["bare"]
+    assert "The first clips are training" in texts["full"] and "checks with a known answer" in texts["full"]
