@@ -19,7 +19,9 @@ from voxjudge.studio.study import init_study, open_store
 # --- 5 and 6. the file served is the file checked; a FIFO blocks nothing ---------------------------------
 
 
-def _breaks_with_audio(tmp_path, seconds=0.2):
+def _served_with_audio(tmp_path, live, seconds=0.2):
+    """A one-item breaks study with a clip, served live: (its audio folder, a folder outside it holding
+    a secret, store, server)."""
     src, out = tmp_path / "src", tmp_path / "other"
     src.mkdir()
     out.mkdir()
@@ -28,12 +30,12 @@ def _breaks_with_audio(tmp_path, seconds=0.2):
     items = src / "items.tsv"
     items.write_text("id\tannotation\taudio\nu1\tone two <SB>\tclip.wav\n")
     init_study(tmp_path / "s", "breaks", items, per_item=1)
-    return src, out, open_store(tmp_path / "s")
+    store = open_store(tmp_path / "s")
+    return src, out, store, live(lambda: create_app(Store(default_url(tmp_path / "s"))))
 
 
 def test_a_symlink_swapped_in_a_loop_never_serves_the_outside_file(tmp_path, live):
-    src, out, store = _breaks_with_audio(tmp_path)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
+    src, out, store, server = _served_with_audio(tmp_path, live)
     ann = client_for(server, store.invite("ann"))
     real = (src / "clip.wav").read_bytes()
     os.rename(src / "clip.wav", src / "real.wav")
@@ -73,8 +75,7 @@ def test_a_symlink_swapped_in_a_loop_never_serves_the_outside_file(tmp_path, liv
 
 
 def test_a_fifo_in_the_audio_root_blocks_nothing(tmp_path, live):
-    src, _, store = _breaks_with_audio(tmp_path)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
+    src, _, store, server = _served_with_audio(tmp_path, live)
     (src / "clip.wav").unlink()
     os.mkfifo(src / "clip.wav")  # before: opened without O_NONBLOCK, the worker thread waited for a writer
     ann = client_for(server, store.invite("ann"))
@@ -89,8 +90,7 @@ def test_a_fifo_in_the_audio_root_blocks_nothing(tmp_path, live):
 
 
 def test_audio_carries_no_etag_and_serves_ranges(tmp_path, live):
-    src, _, store = _breaks_with_audio(tmp_path)
-    server = live(lambda: create_app(Store(default_url(tmp_path / "s"))))
+    src, _, store, server = _served_with_audio(tmp_path, live)
     ann = client_for(server, store.invite("ann"))
     whole = ann.get("/clip/1/0")
     assert whole.status_code == 200 and "etag" not in whole.headers and "last-modified" not in whole.headers

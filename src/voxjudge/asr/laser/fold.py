@@ -33,11 +33,12 @@ _CANDRA = str.maketrans({0x0949: "\u093e", 0x0911: "\u0906", 0x0945: "\u0947", 0
 _YA_GLIDE = re.compile("(?<=[\u0901-\u094c])य([ीे])")
 
 
-def _strip_punct(word: str) -> str:
+def strip_edges(word: str, keep: frozenset[str] = frozenset()) -> str:
+    """The word without punctuation and spaces at its edges, but the characters in ``keep``."""
     start, end = 0, len(word)
-    while start < end and unicodedata.category(word[start])[0] in "PZ":
+    while start < end and unicodedata.category(word[start])[0] in "PZ" and word[start] not in keep:
         start += 1
-    while end > start and unicodedata.category(word[end - 1])[0] in "PZ":
+    while end > start and unicodedata.category(word[end - 1])[0] in "PZ" and word[end - 1] not in keep:
         end -= 1
     return word[start:end]
 
@@ -50,9 +51,9 @@ def fold(word: str) -> str:
     w = unicodedata.normalize("NFKC", word).casefold()
     if any("\u0600" <= ch <= "\u06ff" for ch in w):
         w = unicodedata.normalize("NFC", w.translate(_ARABIC_MARKS))
-    w = _strip_punct(w)
+    w = strip_edges(w)
     w = unicodedata.normalize("NFC", indic_fold(w).translate(_CANDRA))
     return _YA_GLIDE.sub(lambda m: {"ी": "ई", "े": "ए"}[m.group(1)], w)
 
 
-__all__ = ["fold"]
+__all__ = ["fold", "strip_edges"]

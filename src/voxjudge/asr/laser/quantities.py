@@ -83,9 +83,7 @@ def _spoken_numbers(lang: str) -> dict[str, int]:
 def _amount(q: Quantity) -> float | None:
     """The number a value of one of the countable kinds says."""
     v = q.value
-    if q.kind in ("number", "ordinal"):
-        return float(v[0])
-    if q.kind in ("percent", "decimal"):
+    if q.kind in ("number", "ordinal", "percent", "decimal"):
         return float(v[0])
     if q.kind == "unit":
         return float(v[1])

@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from voxjudge.asr.laser.fold import strip_edges
 from voxjudge.asr.laser.lang import _DIGIT_TABLE
 
 # curly and modifier apostrophes read as the plain one
@@ -102,12 +103,7 @@ def _written(token: str) -> str:
     """A token as the parser reads it: NFKC, case folded, ASCII digits, edge punctuation off but
     the percent sign and a final dot (p.m.)."""
     t = unicodedata.normalize("NFKC", token).casefold().translate(_DIGIT_TABLE).translate(APOSTROPHES)
-    start, end = 0, len(t)
-    while start < end and unicodedata.category(t[start])[0] in "PZ" and t[start] not in _KEEP:
-        start += 1
-    while end > start and unicodedata.category(t[end - 1])[0] in "PZ" and t[end - 1] not in _KEEP:
-        end -= 1
-    return t[start:end]
+    return strip_edges(t, _KEEP)
 
 
 def _meridiem(text: str | None) -> str:
