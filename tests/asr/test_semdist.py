@@ -90,3 +90,29 @@ def test_an_unreachable_embedding_server_fails_fast_with_status_3(tmp_path, caps
                  "--embedder-base-url", f"http://127.0.0.1:{port}/v1"])  # fmt: skip
     err = capsys.readouterr().err
     assert code in (2, 3) and "127.0.0.1" in err and "Traceback" not in err
+
+
+def _report_text(path) -> str:
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
+
+
+def test_the_report_shows_semdist_calibrated_and_formatting_each_under_its_own_name(tmp_path):
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat on the mat\nI like the cat.\n", encoding="utf-8")
+    hyp.write_text("the cat sat on a mat\nI like cat\n", encoding="utf-8")
+    base = ["asr", "score", "--ref", str(ref), "--hyp", str(hyp), "--lang", "en", "--no-cache"]
+    meaning, plain = tmp_path / "meaning.html", tmp_path / "plain.html"
+    assert main([*base, "--judge", "rules", "--embedder", "fake/hash", "--report", str(meaning)]) == 0
+    assert main([*base, "--report", str(plain)]) == 0  # the default judge: laser_calibrated, no embedder
+    with_meaning, without = _report_text(meaning), _report_text(plain)
+    # the rules judge has no model fitted to people: SemDist beside the score, no laser_calibrated
+    assert "SemDist (mean)" in with_meaning and "fake/hash" in with_meaning
+    assert "laser_calibrated (mean" not in with_meaning and "<th>laser_calibrated</th>" not in meaning.read_text()
+    mean = (_oracle("the cat sat on the mat", "the cat sat on a mat") + _oracle("I like the cat.", "I like cat")) / 2
+    assert f"{mean:.3f}"[:4] in with_meaning
+    # formatting is reported beside the score (one case/punctuation pair), not in it
+    assert "case/punctuation only (pairs)" in with_meaning and "reported, not penalised" in with_meaning
+    assert "laser_calibrated (mean, fitted to people)" in without and "SemDist" not in without

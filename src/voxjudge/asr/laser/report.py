@@ -131,6 +131,38 @@ def _coverage(summary: dict[str, Any]) -> list[str]:
     return [text] if text else []
 
 
+def _beside(summary: dict[str, Any]) -> str:
+    """The figures beside the rubric score, each under its own name: formatting (not in LASER),
+    SemDist (with an embedder) and laser_calibrated (fitted to people, never the score itself)."""
+    rate = summary.get("format_error_rate")
+    heads = ["case/punctuation only (pairs)", "per reference word"]
+    values: list[Any] = [summary.get("format_errors", 0), None if rate is None else round(rate, 4)]
+    notes = ["case/punctuation only = pairs that are the same words but for case or punctuation: reported, not penalised"]
+    if summary.get("embedder", "none") != "none":
+        heads.append("SemDist (mean)")
+        values.append(summary.get("semdist"))
+        notes.append(f"SemDist = 1 - cosine of the sentence embeddings ({summary['embedder']}); 0 = the same meaning")
+    if "laser_calibrated" in summary:
+        heads.append("laser_calibrated (mean, fitted to people)")
+        values.append(summary["laser_calibrated"])
+        notes.append(f"laser_calibrated = a figure fitted to human ratings and preferences: {summary.get('laser_calibrated_model')}")
+    return section("Beside the score", table(heads, [values]), note="; ".join(notes))
+
+
+def _utterance_columns(summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The per-utterance figures beside LASER that this run has, as (heading, getter)."""
+    out: list[tuple[str, Any]] = []
+    if "laser_calibrated" in summary:
+        out.append(("laser_calibrated", lambda u: u.laser_calibrated))
+    if summary.get("embedder", "none") != "none":
+        out.append(("SemDist", lambda u: u.semdist))
+    return out
+
+
+def _figure(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
 def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
     """The report of a LASER result (``voxjudge.asr.laser.result.LaserResult``): its summary,
     per-utterance values and, with human scores, the agreement. ``inputs``: the files by role
@@ -160,7 +192,8 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
             "micro = 1 - total penalty / total reference words; macro = mean of utterance scores; WER = corpus "
             f"word edits / reference words on {summary['wer_tokens']}; disputed = "
             "model labels that contradict a confident rule or the pair's operation (dashed red border)",
-        )
+        ),
+        _beside(summary),
     ]
     type_parts, chart = _error_types(summary, utterances)
     if chart is not None:
@@ -181,10 +214,14 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         rated = [u for u in scored_utts if u.id in human]
         rows = [[name, *(correlation_text(c) for c in cs)] for name, cs in summary["agreement"].items()]
         plots = []
-        for name, title, ys in (
+        against = [
             ("laser-vs-human", "LASER vs human score", [u.laser for u in rated]),
             ("one-minus-wer-vs-human", "1 - WER vs human score", [1 - u.wer for u in rated]),
-        ):
+        ]
+        if "laser_calibrated" in summary:
+            ys = [u.laser_calibrated for u in rated]
+            against.append(("calibrated-vs-human", "laser_calibrated (fitted) vs human score", ys))
+        for name, title, ys in against:
             chart = charts.scatter(
                 name,
                 [human[u.id] for u in rated],
@@ -208,17 +245,20 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         f"{escape(LEGEND.get(k, k))}</span>"
         for k, c in COLORS.items()
     )
+    extra = _utterance_columns(summary)
     rows = "".join(
-        f"<tr><td>{escape(u.id)}</td><td class='num'>{'–' if u.laser is None else f'{u.laser:.3f}'}</td>"
-        f"<td class='num'>{'–' if u.wer is None else f'{u.wer:.3f}'}</td>"
+        f"<tr><td>{escape(u.id)}</td><td class='num'>{_figure(u.laser)}</td>"
+        + "".join(f"<td class='num'>{_figure(get(u))}</td>" for _, get in extra)
+        + f"<td class='num'>{_figure(u.wer)}</td><td class='num'>{u.format_errors}</td>"
         f"<td style='text-align:left'>{_pairs_html(u)}</td></tr>"
         for u in utterances
     )
+    heads = "".join(f"<th>{name}</th>" for name, _ in extra)
     parts.append(
         section(
             "Utterances (reference over hypothesis; hover for the reason)",
-            f"<p>{legend}</p><div class='table-wrap'><table><thead><tr><th>id</th><th>LASER</th><th>WER</th>"
-            f"<th>pairs</th></tr></thead><tbody>{rows}</tbody></table></div>",
+            f"<p>{legend}</p><div class='table-wrap'><table><thead><tr><th>id</th><th>LASER</th>{heads}<th>WER</th>"
+            f"<th>case/punct.</th><th>pairs</th></tr></thead><tbody>{rows}</tbody></table></div>",
         )
     )
     return build_report(
