@@ -116,3 +116,15 @@ def test_the_report_shows_semdist_calibrated_and_formatting_each_under_its_own_n
     # formatting is reported beside the score (one case/punctuation pair), not in it
     assert "case/punctuation only (pairs)" in with_meaning and "reported, not penalised" in with_meaning
     assert "laser_calibrated (mean, fitted to people)" in without and "SemDist" not in without
+
+
+def test_the_compare_report_shows_semdist_and_its_significance(tmp_path):
+    ref, a, b, report = (tmp_path / n for n in ("ref.txt", "a.txt", "b.txt", "compare.html"))
+    ref.write_text("the cat sat on the mat\nI like the cat\nshe went home\n", encoding="utf-8")
+    a.write_text("the cat sat on the mat\nI like cat\nshe went home\n", encoding="utf-8")
+    b.write_text("a dog sat on a hat\nI like bats\nhe want hem\n", encoding="utf-8")
+    code = main(["asr", "compare", "--ref", str(ref), "--hyp-a", str(a), "--hyp-b", str(b), "--embedder", "fake/hash",
+                 "--resamples", "200", "--report", str(report)])  # fmt: skip
+    assert code == 0
+    shown = _report_text(report)
+    assert "SemDist (mean, fake/hash" in shown and "paired bootstrap of the SemDist difference (200 resamples" in shown

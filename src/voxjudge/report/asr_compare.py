@@ -35,8 +35,10 @@ def compare_report(
             [f"paired bootstrap of the WER difference ({bs['n_resamples']} resamples, seed {bs['seed']})",
              f"{100 * bs['difference']:+.2f} pts",
              f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}]", p_boot],
+            *_semdist_significance(s),
         ],
     )  # fmt: skip
+    rows += _semdist_rows(s)
     ua, ub = comparison.a.per_utterance(), comparison.b.per_utterance()
     per_utt = charts.scatter(
         "wer-per-utterance",
@@ -73,6 +75,25 @@ def compare_report(
     return build_report(
         f"ASR comparison: {a} vs {b}", "asr compare", parts, charts=[per_utt, counts], inputs=inputs, settings=settings
     )
+
+
+def _semdist_rows(s: dict[str, Any]) -> list[list[Any]]:
+    """SemDist beside the error rates, when the comparison had an embedder."""
+    if "semdist" not in s:
+        return []
+    sd = s["semdist"]
+    return [[f"SemDist (mean, {sd['embedder']})", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}"]]
+
+
+def _semdist_significance(s: dict[str, Any]) -> list[list[str]]:
+    """The paired bootstrap of the SemDist difference, when the comparison had an embedder."""
+    if "significance_semdist" not in s:
+        return []
+    bs = s["significance_semdist"]["paired_bootstrap_semdist"]
+    p_boot = f"p < {1 / bs['n_resamples']:.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+    return [[f"paired bootstrap of the SemDist difference ({bs['n_resamples']} resamples, seed {bs['seed']})",
+             f"{bs['difference']:+.4f}",
+             f"{100 * bs['confidence']:.0f}% CI [{bs['ci_low']:+.4f}, {bs['ci_high']:+.4f}]", p_boot]]  # fmt: skip
 
 
 def _confusions(conf: dict[str, list[dict[str, Any]]]) -> list[str]:
