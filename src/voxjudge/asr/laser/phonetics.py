@@ -135,12 +135,16 @@ def bare(ipa: str) -> str:
     return unicodedata.normalize("NFC", ipa).translate(_PROSODIC)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Evidence:
     ipa_ref: str | None  # None: no voice for the language
     ipa_hyp: str | None
     sound: float | None  # normalized similarity of the bare phonemes, 0..1
     look: float  # normalized similarity of the folded spellings, 0..1
+
+    def __init__(self, ipa_ref: str | None, ipa_hyp: str | None, sound: float | None, look: float):
+        d = self.__dict__  # one per labelled pair: no frozen-dataclass __setattr__ per field
+        d["ipa_ref"], d["ipa_hyp"], d["sound"], d["look"] = ipa_ref, ipa_hyp, sound, look
 
     @property
     def alike(self) -> bool:

@@ -67,7 +67,7 @@ from voxjudge.asr.laser.spelling import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Label:
     label: str  # match | no_penalty | minor | major
     error_type: str | None
@@ -77,6 +77,15 @@ class Label:
     # side in characters, both sides known words); lets calibration re-tier a pair without
     # classifying it again
     evidence: tuple | None = field(default=None, compare=False)
+
+    def __init__(
+        self, label: str, error_type: str | None, reason: str, disputed: bool = False, evidence: tuple | None = None
+    ):
+        # straight into the instance's dict, as RubricPair does: every unique pair makes one
+        d = self.__dict__
+        d["label"], d["error_type"], d["reason"], d["disputed"], d["evidence"] = (
+            label, error_type, reason, disputed, evidence
+        )  # fmt: skip
 
 
 def equivalent(lang: str):

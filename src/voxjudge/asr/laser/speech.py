@@ -54,23 +54,31 @@ def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], la
     return out
 
 
+@lru_cache(maxsize=200_000)
+def _facts(word: str) -> tuple[str, str, str]:
+    """What the phenomena ask of a word, in one lookup: its alignment key, its spelling fold and
+    its fold without hyphens or apostrophes."""
+    return word_key(word), fold(word), _joinkey(word)
+
+
 def _phenomenon(word: str, side: Sequence[str], at: int, known: frozenset[str]) -> str:
     """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''."""
-    k = word_key(word)
-    before = word_key(side[at - 1]) if at > 0 else None
-    after = word_key(side[at + 1]) if at + 1 < len(side) else None
-    if fold(word) in known:
+    k, folded, cut = _facts(word)
+    if folded in known:
         return FILLER
-    if k and k in (before, after):
+    before = _facts(side[at - 1])[0] if at > 0 else None
+    nxt = _facts(side[at + 1]) if at + 1 < len(side) else None
+    if k and (k == before or (nxt is not None and k == nxt[0])):
         return REPETITION
-    if after and _false_start(word, side[at + 1]):
+    if nxt is not None and nxt[0] and _false_start(word, cut, nxt[2]):
         return FALSE_START
     return ""
 
 
-def _false_start(word: str, nxt: str) -> bool:
-    """``nuclé nucléaires``, ``dé- début``: a cut-off start of the next word."""
-    cut, full = _joinkey(word).rstrip("-"), _joinkey(nxt)
+def _false_start(word: str, cut: str, full: str) -> bool:
+    """``nuclé nucléaires``, ``dé- début``: a cut-off start of the next word (``cut`` and ``full``:
+    the two words folded, without hyphens or apostrophes)."""
+    cut = cut.rstrip("-")
     return (word.endswith("-") and len(cut) >= 1 and full.startswith(cut)) or (
         2 <= len(cut) < len(full) and full.startswith(cut)
     )

@@ -26,6 +26,7 @@ this one to it, records and summary alike.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -51,6 +52,7 @@ MAX_TOKENS = 300_000  # unique tokens
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
 _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
 _dumps = json.dumps
+_plain = re.compile(r"[A-Za-z0-9 ]*").fullmatch  # a text whose tokens are their own keys but for case
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 
@@ -244,14 +246,26 @@ class ChunkScorer:
             self._probe(lang)
         for uid, ref, hyp in chunk:
             same = ref == hyp
-            rs = ref.split()
-            hs = rs if same else hyp.split()
-            rw, rk = self._words(rs)
-            hw, hk = (rw, rk) if same else self._words(hs)
-            # the WER from the edits below (one-to-one tokens, none dropped), else counted apart
-            by_edits = wanted and len(rk) == len(rs) and len(hk) == len(hs) and mixed.isdisjoint(rk)
-            by_edits = by_edits and (same or mixed.isdisjoint(hk))
-            wer = self._wer(rs, hs, same) if wanted and not by_edits else None
+            if _plain(ref) and (same or _plain(hyp)):
+                # ASCII letters and digits only: every token is a word, its key is its lower case and
+                # so is its WER token (one-to-one): no lookup per token (keys are str here, not ids)
+                rs = rw = ref.split()
+                rk = ref.lower().split()
+                if same:
+                    hs, hw, hk = rs, rw, rk
+                else:
+                    hs = hw = hyp.split()
+                    hk = hyp.lower().split()
+                by_edits, wer = wanted, None
+            else:
+                rs = ref.split()
+                hs = rs if same else hyp.split()
+                rw, rk = self._words(rs)
+                hw, hk = (rw, rk) if same else self._words(hs)
+                # the WER from the edits below (one-to-one tokens, none dropped), else counted apart
+                by_edits = wanted and len(rk) == len(rs) and len(hk) == len(hs) and mixed.isdisjoint(rk)
+                by_edits = by_edits and (same or mixed.isdisjoint(hk))
+                wer = self._wer(rs, hs, same) if wanted and not by_edits else None
             if rk == hk:
                 edits = 0
                 if by_edits:
