@@ -86,24 +86,6 @@ def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
     return paired
 
 
-def read_pair_streamed(args: argparse.Namespace, ref_path: str, hyp_path: str):
-    """As ``read_pair``, but files in the same order are read again line by line as they are used
-    (``io.streamed``): memory does not grow with the corpus."""
-    from voxjudge.io.readers import scan_texts
-    from voxjudge.io.streamed import pair_files
-
-    settings = {
-        "fmt": args.format,
-        "ids": args.ids,
-        "text_field": args.text_col,
-        "id_field": args.id_col,
-        "speaker_field": getattr(args, "speaker_col", "speaker"),
-    }
-    paired = pair_files(scan_texts(ref_path, **settings), scan_texts(hyp_path, **settings))
-    warn_leading_ids(args, paired)
-    return paired
-
-
 def warn_leading_ids(args: argparse.Namespace, *paired) -> None:
     """Once per command: line-aligned files whose lines all begin with the same id-like token on
     both sides are probably Kaldi files read without --ids (the ids would count as words)."""

@@ -8,7 +8,7 @@ from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwar
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
 from voxjudge.cli.embedder_options import add_embedder_options
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
-from voxjudge.cli.laser import add_llm_labelling_options
+from voxjudge.cli.laser_options import add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
 

@@ -2,6 +2,7 @@
 score = 1 - total penalty / reference words), with a rules judge, LLM judges and a trainable one."""
 
 from voxjudge.asr.laser.align import RubricPair, rubric_align
+from voxjudge.asr.laser.files import LaserFiles, ScoredFiles, score_files
 from voxjudge.asr.laser.result import LaserResult
 from voxjudge.asr.laser.rubric import LABELS, ErrorType, LaserRubric
 from voxjudge.asr.laser.rules import Label, classify, classify_words
@@ -12,10 +13,12 @@ __all__ = [
     "LABELS",
     "ErrorType",
     "Label",
+    "LaserFiles",
     "LaserOptions",
     "LaserResult",
     "LaserRubric",
     "RubricPair",
+    "ScoredFiles",
     "ScoredPair",
     "UtteranceScore",
     "classify",
@@ -23,5 +26,6 @@ __all__ = [
     "rubric_align",
     "run_laser",
     "score",
+    "score_files",
     "summarize",
 ]
