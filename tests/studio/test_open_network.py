@@ -17,9 +17,9 @@ from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields, sign_in, work
 from tests.studio.mos_data import mos_files, tone, write_wav
 from voxjudge.studio.app import cookie_names, create_app
-from voxjudge.studio.flow import all_answers
 from voxjudge.studio.limits import Limits, Throttle
 from voxjudge.studio.store import Store, default_url
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import export_study, init_study, open_store
 
 DIMS = ("C1", "C2", "C3", "C4", "overall")
