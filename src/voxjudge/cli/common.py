@@ -65,17 +65,21 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def read_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """How ``add_input_options`` read a transcript file, as ``io.read_texts`` keywords."""
+    return {
+        "fmt": args.format,
+        "ids": args.ids,
+        "text_field": args.text_col,
+        "id_field": args.id_col,
+        "speaker_field": getattr(args, "speaker_col", "speaker"),
+    }
+
+
 def read_file(args: argparse.Namespace, path: str):
     from voxjudge.io import read_texts
 
-    return read_texts(
-        path,
-        fmt=args.format,
-        ids=args.ids,
-        text_field=args.text_col,
-        id_field=args.id_col,
-        speaker_field=getattr(args, "speaker_col", "speaker"),
-    )
+    return read_texts(path, **read_settings(args))
 
 
 def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):

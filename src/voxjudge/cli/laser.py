@@ -16,6 +16,7 @@ from voxjudge.cli.common import (
     case_punct_counts,
     print_json,
     progress_bar,
+    read_settings,
     say_note,
     warn_leading_ids,
 )
@@ -100,11 +101,7 @@ def _request(args: argparse.Namespace):
     files = LaserFiles(
         args.ref,
         args.hyp,
-        fmt=args.format,
-        ids=args.ids,
-        text_field=args.text_col,
-        id_field=args.id_col,
-        speaker_field=getattr(args, "speaker_col", "speaker"),
+        **read_settings(args),
         normalize=args.normalize,
         human=args.human,
         human_col=args.human_col,
