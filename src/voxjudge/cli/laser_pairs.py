@@ -72,7 +72,8 @@ def read_pair_rows(path: str) -> list[dict[str, str]]:
 
 def _labeler(args, rubric):
     """A synchronous labeler for the offline judges, or None and an LLM judge."""
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler
+    from voxjudge.asr.laser import is_offline
+    from voxjudge.asr.laser.judges import offline_labeler
 
     if is_offline(args.judge):
         labeler, _ = offline_labeler(args.judge, rubric, allow_rubric_mismatch=args.allow_rubric_mismatch)
@@ -81,8 +82,7 @@ def _labeler(args, rubric):
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from voxjudge.asr.laser import LaserRubric, RubricPair
-    from voxjudge.asr.laser.judges import is_offline
+    from voxjudge.asr.laser import LaserRubric, RubricPair, is_offline
     from voxjudge.asr.laser.run import decide_language
 
     if args.engine == "ray" and is_offline(args.judge):  # a list of pairs is labelled in one go, here
@@ -158,7 +158,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 
 def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
-    from voxjudge.asr.laser.rubric import LABELS
+    from voxjudge.asr.laser import LABELS
 
     truth = []
     for n, row in enumerate(rows, start=2):
