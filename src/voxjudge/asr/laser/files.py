@@ -65,6 +65,10 @@ def score_files(
     from voxjudge.io.writers import RecordStream, check_outputs, write_outputs
 
     check_outputs(records=[files.out], files=[files.report])
+    if files.wants_report:  # the charts need matplotlib: missing, it fails before any work
+        from voxjudge.report.charts import require_matplotlib
+
+        require_matplotlib()
     norm = get_normalizer(files.normalize)  # an unknown step fails before any work
     paired = _read(files)
     if on_read is not None:
