@@ -23,8 +23,9 @@ class LaserFiles:
 
     ref: str
     hyp: str
-    # how both files are read (``io.readers.scan_texts``); ids None: line-aligned unless the
-    # files are JSONL/CSV with ids (and the caller may warn about leading ids, see ``on_read``)
+    # how both files are read (``io.readers.scan_texts``): fmt "auto" goes by suffix (.tsv .csv
+    # .jsonl), else line-aligned text, or Kaldi "id text" when ids is true; None (not said) reads
+    # as False, and ``on_read`` may then warn that every line starts with an id
     fmt: str = "auto"
     ids: bool | None = None
     text_field: str = "text"
