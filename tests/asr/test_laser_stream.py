@@ -41,7 +41,7 @@ def _reference(refs, hyps, ids, judge, lang, human=None):
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 
-ASCII_WORDS = "the cat sat on a mat every one everyone colour color ten 10 going to gonna The CAT Mat it's don't".split()
+ASCII_WORDS = "the cat sat on a mat every one everyone colour color ten 10 going to gonna The CAT it's don't".split()
 
 
 def _random_corpus(n: int, seed: int, words=WORDS):

@@ -79,7 +79,7 @@ def test_csrf_validation_and_idempotent_resubmit(pairwise_study):
     edit = {**_form(ann.get("/item/1").text), "action": "save", **{d: "first" for d in good if d[0] in "Co"}}
     assert edit["version"] == "1"  # the page says which version it was made from
     assert ann.post("/item/1", data={**edit, "C1": "tie"}).status_code == 200
-    from voxjudge.studio.flow import all_answers
+    from voxjudge.studio.stored_answers import all_answers
 
     rows = [a for a in all_answers(store) if a["annotator"] == "ann"]
     assert len(rows) == 1 and rows[0]["version"] == 2 and rows[0]["answer"]["C1"] == "tie"
@@ -145,7 +145,7 @@ def _nothing_lost(tmp_path, live, db_url, n_annotators=20, each=100):
     import time
 
     deadline = time.time() + 300
-    from voxjudge.studio.flow import all_answers
+    from voxjudge.studio.stored_answers import all_answers
 
     total = n_annotators * each
     while len(all_answers(store)) < total // 2 and time.time() < deadline:

@@ -12,8 +12,8 @@ from tests.browser import CHROMIUM, FLAGS, sync_playwright_or_skip
 from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import work
 from voxjudge.studio.app import create_app
-from voxjudge.studio.flow import all_answers
 from voxjudge.studio.store import Store, default_url
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import init_study, open_store
 
 pytestmark = pytest.mark.slow

@@ -178,7 +178,7 @@ def test_asr_pairs_export_is_training_data(tmp_path):
     work(store, "a", lambda v: {"error_type": "none" if v.payload["ref"] == v.payload["hyp"] else "wrong_word"})
     out = tmp_path / "labelled.tsv"
     export_study(tmp_path / "s", out)
-    from voxjudge.cli.laser import read_pair_rows
+    from voxjudge.cli.laser_pairs import read_pair_rows
 
     rows = read_pair_rows(str(out))
     with open("tests/data/laser_pairs.tsv", encoding="utf-8") as f:

@@ -12,8 +12,8 @@ import time
 from tests.studio.helpers import client_for, form_fields
 from tests.studio.mos_data import mos_files, tone, write_wav
 from voxjudge.studio.app import create_app
-from voxjudge.studio.flow import all_answers
 from voxjudge.studio.store import Store, default_url
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import init_study, open_store
 
 # --- 5 and 6. the file served is the file checked; a FIFO blocks nothing ---------------------------------

@@ -8,8 +8,8 @@ import pytest
 from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields
 from voxjudge.studio.app import create_app
-from voxjudge.studio.flow import all_answers
 from voxjudge.studio.store import Store
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import init_study
 
 DIMS = ("C1", "C2", "C3", "C4", "overall")

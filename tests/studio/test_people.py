@@ -12,8 +12,9 @@ from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields, work
 from voxjudge.cli.main import main
 from voxjudge.studio.app import create_app
-from voxjudge.studio.flow import Flow, all_answers
+from voxjudge.studio.flow import Flow
 from voxjudge.studio.store import Store, default_url
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import init_study, open_store
 
 STUDIES = {

@@ -20,8 +20,9 @@ from tests.studio.conftest import EXAMPLES
 from tests.studio.helpers import client_for, form_fields, hindi_sentence_study, sign_in, work
 from voxjudge.errors import InputError
 from voxjudge.studio.app import cookie_names, create_app
-from voxjudge.studio.flow import Flow, all_answers
+from voxjudge.studio.flow import Flow
 from voxjudge.studio.store import Store, default_url, sessions
+from voxjudge.studio.stored_answers import all_answers
 from voxjudge.studio.study import init_study, open_store
 
 DIMS = ("C1", "C2", "C3", "C4", "overall")

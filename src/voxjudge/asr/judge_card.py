@@ -296,8 +296,7 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
     from dataclasses import replace
 
-    from voxjudge.asr.laser.judges import is_offline
-    from voxjudge.asr.laser.run import LaserOptions, run_laser
+    from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
 
     def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
@@ -360,8 +359,7 @@ def dry_run(
     """What each LLM judge of a card would send and cost (``Judge.estimate``); nothing is sent."""
     from dataclasses import replace
 
-    from voxjudge.asr.laser.judges import is_offline
-    from voxjudge.asr.laser.run import LaserOptions, run_laser
+    from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
 
     options = replace(options or LaserOptions(), dry_run=True)
     keys = unique_texts(preferences, ratings)

@@ -107,9 +107,10 @@ def register(groups) -> None:
     add_align_limit(p)
     p.set_defaults(func=cmd_compare)
 
-    from voxjudge.cli import laser
+    from voxjudge.cli import judge_card, laser, laser_pairs, laser_train
 
-    laser.register(cmds)
+    for group in (laser, laser_pairs, laser_train, judge_card):  # score, classify, export-pairs, train, judge-card
+        group.register(cmds)
 
 
 def _add_ref_hyp(p, *, speakers: bool = False) -> None:

@@ -65,41 +65,27 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_file(args: argparse.Namespace, path: str):
-    from voxjudge.io import read_texts
-
-    return read_texts(
-        path,
-        fmt=args.format,
-        ids=args.ids,
-        text_field=args.text_col,
-        id_field=args.id_col,
-        speaker_field=getattr(args, "speaker_col", "speaker"),
-    )
-
-
-def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
-    from voxjudge.io import pair_texts
-
-    paired = pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
-    warn_leading_ids(args, paired)
-    return paired
-
-
-def read_pair_streamed(args: argparse.Namespace, ref_path: str, hyp_path: str):
-    """As ``read_pair``, but files in the same order are read again line by line as they are used
-    (``io.streamed``): memory does not grow with the corpus."""
-    from voxjudge.io.readers import scan_texts
-    from voxjudge.io.streamed import pair_files
-
-    settings = {
+def read_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """How ``add_input_options`` read a transcript file, as ``io.read_texts`` keywords."""
+    return {
         "fmt": args.format,
         "ids": args.ids,
         "text_field": args.text_col,
         "id_field": args.id_col,
         "speaker_field": getattr(args, "speaker_col", "speaker"),
     }
-    paired = pair_files(scan_texts(ref_path, **settings), scan_texts(hyp_path, **settings))
+
+
+def read_file(args: argparse.Namespace, path: str):
+    from voxjudge.io import read_texts
+
+    return read_texts(path, **read_settings(args))
+
+
+def read_pair(args: argparse.Namespace, ref_path: str, hyp_path: str):
+    from voxjudge.io import pair_texts
+
+    paired = pair_texts(read_file(args, ref_path), read_file(args, hyp_path))
     warn_leading_ids(args, paired)
     return paired
 

@@ -84,7 +84,7 @@ def _asr(folder: Path, preset: str) -> Iterator[tuple[list[list[str]], str]]:
 def _laser(folder: Path) -> tuple[list[list[str]], str]:
     """LASER rubric scores (the default offline judge) beside WER, and their agreement with human
     scores: the command's one library call with its defaults."""
-    from voxjudge.asr.laser.run import run_laser
+    from voxjudge.asr.laser import run_laser
     from voxjudge.io.scores import read_scores
 
     ref, hyp, human = (str(folder / f) for f in ("ref.txt", "sys_b.txt", "human_b.tsv"))

@@ -8,7 +8,7 @@ from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwar
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
 from voxjudge.cli.embedder_options import add_embedder_options
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
-from voxjudge.cli.laser import add_llm_labelling_options
+from voxjudge.cli.laser_options import add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
 
@@ -97,7 +97,7 @@ def register(cmds) -> None:
 
 
 def cmd_judge_card(args: argparse.Namespace) -> int:
-    from voxjudge.asr.laser.judges import is_offline
+    from voxjudge.asr.laser import is_offline
 
     if args.dry_run:
         from voxjudge.asr.judge_card import dry_run
@@ -124,8 +124,7 @@ def cmd_judge_card(args: argparse.Namespace) -> int:
 
 def card_options(args: argparse.Namespace):
     """The checked options: (preferences, ratings, judges, LASER options, card keyword arguments)."""
-    from voxjudge.asr.laser import LaserRubric
-    from voxjudge.asr.laser.run import LaserOptions
+    from voxjudge.asr.laser import LaserOptions, LaserRubric
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.asr.preference import read_preferences
 

@@ -46,15 +46,7 @@ def check_report_options(args: argparse.Namespace) -> None:
 def report_outputs(args: argparse.Namespace, report) -> dict[str, str | bytes]:
     """``{path: content}`` of the report and its figures, for ``write_all`` (the figures
     directory is made here, just before writing)."""
-    if report is None:
-        return {}
-    out: dict[str, str | bytes] = {}
-    if args.report:
-        out[args.report] = report.html
-    if args.figures:
-        Path(args.figures).mkdir(exist_ok=True)
-        out.update({str(Path(args.figures) / name): data for name, data in report.figure_files().items()})
-    return out
+    return {} if report is None else report.outputs(args.report, args.figures)
 
 
 def say_written(args: argparse.Namespace, report) -> None:

@@ -33,6 +33,17 @@ class Report:
             out.update(chart.files())
         return out
 
+    def outputs(self, html: str | None = None, figures: str | None = None) -> dict[str, str | bytes]:
+        """``{path: content}`` of the page at ``html`` and of the figures in the directory
+        ``figures`` (made here, just before they are written), for ``io.writers.write_outputs``."""
+        out: dict[str, str | bytes] = {}
+        if html:
+            out[html] = self.html
+        if figures:
+            Path(figures).mkdir(exist_ok=True)
+            out.update({str(Path(figures) / name): data for name, data in self.figure_files().items()})
+        return out
+
 
 def describe_inputs(inputs: Mapping[str, str | Path | Sequence[str | Path] | None]) -> list[dict[str, Any]]:
     """One row per input file: its role (``ref``, ``human``, ...), path, size in bytes and the

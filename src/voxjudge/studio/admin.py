@@ -17,9 +17,9 @@ import sqlalchemy as sa
 from voxjudge.plural import counted
 from voxjudge.studio import media
 from voxjudge.studio.agreement import agreement, human_consensus
-from voxjudge.studio.flow import all_answers
 from voxjudge.studio.screening import screen
 from voxjudge.studio.store import annotators, assignments, audio, item_audio, items
+from voxjudge.studio.stored_answers import all_answers
 
 AUDIO_CHECK_SECONDS = 30  # how long the admin page reuses its check of every audio file
 

@@ -6,7 +6,8 @@ gets two answers before any other item gets its first, so agreement shows early.
 conditional increment of the item's live claims (``taken < K``), so two annotators racing for the
 last claim cannot both get it; a skip gives the claim back, so the item goes to someone else.
 Training items come first for everyone; gold items go to everyone; a few answered items come
-back once more (a repeat) to measure self-consistency.
+back once more (a repeat) to measure self-consistency. What of each clip was heard is checked by
+``listening.Listening``; every stored answer is read back by ``stored_answers``.
 """
 
 from __future__ import annotations
@@ -23,25 +24,13 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from voxjudge.studio import tasks
-from voxjudge.studio.store import annotators, answers, assignments, audio, item_audio, items, listens
+from voxjudge.studio.listening import Listening
+from voxjudge.studio.store import answers, assignments, audio, item_audio, items
 
 GAP = 5  # a gold or a repeat every GAP items
 _CLAIM_TRIES = 200
-LISTEN_SLACK = 0.3  # seconds (at most 10% of the clip): buffering; a rating sooner than that before the end is refused
-MAX_SPANS = 64
 SUBMISSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-MAX_VERSION = 2**31 - 1  # PostgreSQL INTEGER  # disjoint byte ranges recorded per clip
-
-
-def merge_spans(spans: list[list[int]]) -> list[list[int]]:
-    """[start, end) ranges merged where they overlap or touch, in order."""
-    out: list[list[int]] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
+MAX_VERSION = 2**31 - 1  # PostgreSQL INTEGER
 
 
 class NotYours(LookupError):
@@ -75,7 +64,7 @@ def _upsert(dialect: str):
     return insert
 
 
-class Flow:
+class Flow(Listening):
     def __init__(self, store):
         self.store = store
         self.config = store.config
@@ -260,83 +249,6 @@ class Flow:
             [secs[i] for i in order],
         )
 
-    def clip(self, annotator_pk: int, seq: int, slot: int) -> tuple[int, str] | None:
-        """(assignment pk, file relative to the audio root) of presented clip ``slot`` of the
-        annotator's item ``seq``; None when there is no such clip."""
-        with self.store.engine.connect() as c:
-            row = c.execute(
-                sa.select(assignments.c.pk, assignments.c.item_pk, assignments.c.present).where(
-                    assignments.c.annotator_pk == annotator_pk, assignments.c.seq == seq
-                )
-            ).first()
-            if row is None:
-                return None
-            present = json.loads(row.present) if row.present else None
-            n = c.execute(sa.select(sa.func.count()).where(item_audio.c.item_pk == row.item_pk)).scalar()
-            if not 0 <= slot < n:
-                return None
-            source_slot = present[slot] if present else slot
-            path = c.execute(
-                sa.select(audio.c.path)
-                .select_from(item_audio.join(audio, audio.c.pk == item_audio.c.audio_pk))
-                .where(item_audio.c.item_pk == row.item_pk, item_audio.c.slot == source_slot)
-            ).scalar()
-        return row.pk, path
-
-    def note_sent(self, assignment_pk: int, slot: int, start: int, end: int, size: int, first_at: float) -> None:
-        """Record that bytes [start, end) of a clip of ``size`` bytes went out to the annotator, the
-        first of them at ``first_at``: the must-listen check counts what was sent, nothing else."""
-        if end <= start:
-            return
-        for _ in range(3):
-            with self.store.writer.begin() as c:
-                key = (listens.c.assignment_pk == assignment_pk, listens.c.slot == slot)
-                row = c.execute(sa.select(listens).where(*key).with_for_update()).first()
-                if row is None:
-                    done = c.execute(
-                        self.insert(listens)
-                        .values(
-                            assignment_pk=assignment_pk,
-                            slot=slot,
-                            first_at=first_at,
-                            size=size,
-                            covered=json.dumps([[start, end]]),
-                        )
-                        .on_conflict_do_nothing(index_elements=[listens.c.assignment_pk, listens.c.slot])
-                    ).rowcount
-                    if done == 1:
-                        return
-                    continue  # a concurrent request of the same clip inserted first: merge into it
-                spans = json.loads(row.covered) if row.size == size else []  # a replaced file starts again
-                merged = merge_spans([*spans, [start, end]])
-                if len(merged) > MAX_SPANS:  # scattered one-byte ranges are not listening
-                    return
-                c.execute(
-                    sa.update(listens)
-                    .where(*key)
-                    .values(first_at=min(row.first_at, first_at), size=size, covered=json.dumps(merged))
-                )
-                return
-
-    def _heard(self, c, assignment_pk: int, seconds: list[float | None], now: float) -> None:
-        """AnswerError unless every clip was sent whole, its first bytes at least its duration ago
-        (server-side check: a HEAD or a partial download does not count)."""
-        got = {
-            r.slot: r
-            for r in c.execute(
-                sa.select(listens.c.slot, listens.c.first_at, listens.c.size, listens.c.covered).where(
-                    listens.c.assignment_pk == assignment_pk
-                )
-            )
-        }
-        for slot, length in enumerate(seconds):
-            name = f"clip {slot + 1}" if len(seconds) > 1 else "the clip"
-            r = got.get(slot)
-            if r is None or json.loads(r.covered) != [[0, r.size]]:
-                raise tasks.AnswerError(f"play {name} to the end before answering")
-            if length is not None and now - r.first_at < length - min(LISTEN_SLACK, 0.1 * length):
-                raise tasks.AnswerError(f"listen to {name} to the end ({length:.1f} s) before answering")
-
     def submit(
         self,
         annotator_pk: int,
@@ -457,56 +369,3 @@ class Flow:
         """The file behind an audio id (for the admin), relative to the audio root."""
         with self.store.engine.connect() as c:
             return c.execute(sa.select(audio.c.path).where(audio.c.pk == audio_pk)).scalar()
-
-
-def all_answers(store) -> list[dict[str, Any]]:
-    """Every stored answer with its annotator, item and timing; answers mapped back to source terms."""
-    task = store.config["task"]
-    a = assignments
-    with store.engine.connect() as c:
-        rows = c.execute(
-            sa.select(
-                annotators.c.name,
-                annotators.c.pk.label("annotator_pk"),
-                items.c.item_id,
-                items.c.gold,
-                items.c.role,
-                a.c.copy,
-                a.c.seq,
-                a.c.present,
-                answers.c.status,
-                answers.c.answer,
-                answers.c.flag,
-                answers.c.note,
-                answers.c.seconds,
-                answers.c.version,
-            )
-            .select_from(
-                a.join(answers, answers.c.assignment_pk == a.c.pk)
-                .join(items, items.c.pk == a.c.item_pk)
-                .join(annotators, annotators.c.pk == a.c.annotator_pk)
-            )
-            .order_by(items.c.pk, annotators.c.name, a.c.copy)
-        ).all()
-    out = []
-    for r in rows:
-        present = json.loads(r.present) if r.present else None
-        raw = json.loads(r.answer) if r.answer else None
-        out.append(
-            {
-                "annotator": r.name,
-                "annotator_pk": r.annotator_pk,
-                "item_id": r.item_id,
-                "gold": json.loads(r.gold) if r.gold and r.role == "gold" else None,
-                "role": r.role,
-                "repeat": r.copy == 1,
-                "seq": r.seq,
-                "status": r.status,
-                "answer": None if raw is None else tasks.to_source(task, raw, present),
-                "flag": bool(r.flag),
-                "note": r.note or "",
-                "seconds": r.seconds,
-                "version": r.version,
-            }
-        )
-    return out

@@ -28,18 +28,11 @@ def model_prompt(task: str, payload: dict[str, Any]) -> list[tuple[str, str]]:
 
     if task == "mos":  # no model judge rates MOS clips
         return []
-    if task == "asr-sentence":
-        from voxjudge.asr.laser.llm_judges import sentence_item, sentence_task
-        from voxjudge.asr.laser.utterances import align_utterances
+    if task in ("asr-sentence", "asr-pairs"):
+        from voxjudge.asr.laser import judge_prompt
 
-        [(_, lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
-        item = sentence_item("item", payload["ref"], payload["hyp"], lang, _laser(), pairs)
-        messages = sentence_task(_laser()).render([item])
-    elif task == "asr-pairs":
-        from voxjudge.asr.laser.llm_judges import pair_item, pairs_task
-
-        item = pair_item("item", payload["ref"], payload["hyp"], _laser(), payload["lang"])
-        messages = pairs_task(_laser()).render([item])
+        mode = "sentence" if task == "asr-sentence" else "pairs"
+        messages = judge_prompt(payload["ref"], payload["hyp"], payload["lang"], _laser(), mode=mode)
     elif task == "breaks":
         from voxjudge.breaks.builder import build_task, prompt_context
         from voxjudge.breaks.labels import LabelSet
@@ -67,7 +60,7 @@ def dimension_names() -> dict[str, str]:
 def aligned(payload: dict[str, Any]) -> list[dict[str, Any]]:
     """The reference and hypothesis aligned word by word (the scorer's own alignment), one column
     per aligned pair; ``op`` is equal, substitute, delete or insert."""
-    from voxjudge.asr.laser.utterances import align_utterances
+    from voxjudge.asr.laser import align_utterance
 
-    [(_, _lang, pairs)] = align_utterances([payload["ref"]], [payload["hyp"]], ["item"], payload["lang"])
+    _lang, pairs = align_utterance(payload["ref"], payload["hyp"], payload["lang"])
     return [{"ref": " ".join(p.ref), "hyp": " ".join(p.hyp), "op": p.op} for p in pairs]

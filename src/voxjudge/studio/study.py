@@ -196,7 +196,7 @@ def export_study(
     systems: str | Path | None = None,
 ) -> dict:
     from voxjudge.studio.export import export
-    from voxjudge.studio.flow import all_answers
+    from voxjudge.studio.stored_answers import all_answers
 
     store = open_store(folder, db)
     try:

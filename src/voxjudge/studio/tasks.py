@@ -62,10 +62,9 @@ def _unique(items: list[Item], path: str | Path) -> list[Item]:
 
 
 def _sentence_item(uid: str, ref: str, hyp: str, lang: str | None) -> Item:
-    from voxjudge.asr.laser.lang import detect_language
-    from voxjudge.asr.laser.utterances import words
+    from voxjudge.asr.laser import utterance_language, words
 
-    language = lang or detect_language(ref + " " + hyp)
+    language = utterance_language(ref, hyp, lang)
     payload = {"ref": ref, "hyp": hyp, "lang": language, "ref_words": len(words(ref)), "hyp_words": len(words(hyp))}
     return Item(uid, payload, {"id": uid, "ref": ref, "hyp": hyp, "lang": language})
 
@@ -107,7 +106,7 @@ def _word_pairs(path: str | Path) -> list[Item]:
     left out (nothing to label)."""
     from collections import Counter
 
-    from voxjudge.asr.laser.lang import detect_language
+    from voxjudge.asr.laser import utterance_language
 
     rows = _rows(path)
     repeated = {k for k, n in Counter(str(r.get("id") or "") for _, r in rows).items() if n > 1 and k}
@@ -123,7 +122,7 @@ def _word_pairs(path: str | Path) -> list[Item]:
         ref, hyp = str(row["ref"] or ""), str(row["hyp"] or "")
         if not ref and not hyp:
             raise InputError(f"{path}:{n}: a word pair needs a word on at least one side")
-        lang = str(row.get("lang") or "") or detect_language(ref + " " + hyp)
+        lang = utterance_language(ref, hyp, str(row.get("lang") or "") or None)
         uid = f"{rid}:{seen[rid]}" if rid in repeated else (rid or f"p{n}")
         source = {"id": uid, "lang": lang, "ref": ref, "hyp": hyp}
         if row.get("op"):

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from voxjudge.asr.laser import people
-from voxjudge.asr.laser.conventions import Calibration
+from voxjudge.asr.laser.lang_conventions import Calibration
 from voxjudge.asr.laser.people import RUBRIC_ONLY, PeopleModel, PreferenceSet, RatingSet
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label

@@ -25,9 +25,9 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from voxjudge.asr.laser.align import RubricPair
-from voxjudge.asr.laser.conventions import Conventions
 from voxjudge.asr.laser.fold import fold
 from voxjudge.asr.laser.lang import colloquial_equal, is_function_word, numbers_equal
+from voxjudge.asr.laser.lang_conventions import Conventions
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence, prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric

@@ -89,6 +89,18 @@ def pair_item(uid: str, ref: str, hyp: str, rubric: LaserRubric, lang: str) -> I
     return Item(uid, {"ref": ref, "hyp": hyp}, context=pair_context(rubric, lang))
 
 
+def judge_prompt(ref: str, hyp: str, lang: str, rubric: LaserRubric, *, mode: str = "pairs", uid: str = "item"):
+    """The messages an LLM judge is sent for one item, rendered by the shipped templates: in pairs
+    mode ``ref`` and ``hyp`` are one word pair (a batch of one); in sentence mode, one utterance
+    with the pairs our aligner made of it."""
+    if mode == "sentence":
+        from voxjudge.asr.laser.utterances import align_utterance
+
+        lang, pairs = align_utterance(ref, hyp, lang)
+        return sentence_task(rubric).render([sentence_item(uid, ref, hyp, lang, rubric, pairs)])
+    return pairs_task(rubric).render([pair_item(uid, ref, hyp, rubric, lang)])
+
+
 def pair_item_schema(rubric: LaserRubric) -> dict[str, Any]:
     return {
         "type": "object",
@@ -107,7 +119,7 @@ def training_chat(ref: str, hyp: str, lang: str, error_type: str, rubric: LaserR
     import json
 
     task = pairs_task(rubric)
-    messages = task.render([pair_item("p0", ref, hyp, rubric, lang)])
+    messages = judge_prompt(ref, hyp, lang, rubric, uid="p0")
     tier = "match" if error_type == "none" else rubric.type(error_type).tier
     answer = {"items": [{"id": "p0", "error_type": error_type, "tier": tier, "reason": reason or error_type}]}
     return {

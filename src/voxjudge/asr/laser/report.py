@@ -137,7 +137,9 @@ def _beside(summary: dict[str, Any]) -> str:
     rate = summary.get("format_error_rate")
     heads = ["case/punctuation only (pairs)", "per reference word"]
     values: list[Any] = [summary.get("format_errors", 0), None if rate is None else round(rate, 4)]
-    notes = ["case/punctuation only = pairs that are the same words but for case or punctuation: reported, not penalised"]
+    notes = [
+        "case/punctuation only = pairs that are the same words but for case or punctuation: reported, not penalised"
+    ]
     if summary.get("embedder", "none") != "none":
         heads.append("SemDist (mean)")
         values.append(summary.get("semdist"))
@@ -145,7 +147,8 @@ def _beside(summary: dict[str, Any]) -> str:
     if "laser_calibrated" in summary:
         heads.append("laser_calibrated (mean, fitted to people)")
         values.append(summary["laser_calibrated"])
-        notes.append(f"laser_calibrated = a figure fitted to human ratings and preferences: {summary.get('laser_calibrated_model')}")
+        model = summary.get("laser_calibrated_model")
+        notes.append(f"laser_calibrated = a figure fitted to human ratings and preferences: {model}")
     return section("Beside the score", table(heads, [values]), note="; ".join(notes))
 
 

@@ -36,10 +36,10 @@ class LaserRubric:
     speech_data: dict = field(default_factory=dict, compare=False, hash=False)
 
     def conventions(self, lang: str):
-        """How annotators apply this rubric in ``lang`` (see ``conventions.py``)."""
+        """How annotators apply this rubric in ``lang`` (see ``lang_conventions.py``)."""
         from dataclasses import replace
 
-        from voxjudge.asr.laser.conventions import Calibration, Conventions
+        from voxjudge.asr.laser.lang_conventions import Calibration, Conventions
 
         tiers = {t.id: t.tier for t in self.types}
         cal = Calibration(

@@ -36,7 +36,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from voxjudge.asr.laser.align import RubricPair
-from voxjudge.asr.laser.conventions import Conventions, conventions_for
+from voxjudge.asr.laser.conventions import conventions_for
 from voxjudge.asr.laser.lang import (
     abbreviation_equal,
     as_number,
@@ -49,6 +49,7 @@ from voxjudge.asr.laser.lang import (
     numbers_equal,
     script_of,
 )
+from voxjudge.asr.laser.lang_conventions import Conventions
 from voxjudge.asr.laser.lexicon import is_known
 from voxjudge.asr.laser.phonetics import evidence
 from voxjudge.asr.laser.quantities import different_value, quantities_equal

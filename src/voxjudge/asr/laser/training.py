@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from voxjudge.asr.laser.align import RubricPair, word_key
-from voxjudge.asr.laser.conventions import Conventions
+from voxjudge.asr.laser.lang_conventions import Conventions
 from voxjudge.asr.laser.learned import (
     LICENCE_NOTICE,
     LinearModel,

@@ -17,12 +17,20 @@ def words(text: str) -> list[str]:
     return [w for w in text.split() if not all(unicodedata.category(ch)[0] in "PS" for ch in w)]
 
 
+def utterance_language(ref: str, hyp: str, lang: str | None = None) -> str:
+    """``lang`` when given, else the language detected from both sides of one utterance."""
+    return lang or detect_language(ref + " " + hyp)
+
+
+def align_utterance(ref: str, hyp: str, lang: str | None = None) -> tuple[str, list[RubricPair]]:
+    """One utterance as the scorer aligns it: its language (``utterance_language``) and its word
+    pairs, speech phenomena flagged."""
+    language = utterance_language(ref, hyp, lang)
+    rw, hw = words(ref), words(hyp)
+    return language, flag(rubric_align(rw, hw, equivalent(language)), rw, hw, language)
+
+
 def align_utterances(
     references: Sequence[str], hypotheses: Sequence[str], ids: Sequence[str], lang: str | None
 ) -> list[tuple[str, str, list[RubricPair]]]:
-    out = []
-    for uid, ref, hyp in zip(ids, references, hypotheses):
-        language = lang or detect_language(ref + " " + hyp)
-        rw, hw = words(ref), words(hyp)
-        out.append((uid, language, flag(rubric_align(rw, hw, equivalent(language)), rw, hw, language)))
-    return out
+    return [(uid, *align_utterance(ref, hyp, lang)) for uid, ref, hyp in zip(ids, references, hypotheses)]

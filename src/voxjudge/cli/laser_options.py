@@ -1,0 +1,56 @@
+"""The options every LASER command shares (language, rubric, judge), and how an LLM judge labels
+pairs (asr score and asr judge-card)."""
+
+from __future__ import annotations
+
+import argparse
+
+from voxjudge.cli.judge_options import add_judge_options
+from voxjudge.errors import InputError
+
+JUDGE_HELP = (
+    "default (offline: rules + the learned model shipped for Hindi), rules (pure rules), model:PATH "
+    "(rules + a model from 'asr train'), or an LLM spec (openai/<model>, gemini/<model>, ...)"
+)
+
+
+def add_laser_options(p) -> None:
+    """--lang, --rubric, the judge and its options (asr score and asr classify)."""
+    p.add_argument(
+        "--lang",
+        type=lang_code,
+        help="language: any BCP-47/ISO code (fr, ar, de, ta, zh-Hans ...); one without its own conventions gets "
+        "the generic profile (default: decided once for the whole input from its first 1,000 utterances -- "
+        "the script, Latin text by its function words, else its word lists; a lang column of a pairs file "
+        "decides per row)",
+    )
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    add_judge_options(p, judge=None)
+    p.add_argument("--judge", default="default", metavar="SPEC", help=JUDGE_HELP)
+    p.add_argument(
+        "--allow-rubric-mismatch",
+        action="store_true",
+        help="use a learned model even though it was trained under another rubric",
+    )
+
+
+def add_llm_labelling_options(p) -> None:
+    """How an LLM judge labels LASER pairs; shared by asr score and asr judge-card."""
+    p.add_argument(
+        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
+    )
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
+    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    p.add_argument(
+        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
+    )
+
+
+def lang_code(code: str) -> str:
+    """--lang as its canonical code; an unknown one is a usage error."""
+    from voxjudge.asr.laser.profiles import canonical
+
+    try:
+        return canonical(code)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None

@@ -1,0 +1,204 @@
+"""``voxjudge asr classify`` and ``asr export-pairs``: LASER on lists of word pairs, and the
+labelled pairs as a dataset."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from voxjudge.cli.common import check_outputs, print_json, write_all, write_out
+from voxjudge.cli.judge_options import finish, make_judge
+from voxjudge.cli.laser_options import add_laser_options
+from voxjudge.cli.views import render_agreement
+from voxjudge.errors import InputError
+
+
+def register(cmds) -> None:
+    p = cmds.add_parser("classify", help="label word pairs (CSV/TSV/JSONL with ref and hyp columns)")
+    p.add_argument("pairs", help="word pairs: columns ref, hyp (either may be empty), optional lang")
+    add_laser_options(p)
+    p.add_argument("--out", metavar="FILE", help="write here (.csv, .tsv, .jsonl, .json); default: CSV on stdout")
+    p.add_argument(
+        "--eval",
+        action="store_true",
+        help="compare with the pairs' 'label' column: accuracy per class, confusion matrix, kappa with CIs",
+    )
+    p.add_argument("--resamples", type=int, default=2000, help="--eval bootstrap resamples (default: 2000)")
+    p.add_argument("--json", action="store_true", help="--eval: print the agreement as JSON")
+    p.set_defaults(func=cmd_classify)
+
+    p = cmds.add_parser("export-pairs", help="labelled word pairs as a dataset: CSV and chat-format JSONL for LoRA")
+    p.add_argument("pairs", help="labelled pairs (ref, hyp, error_type[, lang]) or results from 'asr score --out'")
+    p.add_argument("--out", required=True, metavar="FILE.csv", help="the pairs as CSV")
+    p.add_argument("--chat", metavar="FILE.jsonl", help="also as chat-format JSONL (system, user, assistant)")
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    p.set_defaults(func=cmd_export)
+
+
+def read_pair_rows(path: str) -> list[dict[str, str]]:
+    """Rows with at least ref and hyp, from CSV, TSV or JSONL."""
+    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
+
+    suffix = Path(path).suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        rows = [(n, obj) for n, obj in jsonl_objects(path)]
+    elif suffix in (".csv", ".tsv"):
+        rows = table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
+    else:
+        raise InputError(f"{path}: word pairs must be .csv, .tsv or .jsonl")
+    out = []
+    for n, row in rows:
+        if "pairs" in row and isinstance(row["pairs"], list):  # results from 'asr score --out'
+            out += [
+                {
+                    "ref": p["ref"],
+                    "hyp": p["hyp"],
+                    "lang": row.get("lang", ""),
+                    "error_type": p["error_type"] or "none",
+                    "op": p.get("op", "substitute"),
+                }
+                for p in row["pairs"]
+            ]
+            continue
+        if "ref" not in row or "hyp" not in row:
+            raise InputError(f"{path}:{n}: needs 'ref' and 'hyp' columns (found: {', '.join(row)})")
+        out.append({k: ("" if v is None else str(v)) for k, v in row.items()})
+    if not out:
+        raise InputError(f"{path}: no word pairs found")
+    return out
+
+
+def _labeler(args, rubric):
+    """A synchronous labeler for the offline judges, or None and an LLM judge."""
+    from voxjudge.asr.laser import is_offline
+    from voxjudge.asr.laser.judges import offline_labeler
+
+    if is_offline(args.judge):
+        labeler, _ = offline_labeler(args.judge, rubric, allow_rubric_mismatch=args.allow_rubric_mismatch)
+        return labeler, None
+    return None, make_judge(args, args.judge)
+
+
+def cmd_classify(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric, RubricPair, is_offline
+    from voxjudge.asr.laser.run import decide_language
+
+    if args.engine == "ray" and is_offline(args.judge):  # a list of pairs is labelled in one go, here
+        raise InputError(
+            f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "
+            "LLM judges here (drop it, or use asr score --engine ray to score a corpus on Ray)"
+        )
+    check_outputs(records=[args.out])
+    rubric = LaserRubric.load(args.rubric)
+    rows = read_pair_rows(args.pairs)
+    # --lang, else a row's lang column, else the file's language, decided once (never per pair)
+    untagged = ((r["ref"], r["hyp"]) for r in rows if not r.get("lang"))
+    file_lang = args.lang or (decide_language(None, untagged)[0] if any(not r.get("lang") for r in rows) else None)
+    items = []
+    for k, row in enumerate(rows):
+        ref, hyp = tuple(row["ref"].split()), tuple(row["hyp"].split())
+        op = "equal" if ref == hyp and ref else "delete" if not hyp else "insert" if not ref else "substitute"
+        lang = args.lang or row.get("lang") or file_lang
+        items.append((str(k), RubricPair(ref, hyp, op, 0, 0), lang))
+    labeler, llm = _labeler(args, rubric)
+    try:
+        if llm is None:
+            labels = labeler(items)
+        else:
+            from voxjudge.asr.laser.llm_judges import llm_label_pairs
+
+            labels, stats = llm.run(llm_label_pairs(llm, items, rubric, prefilter=True))
+    finally:
+        if llm is not None:
+            llm.close()
+    out = [
+        {
+            **row,
+            "label": lab.label if lab else "unscored",  # a state, not a penalty tier
+            "error_type": (lab.error_type if lab else None) or "",
+            "reason": lab.reason if lab else "unscored: no valid model answer",
+        }
+        for row, lab in zip(rows, labels)
+    ]
+    if args.eval:
+        from voxjudge.asr.laser.agreement import label_agreement
+
+        truth = _truth_labels(rows, args.pairs)
+        unscored = sum(1 for o in out if o["label"] == "unscored")
+        keep = [k for k, o in enumerate(out) if o["label"] != "unscored"]
+        report = label_agreement(
+            [truth[k] for k in keep],
+            [out[k]["label"] for k in keep],
+            [(rows[k]["ref"].strip(), rows[k]["hyp"].strip()) for k in keep],
+            n_resamples=args.resamples,
+        )
+        report = {"judge": args.judge, "unscored": unscored, **report}
+        if args.out:
+            write_out(args.out, out)
+        print_json(report) if args.json else print(render_agreement(report))
+        return 0
+    if args.out:
+        write_out(args.out, out)
+    else:
+        w = csv.DictWriter(sys.stdout, fieldnames=list(out[0]))
+        w.writeheader()
+        w.writerows(out)
+    if llm is None:
+        return 0
+    return finish(
+        unscored=stats.unscored,
+        total=len(rows),
+        what="pairs",
+        reasons=stats.unscored_reasons,
+        stopped=stats.stopped,
+        cached=not args.no_cache,
+    )
+
+
+def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
+    from voxjudge.asr.laser import LABELS
+
+    truth = []
+    for n, row in enumerate(rows, start=2):
+        label = (row.get("label") or "").strip()
+        if label not in LABELS:
+            raise InputError(
+                f"{where}:{n}: --eval needs a 'label' column with one of {', '.join(LABELS)} (got {label!r})"
+            )
+        truth.append(label)
+    return truth
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.llm_judges import training_chat
+
+    check_outputs(records=[args.out, args.chat])
+    rubric = LaserRubric.load(args.rubric)
+    rows = read_pair_rows(args.pairs)
+    for r in rows:
+        if not r.get("error_type"):
+            raise InputError(f"{args.pairs}: every pair needs an error_type ('none' for a match) to be exported")
+    pairs = [
+        {
+            "ref": r["ref"],
+            "hyp": r["hyp"],
+            "lang": r.get("lang", ""),
+            "error_type": r["error_type"],
+            "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
+        }
+        for r in rows
+    ]
+    chats = None
+    if args.chat:
+        # The very prompt pairs mode sends at inference (a batch of one), so a model tuned on
+        # these rows sees the same format when it is served.
+        chats = [
+            training_chat(r["ref"], r["hyp"], r.get("lang") or "en", r["error_type"], rubric, r.get("reason", ""))
+            for r in rows
+        ]
+    write_all({args.out: pairs, args.chat: chats})
+    print(f"{len(rows)} pairs -> {args.out}" + (f" and {args.chat}" if args.chat else ""), file=sys.stderr)
+    return 0

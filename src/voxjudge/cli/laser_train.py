@@ -1,0 +1,124 @@
+"""``voxjudge asr train``: the learned pair judge from labelled pairs, or the evidence calibration
+and laser_calibrated from sentence ratings and preferences."""
+
+from __future__ import annotations
+
+import argparse
+
+from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all
+from voxjudge.cli.embedder_options import add_embedder_options
+from voxjudge.cli.laser_options import lang_code
+from voxjudge.cli.laser_pairs import read_pair_rows
+from voxjudge.cli.views import render_agreement, render_calibration
+from voxjudge.errors import InputError
+
+
+def register(cmds) -> None:
+    p = cmds.add_parser(
+        "train",
+        help="fit the learned pair judge (scikit-learn) for --judge model:PATH",
+        description="Fits the linear pair judge on labelled pairs (a tier 'label' column, or 'error_type'); "
+        "either side may span several words. The model is JSON applied with numpy only. Training the "
+        "shipped data (voxjudge/asr/laser/data) with the defaults reproduces the shipped model byte for byte.",
+    )
+    p.add_argument("pairs", nargs="?", help="labelled pairs: ref, hyp, and label (tier) or error_type; optional lang")
+    p.add_argument("--out", metavar="MODEL.json", help="model (or, with --ratings/--preferences, calibration) to write")
+    p.add_argument(
+        "--ratings",
+        metavar="FILE.csv",
+        help="sentence ratings (lang, utterance, ref, hyp, human_mean): fit the evidence calibration instead",
+    )
+    p.add_argument(
+        "--preferences",
+        metavar="FILE.tsv",
+        help="A/B preference triplets (reference, hyp_a, votes_a, hyp_b, votes_b, French): fit the calibration",
+    )
+    p.add_argument("--lang", type=lang_code, help="language, any BCP-47/ISO code (default: detected)")
+    p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples for the CV CIs (default: 2000)")
+    p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
+    alias(p, "--split-seed", "--seed")
+    p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
+    add_embedder_options(p, purpose="with --ratings/--preferences: also fit laser_calibrated with meaning")
+    p.add_argument("--json", action="store_true", help="print the CV report as JSON")
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from voxjudge.asr.laser import LaserRubric
+    from voxjudge.asr.laser.lang import detect_language
+    from voxjudge.asr.laser.learned import file_sha256
+    from voxjudge.asr.laser.training import cross_validate, tiers_of, train
+
+    check_outputs(files=[args.out])
+    rubric = LaserRubric.load(args.rubric)
+    if args.ratings or args.preferences:
+        return _train_calibration(args, rubric)
+    if not args.pairs:
+        raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
+    rows = read_pair_rows(args.pairs)
+    if not args.out and not args.cv:
+        raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
+    if args.cv == 1 or args.cv < 0:
+        raise InputError("--cv needs at least 2 folds")
+    tiers = tiers_of(rows, rubric, args.pairs)
+    if args.lang:
+        langs = {args.lang}
+    else:  # a lang column, else the script of the whole file (one stray Latin pair must not split it)
+        langs = {r.get("lang") for r in rows} - {None, ""} or {
+            detect_language(" ".join(r["ref"] + " " + r["hyp"] for r in rows))
+        }
+    if len(langs) != 1:
+        raise InputError(f"{args.pairs}: a model is for one language; found {', '.join(sorted(langs))} (use --lang)")
+    lang = langs.pop()
+    report: dict = {"pairs": len(rows), "lang": lang}
+    if args.out:
+        with progress_bar(f"training on {len(rows)} pairs"):
+            model = train(rows, tiers, rubric, lang, seed=args.seed, data_sha256=file_sha256(args.pairs))
+        write_all({args.out: model.as_json()})
+        report.update(model=args.out, setting={"C": model.meta["C"], "class_weight": model.meta["class_weight"]})
+    if args.cv:
+        report["cv"] = cross_validate(
+            rows, tiers, rubric, lang, folds=args.cv, seed=args.seed, n_resamples=args.resamples
+        )
+    if args.json:
+        print_json(report)
+        return 0
+    if args.out:
+        print(
+            f"{len(rows)} pairs ({lang}) -> {args.out} (C={report['setting']['C']}, "
+            f"class weight {report['setting']['class_weight']})"
+        )
+    if args.cv:
+        cv = report["cv"]
+        for name in ("hybrid", "rules"):
+            title = "rules + learned model" if name == "hybrid" else "rules alone"
+            print(f"\n{cv['folds']}-fold CV grouped by unique pair, {title}:")
+            print(render_agreement({"judge": title, "unscored": 0, **cv[name]}))
+    return 0
+
+
+def _train_calibration(args: argparse.Namespace, rubric) -> int:
+    from voxjudge.asr.laser.calibrate import train_files
+
+    if args.pairs:
+        raise InputError("word pairs and --ratings/--preferences are two trainings; run them one at a time")
+    if not args.out and not args.cv:
+        raise InputError("nothing to do: give --out CALIBRATION.json, --cv K, or both")
+    with progress_bar("fitting the evidence calibration and laser_calibrated"):
+        text, report = train_files(
+            args.ratings,
+            args.preferences,
+            rubric,
+            cv=args.cv,
+            seed=args.seed,
+            embedder=args.embedder,
+            embedder_base_url=args.embedder_base_url,
+        )
+    if args.out:
+        write_all({args.out: text})
+    if args.json or not args.cv:
+        print_json(report)
+    else:
+        print(render_calibration(report))
+    return 0
