@@ -1,6 +1,7 @@
 """LASER's agreement with people, out of fold, beside 1 - WER and 1 - CER, with bootstrap CIs.
 
     python bench/asr_rubric_agreement.py [--folds 5] [--seed 0] [--resamples 2000] [--embedder default]
+    python bench/asr_rubric_agreement.py --nested [--inner 5] [--json nested.json]
 
 Sets (shipped in voxjudge/asr/laser/data, MIT licences beside them): sentence ratings (Pearson of
 the utterance score with the mean of 20 raters, per language; folds and bootstrap grouped by
@@ -9,6 +10,12 @@ bootstrap grouped by reference). LASER is the default judge with the pooled tier
 fitted on the other folds (and the other sets), and ``laser_calibrated`` fitted with it (without
 meaning, and with the embedder's SemDist); SemDist alone, WER and CER (jiwer, lower case,
 punctuation removed, and also with combining marks removed) fit nothing.
+
+``--nested``: the whole procedure nested (``voxjudge.asr.laser.nested``): per outer fold, the
+tiers' grid, the model's form among the candidate feature sets and its weights are chosen on
+inner folds of the outer training part only, then scored on the outer fold. Printed per set:
+the nested figure, each fixed form out of fold, and each form's paired difference from the
+shipped form (same bootstrap resamples), and which form every outer fold chose.
 """
 
 from __future__ import annotations
@@ -60,7 +67,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--embedder", default="default", help="SemDist's embedder ('none': without meaning)")
+    ap.add_argument("--nested", action="store_true", help="the fully nested run (form and weights chosen inside)")
+    ap.add_argument("--inner", type=int, default=5, help="inner folds of --nested")
+    ap.add_argument("--json", help="--nested: write the held-out scores and picks here")
+    ap.add_argument("--forms", help="--nested: the candidate forms, comma-separated (default: all of nested.FORMS)")
+    ap.add_argument("--fixed-tiers", action="store_true", help="--nested: the rubric's default tiers, no grid")
     args = ap.parse_args()
+    if args.nested:
+        return nested_main(args)
     rubric = LaserRubric.load()
     ratings_path, hats_path = C.shipped_data()
     ratings, hats = C.read_ratings(ratings_path), C.read_hats(hats_path)
@@ -110,6 +124,87 @@ def main() -> None:
                 print(f"  {name:42s} " + "  ".join(cells))
     if embedder:
         embedder.close()
+
+
+def _paired(stat, groups, resamples, seed):
+    """Bootstrap over groups of a statistic returning a vector: (lo, hi) per component."""
+    rng = np.random.default_rng(seed)
+    unique = np.unique(groups)
+    members = [np.flatnonzero(groups == g) for g in unique]
+    vals = [stat(np.concatenate([members[k] for k in rng.integers(0, len(unique), len(unique))])) for _ in range(resamples)]
+    return np.nanquantile(np.array(vals), [0.025, 0.975], axis=0)
+
+
+def nested_main(args) -> None:
+    import json
+    import sys
+
+    from voxjudge.asr.laser import nested as N
+    from voxjudge.asr.semdist import distances_for
+    from voxjudge.llm.embed import open_embedder
+
+    rubric = LaserRubric.load()
+    ratings_path, hats_path = C.shipped_data()
+    embedder = open_embedder(args.embedder)
+    try:
+        ts = N.ntasks(
+            C.read_ratings(ratings_path), C.read_hats(hats_path), rubric, rules_labeler_for(rubric),
+            distances_for(embedder), embedder,
+        )
+    finally:
+        embedder.close()
+    forms = {k: N.FORMS[k] for k in args.forms.split(",")} if args.forms else N.FORMS
+    found = N.nested(ts, rubric, forms, folds=args.folds, inner=args.inner, seed=args.seed,
+                     tune_tiers=not args.fixed_tiers, log=lambda m: print(m, file=sys.stderr, flush=True))
+    names = ["chosen", "laser", *forms]
+    for nt in ts:
+        cols, t = found[nt.task.name]["scores"], nt.task
+        if t.parts[0] == "ratings":
+            human = t.parts[2]
+
+            def stat(rows, cols=cols, human=human):
+                return np.array([C.pearson(cols[k][0][rows], human[rows]) for k in names])
+
+            unit = ["pearson"]
+        else:
+            va, vb = t.parts[3], t.parts[4]
+
+            def stat(rows, cols=cols, va=va, vb=vb):
+                return np.array([
+                    C.preference_agreement(cols[k][0][rows], cols[k][1][rows], va[rows], vb[rows], c)
+                    for k in names for c in (1.0, 0.7, 0.0)
+                ])
+
+            unit = ["100%", "70%", "all"]
+        m = len(unit)
+        point = stat(np.arange(len(t.groups)))
+        lo, hi = _paired(stat, t.groups, args.resamples, args.seed)
+        ship = names.index(N.SHIPPED)
+
+        def dstat(rows, stat=stat, ship=ship, m=m):
+            v = stat(rows).reshape(-1, m)
+            return (v - v[ship]).ravel()
+
+        dlo, dhi = _paired(dstat, t.groups, args.resamples, args.seed)
+        d = (point.reshape(-1, m) - point.reshape(-1, m)[ship]).ravel()
+        print(f"{t.name}: {'  '.join(unit)}; [95% CI]; minus the shipped form, paired [95% CI]")
+        for i, k in enumerate(names):
+            cells = []
+            for j in range(m):
+                x = i * m + j
+                cells.append(f"{point[x]:.3f} [{lo[x]:.3f}, {hi[x]:.3f}] {d[x]:+.3f} [{dlo[x]:+.3f}, {dhi[x]:+.3f}]")
+            print(f"  {k:36s} " + "   ".join(cells))
+        print("  picks: " + ", ".join(p["form"] for p in found[nt.task.name]["picks"]))
+    if args.json:
+        out = {
+            k: {
+                "scores": {n: [c.tolist() for c in v] for n, v in f["scores"].items()},
+                "picks": f["picks"],
+            }
+            for k, f in found.items()
+        }
+        with open(args.json, "w") as fh:
+            json.dump(out, fh)
 
 
 if __name__ == "__main__":
