@@ -314,7 +314,10 @@ def nested(
         for f in np.unique(fold):
             train, test = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
             rows = [np.arange(len(o.task.groups)) for o in others] + [train]
-            pick, inner_scores = choose(order, rows, forms, rubric, tiers, inner, seed, tune_tiers)
+            if len(forms) == 1:  # nothing to choose: out of fold for the tiers and the weights
+                pick, inner_scores = next(iter(forms)), {}
+            else:
+                pick, inner_scores = choose(order, rows, forms, rubric, tiers, inner, seed, tune_tiers)
             picks.append({"fold": int(f), "form": pick, "inner": inner_scores})
             if log:
                 log(f"{nt.task.name} fold {f}: {pick}  " + " ".join(f"{k}={v:.3f}" for k, v in inner_scores.items()))
