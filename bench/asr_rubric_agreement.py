@@ -135,7 +135,8 @@ def _paired(stat, groups, resamples, seed):
     rng = np.random.default_rng(seed)
     unique = np.unique(groups)
     members = [np.flatnonzero(groups == g) for g in unique]
-    vals = [stat(np.concatenate([members[k] for k in rng.integers(0, len(unique), len(unique))])) for _ in range(resamples)]
+    draws = (rng.integers(0, len(unique), len(unique)) for _ in range(resamples))
+    vals = [stat(np.concatenate([members[k] for k in draw])) for draw in draws]
     return np.nanquantile(np.array(vals), [0.025, 0.975], axis=0)
 
 
@@ -169,12 +170,14 @@ def _pooled(sets, a, b, resamples, seed):
     members = {n: [np.flatnonzero(g == u) for u in np.unique(g)] for n, (g, *_rest) in sets.items()}
 
     def stat(rows):
-        return float(np.mean([np.mean(_figures(sets, n, a[n], r)) - np.mean(_figures(sets, n, b[n], r)) for n, r in rows.items()]))
+        diffs = [np.mean(_figures(sets, n, a[n], r)) - np.mean(_figures(sets, n, b[n], r)) for n, r in rows.items()]
+        return float(np.mean(diffs))
 
     point = stat({n: np.arange(len(g)) for n, (g, *_rest) in sets.items()})
     vals = []
     for _ in range(resamples):
-        vals.append(stat({n: np.concatenate([m[k] for k in rng.integers(0, len(m), len(m))]) for n, m in members.items()}))
+        draw = {n: np.concatenate([m[k] for k in rng.integers(0, len(m), len(m))]) for n, m in members.items()}
+        vals.append(stat(draw))
     return point, np.quantile(vals, 0.025), np.quantile(vals, 0.975)
 
 
@@ -183,8 +186,10 @@ def _load(path):
 
     with open(path) as fh:
         d = json.load(fh)
-    return {k: {"scores": {n: [np.array(c, dtype=float) for c in v] for n, v in f["scores"].items()}, "picks": f["picks"]}
-            for k, f in d.items()}
+    return {
+        k: {"scores": {n: [np.array(c, dtype=float) for c in v] for n, v in f["scores"].items()}, "picks": f["picks"]}
+        for k, f in d.items()
+    }
 
 
 def nested_main(args) -> None:
@@ -265,8 +270,8 @@ def nested_main(args) -> None:
                 dp = diff(np.arange(len(groups)))
                 dl, dh = _paired(diff, groups, args.resamples, args.seed)
                 cells.append(f"{n} " + " / ".join(f"{dp[j]:+.3f} [{dl[j]:+.3f}, {dh[j]:+.3f}]" for j in range(m)))
-            p, lo_, hi_ = _pooled(sets, {n: found[n]["scores"][k] for n in sets}, {n: other[n]["scores"][k] for n in sets},
-                                  args.resamples, args.seed)
+            mine, theirs = ({n: run[n]["scores"][k] for n in sets} for run in (found, other))
+            p, lo_, hi_ = _pooled(sets, mine, theirs, args.resamples, args.seed)
             print(f"  {k}: " + "; ".join(cells) + f"; pooled {p:+.3f} [{lo_:+.3f}, {hi_:+.3f}]")
 
 

@@ -28,7 +28,6 @@ Penalty features go through a square root, as the rubric term does.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ import numpy as np
 from voxjudge.asr.laser import calibration as C
 from voxjudge.asr.laser.lang import fold, is_function_word
 from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.asr.semdist import _TASHKEEL
 
 TOLERANCE = 0.005  # a later (richer) form must beat the earlier ones by more than this inside
 
@@ -63,7 +63,6 @@ NEGATION = {
     "ml": {"ഇല്ല", "അല്ല", "വേണ്ട", "ഒന്നുമില്ല"},
 }
 _NEG_ENDINGS = {"en": ("n't",), "ml": ("ില്ല", "ല്ല", "ാതെ", "ാത്ത")}
-_TASHKEEL = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 
 
 def negations(text: str, lang: str) -> int:
@@ -177,7 +176,8 @@ def ntasks(ratings, hats, rubric: LaserRubric, labeler, distances=None, embedder
         refs, hyps = [r["ref"] for r in rs], [r["hyp"] for r in rs]
         s = _side(refs, hyps, lang, rubric, labeler, distances, embedder)
         human = np.array([float(r["human_mean"]) for r in rs]) / C.RATING_SCALE
-        t = C.Task(f"ratings-{lang}", lang, C._codes([r["utterance"] for r in rs]), ("ratings", s.prep, human, s.semdist))
+        groups = C._codes([r["utterance"] for r in rs])
+        t = C.Task(f"ratings-{lang}", lang, groups, ("ratings", s.prep, human, s.semdist))
         out.append(NTask(t, [s]))
     if hats:
         refs = [r["reference"] for r in hats]
@@ -264,7 +264,9 @@ def _fit_predict(ts, train_rows, test_rows, forms, rubric, tiers, tune_tiers=Tru
     out = {}
     for name, form in forms.items():
         theta = fit_form(_data(ts, train_rows, form, cal, tiers), len(form))
-        out[name] = [[predict(theta, columns(s, form, cal, tiers)[r]) for s in nt.sides] for nt, r in zip(ts, test_rows)]
+        out[name] = [
+            [predict(theta, columns(s, form, cal, tiers)[r]) for s in nt.sides] for nt, r in zip(ts, test_rows)
+        ]
     return cal, out
 
 
