@@ -102,6 +102,10 @@ class Prepared:
     words: np.ndarray
     speech_owner: np.ndarray
     speech_kind: list[str]
+    # per-pair weights (None: 1): a Prepared over a weighted subset of the pairs scores
+    # 1 - sum(weight * penalty) / reference words (word-pair features of ``evidence_terms``)
+    weight: np.ndarray | None = None
+    speech_weight: np.ndarray | None = None
 
     def scores(self, cal: Calibration, tiers: dict[str, float]) -> np.ndarray:
         """Utterance scores under ``cal``: what ``rules.classify`` gives."""
@@ -116,35 +120,51 @@ class Prepared:
             alike = ok & (self.sound >= 1.0)
             tier = np.where(self.words, tiers[cal.homophone_word], tiers[cal.homophone])
             extra[alike] = np.where(self.function, major, tier)[alike]
-            np.add.at(pen, self.owner, extra)
+            np.add.at(pen, self.owner, extra if self.weight is None else extra * self.weight)
         if len(self.speech_owner):
-            np.add.at(pen, self.speech_owner, np.array([tiers[getattr(cal, k)] for k in self.speech_kind]))
+            sp = np.array([tiers[getattr(cal, k)] for k in self.speech_kind])
+            np.add.at(pen, self.speech_owner, sp if self.speech_weight is None else sp * self.speech_weight)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.ref_words > 0, np.maximum(0.0, 1 - pen / np.maximum(self.ref_words, 1)), np.nan)
 
 
 def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRubric, labeler) -> Prepared:
+    return build(*label_utterances(refs, hyps, lang, labeler), rubric)
+
+
+def label_utterances(refs: Sequence[str], hyps: Sequence[str], lang: str, labeler) -> tuple[list, list[Label]]:
+    """The utterances aligned (``align_utterances``) and their pairs' labels, in order."""
     from voxjudge.asr.laser.utterances import align_utterances
 
     aligned = align_utterances(refs, hyps, [str(k) for k in range(len(refs))], lang)
     items = [(uid, p, language) for uid, language, pairs in aligned for p in pairs]
-    labels: list[Label] = labeler(items)
+    return aligned, labeler(items)
+
+
+def build(
+    aligned: list, labels: list[Label], rubric: LaserRubric, weigh: Callable[[Any, Label, str], float] | None = None
+) -> Prepared:
+    """``Prepared`` from labelled utterances; ``weigh(pair, label, lang)`` (None: every pair 1)
+    weights each pair's penalty (0 leaves it out)."""
     ref_words = np.array([sum(len(p.ref) for p in pairs) for _, _, pairs in aligned], dtype=float)
     fixed = np.zeros(len(aligned))
-    owner, facts, speech_owner, speech_kind = [], [], [], []
+    owner, facts, speech_owner, speech_kind, weights, speech_weights = [], [], [], [], [], []
     k = 0
-    for u, (_, _, pairs) in enumerate(aligned):
-        for _p in pairs:
+    for u, (_, language, pairs) in enumerate(aligned):
+        for p in pairs:
             lab = labels[k]
             k += 1
+            w = 1.0 if weigh is None else float(weigh(p, lab, language))
             if lab.evidence is not None:
                 owner.append(u)
                 facts.append(lab.evidence)
+                weights.append(w)
             elif lab.error_type in _SPEECH:
                 speech_owner.append(u)
                 speech_kind.append(_SPEECH[lab.error_type])
+                speech_weights.append(w)
             else:
-                fixed[u] += rubric.penalty(lab.label)
+                fixed[u] += w * rubric.penalty(lab.label)
     f = np.array(facts, dtype=float).reshape(-1, 5)
     return Prepared(
         ref_words,
@@ -157,6 +177,8 @@ def prepare(refs: Sequence[str], hyps: Sequence[str], lang: str, rubric: LaserRu
         f[:, 4].astype(bool),
         np.array(speech_owner, dtype=np.intp),
         speech_kind,
+        None if weigh is None else np.array(weights, dtype=float),
+        None if weigh is None else np.array(speech_weights, dtype=float),
     )
 
 
