@@ -209,18 +209,35 @@ def nested_main(args) -> None:
         embedder = open_embedder(args.embedder)
         try:
             ts = N.ntasks(
-                C.read_ratings(ratings_path), C.read_hats(hats_path), rubric, rules_labeler_for(rubric),
-                distances_for(embedder), embedder,
+                C.read_ratings(ratings_path),
+                C.read_hats(hats_path),
+                rubric,
+                rules_labeler_for(rubric),
+                distances_for(embedder),
+                embedder,
             )
         finally:
             embedder.close()
         forms = {k: N.FORMS[k] for k in args.forms.split(",")} if args.forms else N.FORMS
-        found = N.nested(ts, rubric, forms, folds=args.folds, inner=args.inner, seed=args.seed,
-                         tune_tiers=not args.fixed_tiers, log=lambda m: print(m, file=sys.stderr, flush=True))
+        found = N.nested(
+            ts,
+            rubric,
+            forms,
+            folds=args.folds,
+            inner=args.inner,
+            seed=args.seed,
+            tune_tiers=not args.fixed_tiers,
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+        )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({k: {"scores": {n: [c.tolist() for c in v] for n, v in f["scores"].items()}, "picks": f["picks"]}
-                       for k, f in found.items()}, fh)
+            json.dump(
+                {
+                    k: {"scores": {n: [c.tolist() for c in v] for n, v in f["scores"].items()}, "picks": f["picks"]}
+                    for k, f in found.items()
+                },
+                fh,
+            )
     sets = _sets()
     names = list(next(iter(found.values()))["scores"])
     for name, (groups, human, _, _) in sets.items():

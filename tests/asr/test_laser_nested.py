@@ -51,8 +51,15 @@ def test_nested_runs_and_picks_a_form_per_outer_fold():
                 hyp = ref.split()
                 for k in rng.choice(6, s, replace=False):
                     hyp[k] = "omega"
-                ratings.append({"lang": lang, "utterance": f"{lang}{u}", "ref": ref, "hyp": " ".join(hyp),
-                                "human_mean": str(5 - 1.5 * s + rng.normal(0, 0.2))})
+                ratings.append(
+                    {
+                        "lang": lang,
+                        "utterance": f"{lang}{u}",
+                        "ref": ref,
+                        "hyp": " ".join(hyp),
+                        "human_mean": str(5 - 1.5 * s + rng.normal(0, 0.2)),
+                    }
+                )
 
     def distances(refs, hyps):
         return np.array([0.1 * sum(a != b for a, b in zip(r.split(), h.split())) for r, h in zip(refs, hyps)])

@@ -98,10 +98,7 @@ def weigh_numbers(p, lab, lang) -> float:
 
 
 def weigh_names(p, lab, lang) -> float:
-    return float(
-        _mismatch(p, lab)
-        and any(w[:1].isupper() and (p.ref_start + i) > 0 for i, w in enumerate(p.ref))
-    )
+    return float(_mismatch(p, lab) and any(w[:1].isupper() and (p.ref_start + i) > 0 for i, w in enumerate(p.ref)))
 
 
 def pair_texts(p) -> tuple[str, str]:
