@@ -19,9 +19,10 @@ EXIT_STATUS_HELP = (
 )
 
 
-def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option") -> None:
-    """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own)."""
-    g = p.add_argument_group("model judge", EXIT_STATUS_HELP)
+def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option", exit_note: str = "") -> None:
+    """``judge``: "positional" (JUDGE), "option" (a required --judge) or None (the command adds its own);
+    ``exit_note``: what this command adds to the exit status help."""
+    g = p.add_argument_group("model judge", EXIT_STATUS_HELP + exit_note)
     spec_help = (
         "provider/model, e.g. openai/gpt-4o-mini, anthropic/<model>, gemini/<model>, local/<file.gguf>, "
         "vllm/<model>, fake/schema"
@@ -31,8 +32,12 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     elif judge == "option":
         g.add_argument("--judge", required=True, metavar="SPEC", help=spec_help)
     g.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio)")
-    g.add_argument("--cache", metavar="PATH", help="response cache (default: $VOXJUDGE_CACHE or the user cache dir)")
-    g.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    g.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="cache of model answers and embeddings (default: $VOXJUDGE_CACHE or the user cache dir)",
+    )
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache (answers and embeddings)")
     g.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default: 8)")
     g.add_argument("--rpm", type=float, metavar="N", help="client-side limit: requests per minute")
     g.add_argument("--tpm", type=float, metavar="N", help="client-side limit: tokens per minute")

@@ -47,7 +47,12 @@ def register(cmds) -> None:
         before=" before alignment",
         why=": the rubric judges case, punctuation and spelling variants itself",
     )
-    add_laser_options(p)
+    add_laser_options(
+        p,
+        exit_note=". Here every item is every utterance with reference words: one whose reference has none has "
+        "no LASER score by definition (the score divides by reference words), which the summary's coverage "
+        "states, and the exit status stays 0",
+    )
     add_llm_labelling_options(p)
     p.add_argument(
         "--jobs",
@@ -69,7 +74,14 @@ def register(cmds) -> None:
         "reported first (default: a scored utterance without a human score is an error)",
     )
     add_bootstrap_options(p)  # for the CIs of the agreement with --human
-    add_embedder_options(p, purpose="SemDist per utterance and laser_calibrated with meaning")
+    add_embedder_options(
+        p,
+        purpose="SemDist per utterance and laser_calibrated with meaning",
+        note="; the shipped laser_calibrated was fitted with 'default' only, so any other embedder needs "
+        "--judge rules (SemDist without laser_calibrated); asr train --embedder SPEC fits a calibration with "
+        "another embedder, but asr score reads only the shipped one",
+        texts="on the texts after --normalize, as the rubric reads them",
+    )
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -14,8 +14,9 @@ JUDGE_HELP = (
 )
 
 
-def add_laser_options(p) -> None:
-    """--lang, --rubric, the judge and its options (asr score and asr classify)."""
+def add_laser_options(p, *, exit_note: str = "") -> None:
+    """--lang, --rubric, the judge and its options (asr score and asr classify); ``exit_note`` as
+    ``add_judge_options`` takes it."""
     p.add_argument(
         "--lang",
         type=lang_code,
@@ -25,7 +26,7 @@ def add_laser_options(p) -> None:
         "decides per row)",
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
-    add_judge_options(p, judge=None)
+    add_judge_options(p, judge=None, exit_note=exit_note)
     p.add_argument("--judge", default="default", metavar="SPEC", help=JUDGE_HELP)
     p.add_argument(
         "--allow-rubric-mismatch",

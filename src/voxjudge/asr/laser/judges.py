@@ -40,8 +40,8 @@ def _shipped_calibrations() -> dict | None:
 def people_model(spec: str | None, embedder: str | None):
     """The model of ``laser_calibrated`` for an offline judge that has the learned calibration (the
     default and ``model:`` judges; None for ``rules``) and the run's embedder spec (None: none).
-    An embedder the shipped calibration was not fitted with has no model: ``InputError`` naming
-    ``asr train``, never the model of another embedder."""
+    An embedder the shipped calibration was not fitted with has no model: ``InputError`` offering
+    the ``rules`` judge (SemDist without ``laser_calibrated``), never the model of another embedder."""
     from voxjudge.asr.laser.calibration import load_people, shipped_path
     from voxjudge.asr.laser.people import model_for
 
@@ -53,9 +53,9 @@ def people_model(spec: str | None, embedder: str | None):
         fitted = ", ".join(k for k in sorted(models) if k != "none") or "none"
         raise InputError(
             f"laser_calibrated has no model fitted with the embedder {embedder} (the shipped calibration was "
-            f"fitted with: {fitted}); use {{embedder}} default, or fit a model for it on your ratings and "
-            "preferences with asr train and this embedder",
-            options={"embedder": "embedder="},
+            f"fitted with: {fitted}); for SemDist with it, use {{judge}} rules (no laser_calibrated), or "
+            "use {embedder} default",
+            options={"embedder": "embedder=", "judge": "judge="},
         )
     return found
 
