@@ -25,7 +25,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
-from voxjudge.cli.embedder_options import add_embedder_options
+from voxjudge.cli.embedder_options import add_embedder_options, embed_options
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -98,7 +98,9 @@ def register(groups) -> None:
     )
     add_bootstrap_options(p)
     p.add_argument("--top", type=int, default=10, help="confusion pairs to list per system (default: 10)")
-    add_embedder_options(p, purpose="SemDist of both systems and the significance of its difference")
+    add_embedder_options(
+        p, purpose="SemDist of both systems (mean over utterances) and the paired bootstrap of its difference"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument(
         "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
@@ -163,6 +165,7 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             progress=progress,
             embedder=args.embedder,
             embedder_base_url=args.embedder_base_url,
+            embed_options=embed_options(args),
         )
     summary = result.summary()
     utterances = result.per_utterance() if per_utterance else []
@@ -259,6 +262,7 @@ def _compared(args: argparse.Namespace, pa, pb):
         top=args.top,
         embedder=args.embedder,
         embedder_base_url=args.embedder_base_url,
+        embed_options=embed_options(args),
     )
 
 
@@ -301,7 +305,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "names": names, "normalize": args.normalize, "split": args.split, "unit": args.unit, "ids": args.ids,
             "format": args.format, "top": args.top,
             "bootstrap": {"resamples": args.resamples, "confidence": args.confidence, "seed": args.bootstrap_seed},
+            "embedder": summary["semdist"]["embedder"] if "semdist" in summary else "none",
         }  # fmt: skip
+        if args.embedder_base_url:
+            settings["embedder_base_url"] = args.embedder_base_url
         inputs = {"ref": args.ref, "hyp_a": args.hyp_a, "hyp_b": args.hyp_b}
         report = compare_report(comparison, summary, (names[0], names[1]), settings, inputs)
     write_all({args.out: records, **report_outputs(args, report)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all
-from voxjudge.cli.embedder_options import add_embedder_options
+from voxjudge.cli.embedder_options import add_embedder_options, embed_options
 from voxjudge.cli.laser_options import lang_code
 from voxjudge.cli.laser_pairs import read_pair_rows
 from voxjudge.cli.views import render_agreement, render_calibration
@@ -39,7 +39,7 @@ def register(cmds) -> None:
     p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
     alias(p, "--split-seed", "--seed")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
-    add_embedder_options(p, purpose="with --ratings/--preferences: also fit laser_calibrated with meaning")
+    add_embedder_options(p, purpose="with --ratings/--preferences: also fit laser_calibrated with meaning", texts="")
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
@@ -114,6 +114,7 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
             seed=args.seed,
             embedder=args.embedder,
             embedder_base_url=args.embedder_base_url,
+            options=embed_options(args),
         )
     if args.out:
         write_all({args.out: text})
