@@ -60,6 +60,8 @@ class Comparison:
         return {
             "semdist": {"a": boot.a, "b": boot.b, "delta": boot.difference, "embedder": self.a.semdist.embedder},
             "significance_semdist": {"paired_bootstrap_semdist": boot.as_dict()},
+            # one embedding call served both systems: its usage, once
+            "embedder_usage": dict(self.a.semdist.usage),
         }
 
 

@@ -65,7 +65,7 @@ def compare_report(
             "Summary",
             table(["measure", a, b, f"delta ({a} - {b})"], rows),
             note=f"corpus level over {u['count']} utterances; {a} better on {u['a_better']}, {b} better on "
-            f"{u['b_better']}, ties {u['ties']}",
+            f"{u['b_better']}, ties {u['ties']}" + _semdist_note(s),
         ),
         section("Significance", sig),
         section("Per utterance and by kind", row(figure(per_utt), figure(counts))),
@@ -83,6 +83,17 @@ def _semdist_rows(s: dict[str, Any]) -> list[list[Any]]:
         return []
     sd = s["semdist"]
     return [[f"SemDist (mean, {sd['embedder']})", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}"]]
+
+
+def _semdist_note(s: dict[str, Any]) -> str:
+    """SemDist's definition, when the comparison had an embedder."""
+    if "semdist" not in s:
+        return ""
+    return (
+        f". SemDist = 1 - cosine of the sentence embeddings ({s['semdist']['embedder']}) of reference and "
+        "hypothesis, averaged over utterances (0 = same meaning, lower is better), on the texts as given, not "
+        "after normalisation"
+    )
 
 
 def _semdist_significance(s: dict[str, Any]) -> list[list[str]]:

@@ -50,6 +50,9 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
         cols = ["id", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
         for col in (*cols, "hits", "sub", "del", "ins"):
             ut.add_column(col, justify="left" if col == "id" else "right")
+        semdist = "semdist" in summary
+        if semdist:
+            ut.add_column("SemDist", justify="right")
         prefix = "" if words else "char_"
         for u in utterances:
             ut.add_row(
@@ -57,6 +60,7 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
                 str(u["ref_words"] if words else u["ref_chars"]),
                 *(fmt_rate(u[k]) for k in shown),
                 *(str(u[prefix + k]) for k in _COUNT_KEYS),
+                *((_distance(u["semdist"]),) if semdist else ()),
             )
         out.append(ut.render())
     if "semdist" in summary:
@@ -65,9 +69,18 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
     return "\n".join(out)
 
 
+SEMDIST_DEFINED = (
+    "SemDist = 1 - cosine of the sentence embeddings of reference and hypothesis (0 = same meaning, lower is "
+    "better), on the texts as given, not after --normalize"
+)
+
+
+def _distance(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
 def _semdist_line(value: float | None, embedder: str) -> str:
-    shown = "–" if value is None else f"{value:.4f}"
-    return f"SemDist (mean over utterances, 1 - cosine; 0 = same meaning): {shown} with {embedder}"
+    return f"SemDist (mean over utterances): {_distance(value)} with {embedder}; {SEMDIST_DEFINED}"
 
 
 def _text_settings(summary: dict) -> str:
@@ -99,8 +112,10 @@ def render_compare(s: dict, names: list[str]) -> str:
             t.add_row(k, str(s["a"][k]), str(s["b"][k]), f"{s['a'][k] - s['b'][k]:+d}")
         if "semdist" in s:
             sd = s["semdist"]
-            t.add_row("SemDist", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}")
+            t.add_row("SemDist (mean)", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}")
         con.print(t)
+        if "semdist" in s:
+            con.print(f"{SEMDIST_DEFINED}; mean over utterances, with {s['semdist']['embedder']}")
         if "normalize" in s:
             con.print(_text_settings(s))
         u = s["utterances"]
