@@ -25,6 +25,9 @@ from voxjudge.asr.laser.rubric import LaserRubric
 
 EMPTY_REFERENCE = "empty reference (LASER divides by reference words)"
 WER_TOKENS = "the LASER alignment's tokens (NFC, case folded, edge punctuation off, punctuation-only tokens dropped)"
+SEMDIST_COVERS = (
+    "every utterance, scored or not: SemDist needs no reference words, and an unscored one has its distance too"
+)
 NOT_THE_SCORE = (
     "covers only the scored utterances; only utterances with mismatches can go unscored, so this "
     "is biased upwards and is not the corpus score"
@@ -125,8 +128,9 @@ class LaserTally:
         }
         if self.calibrated_n:  # the mean of the figure fitted to people, over the utterances that have it
             out["laser_calibrated"] = None if partial else self.calibrated_sum / self.calibrated_n
-        if self.semdist_n:
+        if self.semdist_n:  # every utterance, scored or not: a distance needs no reference words
             out["semdist"] = self.semdist_sum / self.semdist_n
+            coverage["covers"]["semdist"] = f"{self.semdist_n} of {self.utterances} utterances ({SEMDIST_COVERS})"
         if partial:
             out["scored_only"] = {"laser_micro": micro, "laser_macro": macro, "n": n, "note": NOT_THE_SCORE}
         return out
@@ -218,9 +222,12 @@ def coverage_text(summary: dict[str, Any]) -> str | None:
         return None
     why = ", ".join(f"{n} {reason}" for reason, n in c["unscored_reasons"].items())
     line = f"{c['unscored']} of {c['utterances']} utterances unscored ({why})."
+    covers = c.get("covers", {})
+    semdist = f" SemDist covers all {c['utterances']} (it needs no reference words)." if "semdist" in covers else ""
     if c["partial"]:
         return (
             f"PARTIAL: {line} No LASER score: only utterances with mismatches can go unscored, so LASER "
             f"over the {c['scored']} scored ones would be too high. Pair counts cover the scored utterances only."
+            + semdist
         )
-    return f"{line} LASER and pair counts cover the other {c['scored']}."
+    return f"{line} LASER and pair counts cover the other {c['scored']}." + semdist

@@ -85,7 +85,11 @@ def _beside(s: dict) -> list[str]:
         shown = "–" if value is None else f"{value:.4f}"
         lines.append(f"laser_calibrated (mean): {shown}, {s['laser_calibrated_model']}")
     if s.get("embedder", "none") != "none" and "semdist" in s:
-        lines.append(f"SemDist (mean, 1 - cosine; 0 = same meaning): {s['semdist']:.4f} with {s['embedder']}")
+        lines.append(
+            f"SemDist (mean over {(s.get('coverage') or {}).get('utterances', s['n'])} utterances, unscored ones "
+            f"included): {s['semdist']:.4f} with {s['embedder']}; SemDist = 1 - cosine of the sentence embeddings "
+            "(0 = same meaning, lower is better), on the texts after --normalize"
+        )
     if s.get("format_errors") is not None:
         rate = s.get("format_error_rate")
         lines.append(
