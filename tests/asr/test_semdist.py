@@ -128,3 +128,103 @@ def test_the_compare_report_shows_semdist_and_its_significance(tmp_path):
     assert code == 0
     shown = _report_text(report)
     assert "SemDist (mean, fake/hash" in shown and "paired bootstrap of the SemDist difference (200 resamples" in shown
+
+
+EN = "examples/asr/en"
+
+
+def _files(tmp_path, refs, hyps):
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("".join(f"{line}\n" for line in refs), encoding="utf-8")
+    hyp.write_text("".join(f"{line}\n" for line in hyps), encoding="utf-8")
+    return str(ref), str(hyp)
+
+
+def _help(capsys, *command) -> str:
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_an_embedder_without_a_fitted_model_offers_the_rules_judge_in_the_error_and_the_help(capsys):
+    code = main(["asr", "score", "--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids",
+                 "--embedder", "fake/hash", "--no-cache"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "no model fitted with the embedder fake/hash" in err and "use --judge rules" in err
+    assert "Traceback" not in err and "asr train and this embedder" not in err
+    shown = _help(capsys, "asr", "score")
+    assert "any other embedder needs --judge rules" in shown and "asr train --embedder SPEC" in shown
+    # and the rules judge runs with it: SemDist beside the score
+    assert main(["asr", "score", "--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids",
+                 "--judge", "rules", "--embedder", "fake/hash", "--no-cache"]) == 0  # fmt: skip
+
+
+@pytest.mark.parametrize("command", [["asr", "metrics"], ["asr", "compare"], ["asr", "score"], ["asr", "train"]])
+def test_every_command_with_an_embedder_has_the_cache_options_and_says_what_is_embedded(capsys, command):
+    shown = _help(capsys, *command)
+    assert "--cache PATH" in shown and "--no-cache" in shown and "Embeddings are cached" in shown
+    assert "SemDist = 1 - cosine of the sentence embeddings" in shown and "lower is better" in shown
+    if command[1] in ("metrics", "compare"):
+        assert "on the texts as given, not after --normalize" in shown
+
+
+def test_metrics_and_compare_read_and_write_the_embedding_cache_as_asked(tmp_path, capsys):
+    ref, hyp = _files(tmp_path, ["the cat sat", "a dog"], ["the bat sat", "a dig"])
+    cache = tmp_path / "embeddings.cache"
+    base = ["asr", "metrics", "--ref", ref, "--hyp", hyp, "--embedder", "fake/hash", "--json"]
+    usage = []
+    for extra in (["--cache", str(cache)], ["--cache", str(cache)], ["--no-cache", "--cache", str(cache)]):
+        assert main([*base, *extra]) == 0
+        usage.append(json.loads(capsys.readouterr().out)["embedder_usage"])
+    assert cache.exists()
+    assert [u["cache_hits"] for u in usage] == [0, 4, 0] and usage[2]["requests"] == 1  # 4 texts
+    assert main(["asr", "compare", "--ref", ref, "--hyp-a", hyp, "--hyp-b", ref, "--embedder", "fake/hash",
+                 "--resamples", "50", "--cache", str(cache), "--json"]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["embedder_usage"]["cache_hits"] == 4
+
+
+def test_metrics_per_utterance_shows_semdist_and_says_it_is_on_the_texts_as_given(tmp_path, capsys):
+    ref, hyp = _files(tmp_path, ["The cat sat.", "a dog"], ["the cat sat", "a dog"])
+    code = main(["asr", "metrics", "--ref", ref, "--hyp", hyp, "--embedder", "fake/hash", "--per-utterance",
+                 "--normalize", "basic", "--no-cache"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    header = next(line for line in out.splitlines() if "ref words" in line and "│" in line or "┃ id" in line)
+    assert "SemDist" in header
+    # WER is 0 after --normalize basic; SemDist is not: it reads "The cat sat." as given
+    first = next(line for line in out.splitlines() if line.startswith("│ 1 "))
+    assert f"{_oracle('The cat sat.', 'the cat sat'):.4f}" in first
+    assert "on the texts as given, not after --normalize" in out and "lower is better" in out
+
+
+def test_compare_defines_semdist_in_the_table_the_report_and_gives_the_embedder_and_its_usage(tmp_path, capsys):
+    ref, hyp = _files(tmp_path, ["the cat sat", "a dog"], ["the bat sat", "a dig"])
+    report = tmp_path / "compare.html"
+    base = ["asr", "compare", "--ref", ref, "--hyp-a", hyp, "--hyp-b", ref, "--embedder", "fake/hash",
+            "--resamples", "50", "--no-cache"]  # fmt: skip
+    assert main([*base, "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "SemDist (mean)" in out and "SemDist = 1 - cosine of the sentence embeddings" in out
+    assert "lower is better" in out and "on the texts as given" in out
+    shown = _report_text(report)
+    assert "SemDist = 1 - cosine of the sentence embeddings (fake/hash" in shown and "lower is better" in shown
+    assert '"embedder": "fake/hash?dim=64"' in shown  # in the settings block
+    assert main([*base, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["embedder_usage"]["texts"] >= 2 and summary["semdist"]["embedder"].startswith("fake/hash")
+
+
+def test_score_states_semdist_coverage_and_an_empty_reference_leaves_the_exit_status_0(tmp_path, capsys):
+    ref, hyp = _files(tmp_path, ["u1 hello world", "u2 ..."], ["u1 hello world", "u2 good morning"])
+    base = ["asr", "score", "--ref", ref, "--hyp", hyp, "--ids", "--judge", "rules", "--embedder", "fake/hash",
+            "--no-cache"]  # fmt: skip
+    assert main([*base, "--json"]) == 0  # an empty reference is no failure: the help says so
+    s = json.loads(capsys.readouterr().out)
+    covers = s["coverage"]["covers"]
+    assert covers["laser"].startswith("1 of 2") and covers["semdist"].startswith("2 of 2 utterances")
+    assert s["semdist"] == pytest.approx(_oracle("...", "good morning") / 2, abs=1e-6)
+    assert s["embedder_usage"]["texts"] == 2
+    assert main(base) == 0
+    assert "SemDist covers all 2" in capsys.readouterr().out
+    shown = _help(capsys, "asr", "score")
+    assert "every item is every utterance with reference words" in shown and "exit status stays 0" in shown
