@@ -4,6 +4,7 @@ whose unscored hypotheses show as coverage and exit 3."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import jiwer
@@ -292,3 +293,55 @@ def test_ref_and_hyp_only_with_ratings(examples, human, capsys):
     assert code == 2 and "add --ratings" in stderr
     code, _, stderr = _run(capsys, "--ratings", hi / "human_b.tsv", "--ref", hi / "ref.txt")
     assert code == 2 and "--ref and --hyp go together" in stderr
+
+
+def test_out_has_one_record_per_rated_hypothesis_by_id(examples, capsys, tmp_path):
+    """Ratings by id with --ref/--hyp: every rated hypothesis is a record with its id, and the
+    coverage, the ratings' items and the records agree, whatever texts repeat."""
+    hi = examples / "asr" / "hi"
+    out = tmp_path / "card.csv"
+    code, stdout, _ = _run(
+        capsys, "--ratings", hi / "human_b.tsv", "--ref", hi / "ref.txt", "--hyp", hi / "sys_b.txt", "--ids",
+        "--resamples", 50, "--split-halves", 10, "--json", "--out", out,
+    )  # fmt: skip
+    assert code == 0
+    s = json.loads(stdout)
+    with open(out, newline="", encoding="utf-8") as f:
+        records = list(csv.DictReader(f))
+    ids = [line.split("\t")[0] for line in (hi / "human_b.tsv").read_text(encoding="utf-8").splitlines()[1:] if line]
+    assert [r["id"] for r in records] == ids
+    assert {c["total"] for c in s["coverage"].values()} == {len(ids)} == {s["ratings"]["items"]}
+
+
+def test_repeated_texts_stay_apart_in_out_and_coverage(human, capsys, tmp_path):
+    out = tmp_path / "card.jsonl"
+    code, stdout, _ = _run(
+        capsys, "--ratings", human[1], "--resamples", 50, "--split-halves", 10, "--json", "--out", out
+    )
+    assert code == 0
+    s = json.loads(stdout)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    texts = [(r["reference"], r["hypothesis"]) for r in records]
+    assert len(set(texts)) < len(texts)  # the sample has systems with the same output: kept apart
+    assert len(records) == s["ratings"]["items"] == s["coverage"]["WER"]["total"] == 48
+    assert all(r["id"] and r["system"] and r["lang"] for r in records)
+
+
+def test_semdist_row_is_labelled_and_defined_when_shown(human, capsys):
+    argv = ["--ratings", human[1], "--judge", "rules", "--embedder", "fake/hash", "--resamples", 50]
+    code, stdout, _ = _run(capsys, *argv)
+    assert code == 0
+    rows = [line.split("│")[1].strip() for line in stdout.splitlines() if line.startswith("│")]
+    assert rows[3] == "1 - SemDist (fake/hash?dim=64)"  # the card correlates 1 - SemDist
+    footnote = " ".join(stdout.split())
+    assert "SemDist = 1 - cosine of sentence embeddings" in footnote
+    assert "1 - WER, 1 - CER, 1 - SemDist (fake/hash?dim=64): the card correlates 1 - each of these" in footnote
+
+
+def test_help_says_what_it_means(capsys):
+    with pytest.raises(SystemExit):
+        main(["asr", "judge-card", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "%%" not in text and "certitude 100% (unanimous), 70% and all" in text
+    assert "--normalize SPEC" in text and "PRESET" not in text
+    assert "steps joined by '+'" in text and "default: basic" in text and "'asr score' puts beside LASER" in text

@@ -197,9 +197,11 @@ def _systems(args: argparse.Namespace) -> dict[str, str] | None:
         return None
     path = args.ratings
     suffix = Path(path).suffix.lower()
-    rows = jsonl_objects(path) if suffix in (".jsonl", ".ndjson") else table_rows(
-        path, read_lines(path), "\t" if suffix == ".tsv" else ","
-    )[1]
+    rows = (
+        jsonl_objects(path)
+        if suffix in (".jsonl", ".ndjson")
+        else table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
+    )
     systems = {str(row.get("id") or n): str(row["system"]).strip() for n, row in rows if row.get("system") is not None}
     return {k: v for k, v in systems.items() if v} or None
 

@@ -23,8 +23,8 @@ def render_judge_card(s: dict) -> str:
     for n in sorted(partial, key=names.index):
         c = s["coverage"][n]
         lines.append(
-            f"partial: {shown[n]} scored {c['scored']} of {c['total']} hypotheses ({c['total'] - c['scored']} unscored); "
-            "its figures (*) are over what it scored only"
+            f"partial: {shown[n]} scored {c['scored']} of {c['total']} hypotheses "
+            f"({c['total'] - c['scored']} unscored); its figures (*) are over what it scored only"
         )
 
     def pct(cell: dict, mark: str) -> str:
