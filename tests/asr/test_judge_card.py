@@ -146,3 +146,40 @@ def test_needs_some_human_data():
 def test_only_known_correlations():
     with pytest.raises(ValueError, match="methods must be some of"):
         judge_card(ratings=RATINGS, judges=[], laser=_fake_laser(), methods=("pearson", "tau"))
+
+
+def test_records_and_coverage_keep_every_rated_hypothesis_while_the_work_is_done_once():
+    """Two systems with the same output for one reference are two rated hypotheses: two records (each
+    with its id, system and lang) and two in coverage, though every metric scores the texts once."""
+    ratings = [*RATINGS, Rating("6", "good morning everyone", "good morning everyone", 4.0, "en")]
+    sent = []
+
+    def laser(spec, refs, hyps, langs=None):
+        sent.append(len(refs))
+        return _fake_laser()(spec, refs, hyps)
+
+    systems = {"1": "a", "6": "b"}
+    card = judge_card(ratings=ratings, judges=["x"], laser=laser, n_resamples=50, split_halves=10, systems=systems)
+    assert sent == [len(unique_texts(ratings=ratings))] == [5]  # the work: unique texts
+    records = card.records
+    assert [r["id"] for r in records] == [r.id for r in ratings]
+    assert {r["source"] for r in records} == {"ratings"} and [r["lang"] for r in records] == ["en"] * 6
+    assert [r["system"] for r in records] == ["a", None, None, None, None, "b"]
+    assert set(records[0]) == {"source", "id", "system", "lang", "reference", "hypothesis", "WER", "CER", "LASER x"}
+    assert all(c == {"scored": 6, "total": 6} for c in card.summary["coverage"].values())
+    assert card.summary["ratings"]["items"] == card.total // len(card.metrics) == 6
+
+
+def test_preference_records_are_each_side_of_each_triplet():
+    card = judge_card(preferences=PREFS, judges=["x"], laser=_fake_laser(), n_resamples=50)
+    records = card.records
+    assert len(records) == 2 * len(PREFS) == card.summary["coverage"]["WER"]["total"]
+    assert [(r["triplet"], r["side"]) for r in records[:2]] == [(1, "a"), (1, "b")]
+    assert "id" not in records[0]  # no column nobody has
+
+
+def test_metrics_name_the_figure_the_card_shows():
+    """The card correlates 1 - WER (Metric.goodness): its label says so, as asr score --human does."""
+    card = judge_card(ratings=RATINGS, judges=["x"], laser=_fake_laser(), n_resamples=50, split_halves=10)
+    labels = {m["name"]: m["label"] for m in card.summary["metrics"]}
+    assert labels == {"WER": "1 - WER", "CER": "1 - CER", "LASER x": "LASER x"}

@@ -4,6 +4,7 @@ whose unscored hypotheses show as coverage and exit 3."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import jiwer
@@ -86,11 +87,17 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     ]
     assert 0.8 < s["ratings"]["by_subset"]["all"]["raters"]["ceiling"] <= 1
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    unique = {(p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)} | {
-        (r.reference, r.hypothesis) for r in ratings
+    # one record per human datum (each side of each triplet, each rated hypothesis), none merged
+    assert len(records) == s["coverage"]["WER"]["total"] == 2 * len(prefs) + len(ratings)
+    assert [(r["reference"], r["hypothesis"]) for r in records] == [
+        (p.reference, h) for p in prefs for h in (p.hyp_a, p.hyp_b)
+    ] + [(r.reference, r.hypothesis) for r in ratings]
+    assert set(records[0]) == {
+        *("source", "id", "system", "lang", "triplet", "line", "side", "reference", "hypothesis"),
+        *("WER", "CER", "LASER default", "LASER default calibrated"),
     }
-    assert len(records) == s["coverage"]["WER"]["total"] == len(unique)  # each scored once
-    assert set(records[0]) == {"reference", "hypothesis", "WER", "CER", "LASER default", "LASER default calibrated"}
+    rated = [r for r in records if r["source"] == "ratings"]
+    assert [r["id"] for r in rated] == [r.id for r in ratings] and rated[0]["system"] == "mms"
     # laser_calibrated, computed by hand from the shipped model; a figure of its own on preferences too
     from voxjudge.asr.laser.calibration import load_people
 
@@ -101,13 +108,9 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
         assert r["LASER default calibrated"] == pytest.approx(want, abs=1e-12)
     assert "LASER default calibrated" in s["preferences"]["by_metric"]
     calibrated = s["ratings"]["by_subset"]["en"]["by_metric"]["LASER default calibrated"]["pearson"]
-    x = [
-        r["LASER default calibrated"]
-        for r in records
-        for q in en
-        if (q.reference, q.hypothesis) == (r["reference"], r["hypothesis"])
-    ]
-    y = [q.score for r in records for q in en if (q.reference, q.hypothesis) == (r["reference"], r["hypothesis"])]
+    score = {q.id: q.score for q in en}  # the rated records carry their ids: no join on texts
+    x = [r["LASER default calibrated"] for r in rated if r["id"] in score]
+    y = [score[r["id"]] for r in rated if r["id"] in score]
     assert calibrated["estimate"] == pytest.approx(scipy.stats.pearsonr(x, y).statistic, abs=1e-12)
 
 
@@ -118,28 +121,32 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
     assert code == 0
     card, differences = stdout.split("Differences, preferences")
     rows = [line for line in card.splitlines() if line.startswith("│")]
+    # the rows name what they show: the card correlates 1 - WER, as asr score --human names it
     assert [r.split("│")[1].strip() for r in rows] == [
-        "WER",
-        "CER",
+        "1 - WER",
+        "1 - CER",
         "LASER default",
         "LASER default calibrated",
         "LASER rules",
     ]
     pairs = [r.split("│")[1].strip() for r in differences.splitlines() if r.startswith("│")]
     assert pairs == [
-        "CER - WER",
-        "LASER default - WER",
-        "LASER default - CER",
-        "LASER default calibrated - WER",
-        "LASER default calibrated - CER",
+        "(1 - CER) - (1 - WER)",
+        "LASER default - (1 - WER)",
+        "LASER default - (1 - CER)",
+        "LASER default calibrated - (1 - WER)",
+        "LASER default calibrated - (1 - CER)",
         "LASER default calibrated - LASER default",
-        "LASER rules - WER",
-        "LASER rules - CER",
+        "LASER rules - (1 - WER)",
+        "LASER rules - (1 - CER)",
         "LASER rules - LASER default",
         "LASER rules - LASER default calibrated",
     ]
     assert "prefer 100% (n=15)" in stdout and "a tie counts as disagreement" in stdout
     assert "ratings" not in stdout.split("\n", 3)[2]  # no ratings column without --ratings
+    footnote = " ".join(stdout.split())
+    assert "1 - WER, 1 - CER: the card correlates 1 - each of these" in footnote
+    assert "SemDist" not in stdout  # defined only when shown (with --embedder)
 
 
 @pytest.mark.parametrize(
@@ -286,3 +293,55 @@ def test_ref_and_hyp_only_with_ratings(examples, human, capsys):
     assert code == 2 and "add --ratings" in stderr
     code, _, stderr = _run(capsys, "--ratings", hi / "human_b.tsv", "--ref", hi / "ref.txt")
     assert code == 2 and "--ref and --hyp go together" in stderr
+
+
+def test_out_has_one_record_per_rated_hypothesis_by_id(examples, capsys, tmp_path):
+    """Ratings by id with --ref/--hyp: every rated hypothesis is a record with its id, and the
+    coverage, the ratings' items and the records agree, whatever texts repeat."""
+    hi = examples / "asr" / "hi"
+    out = tmp_path / "card.csv"
+    code, stdout, _ = _run(
+        capsys, "--ratings", hi / "human_b.tsv", "--ref", hi / "ref.txt", "--hyp", hi / "sys_b.txt", "--ids",
+        "--resamples", 50, "--split-halves", 10, "--json", "--out", out,
+    )  # fmt: skip
+    assert code == 0
+    s = json.loads(stdout)
+    with open(out, newline="", encoding="utf-8") as f:
+        records = list(csv.DictReader(f))
+    ids = [line.split("\t")[0] for line in (hi / "human_b.tsv").read_text(encoding="utf-8").splitlines()[1:] if line]
+    assert [r["id"] for r in records] == ids
+    assert {c["total"] for c in s["coverage"].values()} == {len(ids)} == {s["ratings"]["items"]}
+
+
+def test_repeated_texts_stay_apart_in_out_and_coverage(human, capsys, tmp_path):
+    out = tmp_path / "card.jsonl"
+    code, stdout, _ = _run(
+        capsys, "--ratings", human[1], "--resamples", 50, "--split-halves", 10, "--json", "--out", out
+    )
+    assert code == 0
+    s = json.loads(stdout)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    texts = [(r["reference"], r["hypothesis"]) for r in records]
+    assert len(set(texts)) < len(texts)  # the sample has systems with the same output: kept apart
+    assert len(records) == s["ratings"]["items"] == s["coverage"]["WER"]["total"] == 48
+    assert all(r["id"] and r["system"] and r["lang"] for r in records)
+
+
+def test_semdist_row_is_labelled_and_defined_when_shown(human, capsys):
+    argv = ["--ratings", human[1], "--judge", "rules", "--embedder", "fake/hash", "--resamples", 50]
+    code, stdout, _ = _run(capsys, *argv)
+    assert code == 0
+    rows = [line.split("│")[1].strip() for line in stdout.splitlines() if line.startswith("│")]
+    assert rows[3] == "1 - SemDist (fake/hash?dim=64)"  # the card correlates 1 - SemDist
+    footnote = " ".join(stdout.split())
+    assert "SemDist = 1 - cosine of sentence embeddings" in footnote
+    assert "1 - WER, 1 - CER, 1 - SemDist (fake/hash?dim=64): the card correlates 1 - each of these" in footnote
+
+
+def test_help_says_what_it_means(capsys):
+    with pytest.raises(SystemExit):
+        main(["asr", "judge-card", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "%%" not in text and "certitude 100% (unanimous), 70% and all" in text
+    assert "--normalize SPEC" in text and "PRESET" not in text
+    assert "steps joined by '+'" in text and "default: basic" in text and "'asr score' puts beside LASER" in text

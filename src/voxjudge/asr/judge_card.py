@@ -7,7 +7,9 @@ hypothesis of one reference together: ``voxjudge.stats.grouped``), and, when the
 per-rater scores, the raters' own split-half ceiling. Every pair of metrics also gets the paired
 difference of its figures (agreement at each level, each correlation) with a CI from the same
 resamples, which is what says whether one judge is really better than another. Every metric scores each
-unique (reference, hypothesis) once; a hypothesis a judge could not score (an LLM that gave no
+unique (reference, hypothesis) once (the work is deduplicated), but the card keeps one row per human
+datum: each rated hypothesis, and each side of each preference triplet, with its id, so its records
+and its coverage count what people judged; a hypothesis a judge could not score (an LLM that gave no
 valid answer) is counted as coverage, never dropped from sight.
 """
 
@@ -48,11 +50,23 @@ class Metric:
         return None if v is None else (v if self.higher_is_better else 1 - v)
 
 
+# what the card shows for a metric whose correlations use 1 - value (``Metric.goodness``), as
+# ``asr score --human`` names them; the JSON keys and the --out columns keep the metric's own name,
+# since they hold its own values
+def label(m: Metric) -> str:
+    return m.name if m.higher_is_better else f"1 - {m.name}"
+
+
+# the identity columns of a card's rows, in the order the records give them
+ROW_KEYS = ("source", "id", "system", "lang", "triplet", "line", "side", "reference", "hypothesis")
+
+
 @dataclass
 class JudgeCard:
     settings: dict[str, Any]
     summary: dict[str, Any]
     metrics: list[Metric] = field(repr=False)
+    rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @property
     def unscored(self) -> int:
@@ -65,11 +79,15 @@ class JudgeCard:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """One record per unique hypothesis: its texts and every metric's value (None: unscored)."""
-        if not self.metrics:
-            return []
-        keys = list(self.metrics[0].values)
-        return [{"reference": r, "hypothesis": h, **{m.name: m.values[(r, h)] for m in self.metrics}} for r, h in keys]
+        """One record per row (each rated hypothesis, each side of each preference triplet): its id
+        (system and lang where the ratings give them), texts, and every metric's own value (WER, not
+        1 - WER; None: unscored). Every record has the same columns."""
+        columns = [k for k in ROW_KEYS if any(k in row for row in self.rows)]
+        return [
+            {k: row.get(k) for k in columns}
+            | {m.name: m.values[(row["reference"], row["hypothesis"])] for m in self.metrics}
+            for row in self.rows
+        ]
 
 
 def classic_metrics(keys: Sequence[Texts], normalize: str = "basic") -> list[Metric]:
@@ -95,6 +113,26 @@ def unique_texts(preferences: Sequence[Preference] = (), ratings: Sequence[Ratin
     return list(keys)
 
 
+def card_rows(
+    preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = (), systems: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The card's rows: each side of each preference triplet (numbered from 1, with its file line
+    when known), then each rated hypothesis with its id, and its system (``systems``: by rating id)
+    and lang when known. Rows with the same texts stay apart; their metrics score the texts once."""
+    rows: list[dict[str, Any]] = []
+    for k, p in enumerate(preferences, 1):
+        where = {"triplet": k} | ({"line": p.line} if p.line is not None else {})
+        for side, hyp in (("a", p.hyp_a), ("b", p.hyp_b)):
+            rows.append({"source": "preferences", **where, "side": side, "reference": p.reference, "hypothesis": hyp})
+    for r in ratings:
+        known = {"system": (systems or {}).get(r.id), "lang": r.lang}
+        rows.append(
+            {"source": "ratings", "id": r.id, **{k: v for k, v in known.items() if v}}
+            | {"reference": r.reference, "hypothesis": r.hypothesis}
+        )
+    return rows
+
+
 def judge_card(
     *,
     preferences: Sequence[Preference] | None = None,
@@ -110,6 +148,7 @@ def judge_card(
     methods: Sequence[str] = METHODS,
     ratings_join: dict[str, Any] | None = None,
     ratings_unit: str = "utterance",
+    systems: dict[str, str] | None = None,
 ) -> JudgeCard:
     """Agreement of WER, CER and LASER under each of ``judges`` with the human preferences and
     ratings given (at least one of them). ``laser(spec, refs, hyps)`` scores hypotheses with one
@@ -118,7 +157,7 @@ def judge_card(
     (pearson, spearman, kendall; the first is the card's headline); ``ratings_join``: the coverage
     of the join that built ``ratings`` from separate files (``join_ratings``), shown first;
     ``ratings_unit``: what ``Rating.group`` holds, for the summary (default: the utterance, i.e.
-    the reference)."""
+    the reference); ``systems``: each rating's system by id, for the records."""
     from voxjudge.stats.correlation import METHODS as KNOWN
 
     if not methods or any(m not in KNOWN for m in methods):
@@ -127,7 +166,8 @@ def judge_card(
         raise ValueError("a judge card needs human preferences, ratings, or both")
     preferences, ratings = list(preferences or ()), list(ratings or ())
     laser = laser or laser_scorer()
-    keys = unique_texts(preferences, ratings)
+    keys = unique_texts(preferences, ratings)  # the work: each text pair once
+    rows = card_rows(preferences, ratings, systems)  # what is reported: each human datum
     metrics = classic_metrics(keys, normalize)
     # a lang column decides each rated text's language; the other texts are one input (its language
     # detected once), as 'asr score' decides it for a file
@@ -152,12 +192,15 @@ def judge_card(
     if semdist is not None:
         metrics.append(semdist)
     boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}
+    texts = [(row["reference"], row["hypothesis"]) for row in rows]
     summary: dict[str, Any] = {
         "metrics": [
-            {"name": m.name, "higher_is_better": m.higher_is_better} | ({"fitted": m.fitted} if m.fitted else {})
+            {"name": m.name, "label": label(m), "higher_is_better": m.higher_is_better}
+            | ({"fitted": m.fitted} if m.fitted else {})
             for m in metrics
         ],
-        "coverage": {m.name: {"scored": m.scored(keys), "total": len(keys)} for m in metrics},
+        # over the rows (rated hypotheses, preference sides), as the figures count them
+        "coverage": {m.name: {"scored": m.scored(texts), "total": len(texts)} for m in metrics},
         "bootstrap": boot,
         "normalization": normalize,  # of WER and CER; LASER judges words as the rubric says
     }
@@ -179,7 +222,7 @@ def judge_card(
         "normalize": normalize,
         "methods": list(methods),
     }
-    return JudgeCard(settings, summary, metrics)
+    return JudgeCard(settings, summary, metrics, rows)
 
 
 def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, name: str | None) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from voxjudge.errors import InputError
 DESCRIPTION = (
     "Measures how well WER, CER and each LASER judge agree with people, on your own human data, so you can "
     "pick a judge. Preferences (which of two hypotheses of one reference people chose): the share of "
-    "triplets where the metric prefers the hypothesis most people chose, at certitude 100%% (unanimous), "
-    "70%% and all; a tie on either side counts as disagreement; CIs resample references. Ratings (a score "
+    "triplets where the metric prefers the hypothesis most people chose, at certitude 100% (unanimous), "
+    "70% and all; a tie on either side counts as disagreement; CIs resample references. Ratings (a score "
     "per hypothesis): Pearson, Spearman and Kendall with the metric, per language when the file has a lang "
     "column, with CIs that resample whole utterances (all hypotheses of one reference together), and the "
     "raters' split-half ceiling when it has their own scores. Every metric is also compared with each one "
@@ -74,7 +74,13 @@ def register(cmds) -> None:
     p.add_argument("--lang", help="language of every text for LASER (default: detected from the script)")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     p.add_argument(
-        "--normalize", default="basic", metavar="PRESET", help="normalization for WER and CER (default: basic)"
+        "--normalize",
+        default="basic",
+        metavar="SPEC",
+        help="normalization of both sides before WER and CER: a preset (none, basic, strict, hindi, marathi) or "
+        "steps joined by '+', e.g. basic+devanagari (default: basic, i.e. case and punctuation ignored, unlike "
+        "the other asr commands' none: it is the WER that 'asr score' puts beside LASER, which judges words, "
+        "not formatting, so the rows compare like with like; presets and steps are listed below)",
     )
     add_llm_labelling_options(p)
     p.add_argument(
@@ -91,7 +97,13 @@ def register(cmds) -> None:
     p.add_argument(
         "--allow-rubric-mismatch", action="store_true", help="use a learned model trained under another rubric"
     )
-    p.add_argument("--out", metavar="FILE", help="every metric's value per hypothesis (.jsonl, .csv)")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="one record per rated hypothesis and per preference side (.jsonl, .csv): its id (system and "
+        "lang when --ratings has those columns; triplet and side for --preferences), texts, and every "
+        "metric's own value (WER, not 1 - WER; empty: unscored)",
+    )
     p.add_argument("--json", action="store_true", help="print the card as JSON")
     p.set_defaults(func=cmd_judge_card)
 
@@ -150,6 +162,7 @@ def card_options(args: argparse.Namespace):
     )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
     ratings, join = _ratings(args)
+    systems = _systems(args) if ratings else None
     judges = list(dict.fromkeys(args.judges or ["default"]))
     card = {
         "names": {"preferences": args.preferences, "ratings": args.ratings},
@@ -158,6 +171,7 @@ def card_options(args: argparse.Namespace):
         "methods": methods,
         "ratings_join": join,
         "ratings_unit": args.ratings_group_col or "utterance",
+        "systems": systems,
         **boot,
     }
     return prefs, ratings, judges, options, card
@@ -170,6 +184,26 @@ def card_from_args(args: argparse.Namespace):
     prefs, ratings, judges, options, card = card_options(args)
     scorer = laser_scorer(options, progress=progress_bar)
     return judge_card(preferences=prefs, ratings=ratings, judges=judges, laser=scorer, **card)
+
+
+def _systems(args: argparse.Namespace) -> dict[str, str] | None:
+    """Each rating's system by id, from a ``system`` column of a --ratings file with texts (ids as
+    ``read_ratings`` gives them: the id column, else the line), for the records; None without one."""
+    from pathlib import Path
+
+    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
+
+    if args.ref:
+        return None
+    path = args.ratings
+    suffix = Path(path).suffix.lower()
+    rows = (
+        jsonl_objects(path)
+        if suffix in (".jsonl", ".ndjson")
+        else table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
+    )
+    systems = {str(row.get("id") or n): str(row["system"]).strip() for n, row in rows if row.get("system") is not None}
+    return {k: v for k, v in systems.items() if v} or None
 
 
 def _ratings(args: argparse.Namespace):

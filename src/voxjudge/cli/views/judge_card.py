@@ -15,14 +15,16 @@ def render_judge_card(s: dict) -> str:
 
     prefs, ratings = s.get("preferences"), s.get("ratings")
     names = [m["name"] for m in s["metrics"]]
+    # the figure each row shows: "1 - WER" where the card correlates 1 - the value (as asr score names it)
+    shown = {m["name"]: m.get("label", m["name"]) for m in s["metrics"]}
     partial = {n for n in names if s["coverage"][n]["scored"] < s["coverage"][n]["total"]}
     level = f"{100 * s['bootstrap']['confidence']:g}%"
     lines = []
     for n in sorted(partial, key=names.index):
         c = s["coverage"][n]
         lines.append(
-            f"partial: {n} scored {c['scored']} of {c['total']} hypotheses ({c['total'] - c['scored']} unscored); "
-            "its figures (*) are over what it scored only"
+            f"partial: {shown[n]} scored {c['scored']} of {c['total']} hypotheses "
+            f"({c['total'] - c['scored']} unscored); its figures (*) are over what it scored only"
         )
 
     def pct(cell: dict, mark: str) -> str:
@@ -48,7 +50,7 @@ def render_judge_card(s: dict) -> str:
     for n in names:
         c = s["coverage"][n]
         mark = "*" if n in partial else ""
-        row = [n, fmt_cover(c["scored"], c["total"])]
+        row = [shown[n], fmt_cover(c["scored"], c["total"])]
         if prefs:  # a metric shown beside the ratings only has no preference cells
             row += (
                 [pct(cell, mark) for cell in prefs["by_metric"][n]]
@@ -76,12 +78,12 @@ def render_judge_card(s: dict) -> str:
                 by.add_column(f"{sub} (n={ratings['by_subset'][sub]['items']})", justify="right")
             for n in names:
                 mark = "*" if n in partial else ""
-                by.add_row(n, *(corr(ratings["by_subset"][sub]["by_metric"][n], mark) for sub in subsets[1:]))
+                by.add_row(shown[n], *(corr(ratings["by_subset"][sub]["by_metric"][n], mark) for sub in subsets[1:]))
             ceilings = [ratings["by_subset"][sub].get("raters") or {} for sub in subsets[1:]]
             if any("ceiling" in c for c in ceilings):
                 by.add_row("raters' ceiling", *(f"{c['ceiling']:.3f}" if "ceiling" in c else "" for c in ceilings))
             con.print(by)
-        diffs = _card_differences(prefs, ratings, method, subsets, level)
+        diffs = _card_differences(prefs, ratings, method, subsets, level, shown)
         for table in diffs:
             con.print(table)
         if prefs:
@@ -113,23 +115,53 @@ def render_judge_card(s: dict) -> str:
                 "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
                 "(or less) with people here"
             )
-        fitted = [m for m in s["metrics"] if m.get("fitted")]
-        con.print(
-            f"WER and CER after '{s['normalization']}' normalization; "
-            "LASER = 1 - penalty / reference words, floored at 0; SemDist = 1 - cosine of sentence embeddings"
-            + "".join(
-                f"; {m['name']} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: "
-                "their training halves made it)"
-                for m in fitted
-            )
-        )
+        con.print(_definitions(s, shown))
     return cap.get().rstrip("\n")
 
 
-def _card_differences(prefs: dict | None, ratings: dict | None, method: str, subsets: list[str], level: str):
+def _definitions(s: dict, shown: dict[str, str]) -> str:
+    """The footnote: what each figure on the card is, and only those on it."""
+    names = list(shown)
+    parts = []
+    flipped = [shown[n] for n in names if shown[n] != n]
+    if flipped:
+        parts.append(
+            f"{', '.join(flipped)}: the card correlates 1 - each of these (lower is better for them), as asr score "
+            "--human does, so every row reads higher = agrees more with people (preference agreement is the same "
+            "either way; --json and --out keep the metric's own name and --out its own values)"
+        )
+    classic = [n for n in names if n in ("WER", "CER")]
+    if classic:
+        parts.append(f"{' and '.join(classic)} after '{s['normalization']}' normalization")
+    if any(n.startswith("LASER ") for n in names):
+        parts.append("LASER = 1 - penalty / reference words, floored at 0")
+    if any(n.startswith("SemDist") for n in names):
+        parts.append("SemDist = 1 - cosine of sentence embeddings")
+    parts += [
+        f"{m['name']} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: "
+        "their training halves made it)"
+        for m in s["metrics"]
+        if m.get("fitted")
+    ]
+    return "; ".join(parts)
+
+
+def _card_differences(
+    prefs: dict | None,
+    ratings: dict | None,
+    method: str,
+    subsets: list[str],
+    level: str,
+    shown: dict[str, str] | None = None,
+):
     """The judge card's paired differences, one row per pair of metrics: a table with a column per
-    preference level, one with a column per ratings subset (the headline correlation)."""
+    preference level, one with a column per ratings subset (the headline correlation). ``shown``:
+    each metric's label on the card (a label with a minus in it is bracketed)."""
     from voxjudge.cli.tables import Table
+
+    def named(n: str) -> str:
+        text = (shown or {}).get(n, n)
+        return f"({text})" if " - " in text else text
 
     def text(d: dict, scale: float, digits: int) -> str:
         if d["difference"] is None:
@@ -163,7 +195,7 @@ def _card_differences(prefs: dict | None, ratings: dict | None, method: str, sub
         for column in columns:
             t.add_column(column, justify="right")
         for (a, b), row in cells.items():
-            t.add_row(f"{a} - {b}", *(row.get(c, "–") for c in columns))
+            t.add_row(f"{named(a)} - {named(b)}", *(row.get(c, "–") for c in columns))
         tables.append(t)
     return tables
 
