@@ -62,7 +62,7 @@ def _strip_marks(s: str) -> str:
 
 def main() -> None:
     from voxjudge.asr.semdist import distances_for
-    from voxjudge.llm.embed import open_embedder
+    from voxjudge.llm import open_embedder
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--folds", type=int, default=5)

@@ -13,7 +13,7 @@ from voxjudge.asr.compare import compare_systems
 from voxjudge.asr.measures import compute_metrics
 from voxjudge.asr.semdist import EmbedderFailed, compute_semdist, semantic_distances, semdist_text
 from voxjudge.cli.main import main
-from voxjudge.llm.embed import open_embedder
+from voxjudge.llm.options import open_embedder
 from voxjudge.llm.scripts import hashed_vector
 
 

@@ -140,7 +140,7 @@ def compute_semdist(
     figure over the others would be a figure of another corpus. ``progress`` as ``run_laser`` takes it."""
     from contextlib import nullcontext
 
-    from voxjudge.llm.embed import open_embedder
+    from voxjudge.llm.options import open_embedder
 
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:

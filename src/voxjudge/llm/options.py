@@ -1,14 +1,21 @@
-"""How to build an LLM judge, as one value: cache, limits, retries, prices, call log and engine.
+"""How to build a model client, as one value: cache, limits, retries, prices, call log and engine.
 
 An evaluator's library entry takes a ``JudgeOptions`` beside the judge spec and builds the
 ``Judge`` itself (``options.judge(spec)``), so a caller never assembles one by hand and the
-command line maps its flags onto this object once (``cli/judge_options.py``).
+command line maps its flags onto this object once (``cli/judge_options.py``). Embedders are
+built from the same options (``open_embedder``); this module sits above both kinds of client and
+the Ray engine, which imports neither back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from voxjudge.llm.cache import Cache
+    from voxjudge.llm.embed import Embedder
 
 
 @dataclass(frozen=True)
@@ -32,27 +39,32 @@ class JudgeOptions:
     def judge(self, spec: str, *, dry_run: bool = False):
         """The ``Judge`` these options describe. A dry run creates no backend (no key, no SDK)."""
         from voxjudge.llm.judge import Judge
-        from voxjudge.llm.retry import RetryPolicy
-        from voxjudge.llm.usage import PriceTable
 
-        kwargs = {} if self.use_cache and self.cache is None else {"cache": self.cache if self.use_cache else None}
-        judge = Judge(
-            spec,
-            base_url=self.base_url,
-            records=None if dry_run else self.records,
-            concurrency=self.concurrency,
-            requests_per_minute=self.requests_per_minute,
-            tokens_per_minute=self.tokens_per_minute,
-            retry=RetryPolicy(max_retries=self.max_retries),
-            timeout=self.timeout,
-            max_cost=self.max_cost,
-            prices=PriceTable.load(self.prices) if self.prices else None,
-            connect=not dry_run,
-            **kwargs,
-        )
+        settings = self._calls()
+        if dry_run:
+            settings["records"] = None  # a dry run writes no call log
+        if not self.use_cache or self.cache is not None:  # else the Judge's default cache file
+            settings["cache"] = self.cache if self.use_cache else None
+        judge = Judge(spec, base_url=self.base_url, connect=not dry_run, **settings)
         if self.engine == "ray" and not dry_run:
             judge.engine = self._ray_engine()
         return judge
+
+    def _calls(self) -> dict:
+        """The settings a ``Judge`` and an ``Embedder`` both take from these options."""
+        from voxjudge.llm.retry import RetryPolicy
+        from voxjudge.llm.usage import PriceTable
+
+        return {
+            "records": self.records,
+            "concurrency": self.concurrency,
+            "requests_per_minute": self.requests_per_minute,
+            "tokens_per_minute": self.tokens_per_minute,
+            "retry": RetryPolicy(max_retries=self.max_retries),
+            "timeout": self.timeout,
+            "max_cost": self.max_cost,
+            "prices": PriceTable.load(self.prices) if self.prices else None,
+        }
 
     def _ray_engine(self):
         """Ray is imported only here (an optional extra)."""
@@ -63,3 +75,38 @@ class JudgeOptions:
         except ImportError:
             raise ConfigError("the Ray engine needs Ray: pip install 'voxjudge[ray]'") from None
         return RayEngine(address=self.ray_address, workers=self.ray_workers, shards=self.ray_shards)
+
+
+def open_embedder(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    cache: Cache | str | Path | None | bool = True,
+    options: JudgeOptions | None = None,
+    engine: str = "local",
+) -> Embedder:
+    """The embedder ``spec`` names: ``default`` (offline, shipped in a wheel), ``e5/...``,
+    ``openai/<model>`` (``base_url`` for a compatible server), ``gemini/<model>``, ``fake/hash``.
+
+    ``cache``: True for the default cache file, a path or a ``Cache``, False/None for none.
+    ``options`` (a ``JudgeOptions``) gives retries, timeout, rate limits, prices, the call log
+    and the engine; ``engine="ray"`` spreads embedding batches over Ray workers. An unknown
+    spec, a missing extra or a bad option is a ``ConfigError`` at once; a server that cannot be
+    reached stops the first ``embed`` call with an error (no fallback to another model).
+    """
+    from voxjudge.llm.embed import Embedder
+    from voxjudge.llm.errors import ConfigError
+
+    options = options or JudgeOptions()
+    if options.use_cache is False:
+        cache = None
+    elif cache is True and options.cache is not None:
+        cache = options.cache
+    # base_url is this model's server; options.base_url is the chat judge's
+    embedder = Embedder(spec, base_url=base_url, cache=cache, **options._calls())
+    chosen = engine if engine != "local" else options.engine
+    if chosen == "ray":
+        embedder.engine = options._ray_engine()
+    elif chosen != "local":
+        raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
+    return embedder

@@ -25,57 +25,30 @@ import numpy as np
 import ray
 
 from voxjudge.llm.ray_limits import ClusterLimiter, _ClusterRates
-from voxjudge.llm.retry import RetryPolicy
-from voxjudge.llm.spec import JudgeSpec
-from voxjudge.llm.usage import Price
+from voxjudge.llm.ray_start import ensure_ray, quiet_ray_logs, voxjudge_cause
+from voxjudge.llm.recipe import ClientRecipe
 
 if TYPE_CHECKING:
     from voxjudge.llm.embed import Embedder
-    from voxjudge.llm.ray_engine import RayEngine
 
 _FIELDS = ("requests", "cache_hits", "retries", "failures", "input_tokens")
 
 
 @dataclass
-class EmbedderRecipe:
-    """What a worker needs to build the driver's embedder again (it holds open files)."""
-
-    spec: JudgeSpec
-    cache: str | None
-    records: str | None
-    concurrency: int
-    retry: RetryPolicy
-    timeout: float
-    price: Price | None
+class EmbedderRecipe(ClientRecipe):
+    """An embedder's recipe (``recipe``), with the worker's share of the CPUs for an in-process model."""
 
     @classmethod
     def of(cls, embedder: Embedder, threads: int | None) -> EmbedderRecipe:
-        spec = embedder.model_spec
-        if threads is not None:  # the worker's share of the CPUs (a transport option: same vectors, same keys)
-            spec = replace(spec, options={**spec.options, "threads": str(threads)})
-        return cls(
-            spec,
-            None if embedder.cache is None else str(embedder.cache.path),
-            None if embedder.records is None else str(embedder.records.path),
-            embedder.concurrency,
-            embedder.retry,
-            embedder.timeout,
-            embedder.meter.price,
-        )
+        recipe = cls(*ClientRecipe.parts(embedder))
+        if threads is not None:  # a transport option: same vectors, same keys
+            recipe.spec = replace(recipe.spec, options={**recipe.spec.options, "threads": str(threads)})
+        return recipe
 
     def build(self) -> Embedder:
         from voxjudge.llm.embed import Embedder
 
-        embedder = Embedder(
-            self.spec,
-            cache=self.cache,
-            records=self.records,
-            concurrency=self.concurrency,
-            retry=self.retry,
-            timeout=self.timeout,
-        )
-        embedder.meter.price = self.price
-        return embedder
+        return self.built(Embedder)
 
 
 class _EmbedWorker:
@@ -104,34 +77,40 @@ class _EmbedWorker:
 
 
 async def embed_on_ray(
-    engine: RayEngine, embedder: Embedder, texts: list[str], progress: Callable[[int, int], None] | None = None
+    embedder: Embedder,
+    texts: list[str],
+    *,
+    address: str | None,
+    num_cpus: int,
+    workers: int,
+    cpus_per_worker: float,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
     """Unit vectors of ``texts`` (distinct, non-empty, not cached) by position, and why the
-    others failed; the workers' usage is added to the embedder's meter."""
+    others failed, on ``workers`` actors of the Ray at ``address`` (None: one started here with
+    ``num_cpus``); the workers' usage is added to the embedder's meter."""
     import asyncio
 
-    return await asyncio.to_thread(_run, engine, embedder, texts, progress)
+    if not texts:
+        return {}, {}
+    ensure_ray(address, num_cpus)  # on this thread: see ray_start
+    return await asyncio.to_thread(_run, embedder, texts, workers, cpus_per_worker, num_cpus, progress)
 
 
-def _run(engine: RayEngine, embedder: Embedder, texts: list[str], progress) -> tuple[dict, dict]:
-    from voxjudge.llm.ray_engine import _quiet_ray_logs, _voxjudge_cause, ensure_ray
-
+def _run(embedder: Embedder, texts: list[str], workers: int, cpus_per_worker: float, started_cpus: int, progress):
     found: dict[int, np.ndarray] = {}
     reasons: dict[int, str] = {}
-    if not texts:
-        return found, reasons
-    ensure_ray(engine.address, engine.num_cpus)
-    _quiet_ray_logs()
+    quiet_ray_logs()
     size = max(1, embedder.backend.limits.max_batch)
     shares = [(s, texts[s : s + size]) for s in range(0, len(texts), size)]
-    workers = min(engine.workers, len(shares))
+    workers = min(workers, len(shares))
     limits = embedder.backend.limits
     if limits.local:
         # CPU-bound in the actor: it reserves the CPUs its engine threads use.
-        cpus = max(1, int(ray.cluster_resources().get("CPU", engine.num_cpus)) // workers)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", started_cpus)) // workers)
         threads = num_cpus = min(cpus, limits.threads or cpus)
     else:
-        threads, num_cpus = None, engine.cpus_per_worker
+        threads, num_cpus = None, cpus_per_worker
     rpm = embedder.limiter.requests.capacity if embedder.limiter.requests else None
     tpm = embedder.limiter.tokens.capacity if embedder.limiter.tokens else None
     limiter = ClusterLimiter.remote(rpm, tpm, embedder.concurrency, None, 0.0) if (rpm or tpm) else None
@@ -170,7 +149,7 @@ def _run(engine: RayEngine, embedder: Embedder, texts: list[str], progress) -> t
             if progress is not None:
                 progress(done, len(texts))
     except Exception as e:
-        raise _voxjudge_cause(e) from None
+        raise voxjudge_cause(e) from None
     finally:
         ray.wait([a.close.remote() for a in actors], num_returns=len(actors), timeout=30)
         for a in actors:

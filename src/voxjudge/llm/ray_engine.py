@@ -26,7 +26,6 @@ import asyncio
 import contextvars
 import functools
 import io
-import logging
 import pickle
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -39,7 +38,6 @@ import ray
 
 from voxjudge.llm import negotiate
 from voxjudge.llm.cache import default_cache_path
-from voxjudge.llm.errors import ConfigError, LLMError
 from voxjudge.llm.judge import Judge
 from voxjudge.llm.label import Check, LabelOutcome, label_planned
 from voxjudge.llm.ray_limits import BATCH_METER, ClusterJudge, ClusterLimiter
@@ -56,87 +54,28 @@ from voxjudge.llm.ray_shards import (
     responses_record,
     task_digest,
 )
-from voxjudge.llm.retry import RetryPolicy
+from voxjudge.llm.recipe import ClientRecipe
+from voxjudge.llm.ray_start import ensure_ray, quiet_ray_logs, voxjudge_cause
 from voxjudge.llm.scripts import fake_script, register_fake_script
-from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.task import Item, Task
 from voxjudge.llm.types import AudioPart, Request, Response
-from voxjudge.llm.usage import Price, UsageMeter
+from voxjudge.llm.usage import UsageMeter
 
 _SHARES_AT_ONCE = 4  # shares an actor works on together
 _METER_FIELDS = ("requests", "cache_hits", "retries", "failures", "input_tokens", "output_tokens", "audio_seconds")
 
 
-def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
-    """Connect to ``address`` (e.g. "auto"), or start a Ray inside this process with ``num_cpus``."""
-    if ray.is_initialized():
-        return
-    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-    try:
-        if address:
-            ray.init(address=address, **quiet)
-        else:
-            # Ray runs its workers at nice 15 so they cannot starve its own daemons; the workers
-            # of a judged run mostly wait on the network, and at nice 15 on a busy machine they
-            # lose the CPU to every other process (measured: the Ray run took 1.8x the local one).
-            ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot start or join Ray (address {address or 'a new local Ray'}): {e}") from None
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False  # the library never prints; the CLI shows its own bar
-    if hasattr(context, "print_on_execution_start"):
-        context.print_on_execution_start = False
-    _quiet_ray_logs()
-    _raylet_messages_to_stderr()
-
-
-def _quiet_ray_logs() -> None:
-    for name in ("ray", "ray.data"):  # the library never prints; Ray's own chatter stays quiet
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
-def _raylet_messages_to_stderr() -> None:
-    """Ray's driver prints the raylet's warnings ("8 PYTHON worker processes have been started")
-    to stdout from a background thread, whatever ``log_to_driver`` says; on stdout they corrupt
-    ``--json`` output, so they go to stderr like every other diagnostic."""
-    from ray._private import worker
-
-    printer = worker.print_to_stdstream
-    if getattr(printer, "_voxjudge_to_stderr", False):
-        return
-
-    @functools.wraps(printer)
-    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
-        printer({**data, "is_err": True}, ignore_prefix=ignore_prefix)
-
-    to_stderr._voxjudge_to_stderr = True  # type: ignore[attr-defined]
-    worker.print_to_stdstream = to_stderr
-
-
 @dataclass
-class JudgeRecipe:
-    """What a worker needs to build the driver's judge again (a judge itself holds open files)."""
+class JudgeRecipe(ClientRecipe):
+    """A judge's recipe (``recipe``), with its limits' kind and a fake judge's script."""
 
-    spec: JudgeSpec
-    cache: str | None
-    records: str | None
-    concurrency: int
-    retry: RetryPolicy
-    timeout: float
-    price: Price | None
-    rated: bool
+    rated: bool = False
     script: Any = None  # a fake judge's script registered in the driver (e.g. fake/prosody)
 
     @classmethod
     def of(cls, judge: Judge) -> JudgeRecipe:
         return cls(
-            judge.spec,
-            None if judge.cache is None else str(judge.cache.path),
-            None if judge.records is None else str(judge.records.path),
-            judge.concurrency,
-            judge.retry,
-            judge.timeout,
-            judge.meter.price,
+            *ClientRecipe.parts(judge),
             judge.limiter.requests is not None or judge.limiter.tokens is not None,
             fake_script(judge.spec.model) if judge.spec.provider == "fake" else None,
         )
@@ -144,15 +83,7 @@ class JudgeRecipe:
     def build(self, limiter: Any, incarnation: str, max_cost: float | None, **slots: Any) -> ClusterJudge:
         if self.script is not None:
             register_fake_script(self.spec.model, self.script)
-        judge = ClusterJudge(
-            self.spec,
-            cache=self.cache,
-            records=self.records,
-            concurrency=self.concurrency,
-            retry=self.retry,
-            timeout=self.timeout,
-        )
-        judge.meter.price = self.price
+        judge = self.built(ClusterJudge)
         judge.attach(limiter, incarnation, rated=self.rated, max_cost=max_cost, **slots)
         return judge
 
@@ -261,6 +192,10 @@ class RayEngine:
         if self.workers < 1:
             raise ValueError("a Ray engine needs at least one worker")
 
+    def start(self) -> None:
+        """Ray started or joined, on the caller's thread (see ``ray_start``), before any work."""
+        ensure_ray(self.address, self.num_cpus)
+
     def limiter_for(self, judge: Judge) -> Any:
         """The judge's cluster-wide limiter, created once so limits span every call of a run."""
         if id(judge) not in self.limiters:
@@ -320,6 +255,8 @@ class RayEngine:
                 shares.append((index, list(batch), keys))
         done = total - sum(len(b) for _, b, _ in shares)
         job, run = ("label", tasks, context, check), uuid.uuid4().hex
+        if shares:
+            self.start()
         parts = await asyncio.to_thread(self._run, judge, job, shares, shards, run, (done, total), progress, _labelled)
         for part in parts:
             for index, outcome in part:
@@ -350,6 +287,8 @@ class RayEngine:
                 shares.append((k, uid, request, key))
         counts, run = (len(items) - len(shares), len(items)), uuid.uuid4().hex
         job = ("complete", validate)
+        if shares:
+            self.start()
         parts = await asyncio.to_thread(self._run, judge, job, shares, shards, run, counts, progress, len)
         for part in parts:
             for k, answer in part:
@@ -364,7 +303,15 @@ class RayEngine:
         """An embedder's uncached texts, in its batches, over the workers (``ray_embed``)."""
         from voxjudge.llm.ray_embed import embed_on_ray
 
-        return await embed_on_ray(self, embedder, texts, progress)
+        return await embed_on_ray(
+            embedder,
+            texts,
+            address=self.address,
+            num_cpus=self.num_cpus,
+            workers=self.workers,
+            cpus_per_worker=self.cpus_per_worker,
+            progress=progress,
+        )
 
     def _run(self, judge: Judge, job: tuple, shares: list, shards: Shards, run: str, counts, progress, size) -> list:
         done, total = counts
@@ -372,8 +319,7 @@ class RayEngine:
             if progress is not None and total:
                 progress(done, total)
             return []
-        ensure_ray(self.address, self.num_cpus)
-        _quiet_ray_logs()  # Ray Data sets its loggers up on first use
+        quiet_ray_logs()  # Ray Data sets its loggers up on first use
         limiter = self.limiter_for(judge)
         clips: dict[str, AudioPart] = {}
         payloads = [_dumps(s, clips) for s in shares]
@@ -421,7 +367,7 @@ class RayEngine:
                 if progress is not None:
                     progress(done, total)
         except Exception as e:
-            raise _voxjudge_cause(e) from None
+            raise voxjudge_cause(e) from None
         finally:
             ray.get(limiter.end_run.remote(run))
         return parts
@@ -430,15 +376,3 @@ class RayEngine:
 def _labelled(part: list[tuple[int, LabelOutcome]]) -> int:
     return sum(len(outcome.results) for _, outcome in part)
 
-
-def _voxjudge_cause(error: BaseException) -> BaseException:
-    """The judge's own error (bad key, bad spec) out of Ray's wrappers, so the CLI says it in one line."""
-    seen = error
-    for _ in range(10):
-        if isinstance(seen, LLMError):
-            return seen
-        nxt = getattr(seen, "cause", None) or seen.__cause__
-        if nxt is None:
-            break
-        seen = nxt
-    return error

@@ -14,18 +14,20 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from voxjudge.llm.cache import Cache
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.limits import RateLimiter
+from voxjudge.llm.records import RecordLog
 from voxjudge.llm.secrets import redact
 from voxjudge.llm.types import Request
-from voxjudge.llm.usage import audio_seconds
+from voxjudge.llm.usage import PriceTable, UsageMeter, audio_seconds
 
 if TYPE_CHECKING:
-    from voxjudge.llm.limits import RateLimiter
     from voxjudge.llm.registry import Backend
     from voxjudge.llm.spec import JudgeSpec
-    from voxjudge.llm.usage import UsageMeter
 
 T = TypeVar("T")
 _FATAL_STATUS = {401, 403, 404}  # every later call would fail the same way: stop the run
@@ -72,6 +74,46 @@ class RetriedCalls:
     stop_reason: str | None
 
     _log: Callable[..., None]  # one call-log record: (request, item_id, **fields)
+
+    def _hold(
+        self,
+        spec: JudgeSpec,
+        *,
+        cache: Cache | str | Path | None,
+        records: RecordLog | str | Path | None,
+        concurrency: int,
+        requests_per_minute: float | None,
+        tokens_per_minute: float | None,
+        retry: RetryPolicy | None,
+        timeout: float,
+        max_cost: float | None,
+        prices: PriceTable | None,
+    ) -> None:
+        """What a judge and an embedder both hold around their backend: the price and usage meter,
+        the cost limit, the cache file, the call log, limits, retries and the stop flags."""
+        if concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+        table = prices or PriceTable.default()
+        self.meter = UsageMeter(table.price(spec.provider, spec.model))
+        if max_cost is not None and self.meter.price is None:
+            raise ConfigError(
+                f"a cost limit needs a price: no price known for {spec.name}; add it to a price table "
+                '({"models": {"provider/model": {"input_per_mtok": ..., "output_per_mtok": ...}}})'
+            )
+        self.max_cost = max_cost
+        self.cache = Cache(cache) if isinstance(cache, (str, Path)) else cache
+        self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
+        self.concurrency = concurrency
+        self._slots = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.stop_reason = None
+        self.unreachable = None
+        # None runs every call in this process; a cluster engine (``voxjudge.llm.ray_engine``)
+        # spreads a judge's batches or an embedder's texts over its workers instead.
+        self.engine: Any = None
 
     @property
     def call_spec(self) -> JudgeSpec:

@@ -1,0 +1,78 @@
+"""Starting or joining Ray for every engine (judges, embedders, the offline LASER judge, the
+acoustic pairwise judge), quietly: the library never prints, so Ray's own chatter is kept down
+and what it insists on printing goes to stderr. Also ``voxjudge_cause``: the judge's own error
+out of Ray's wrappers.
+
+Call ``ensure_ray`` on the thread that goes on using Ray (the main thread of a command): a Ray
+started from a helper thread answers that thread, and a later call from the main thread waits
+for the cluster until Ray gives up ("Failed to connect to GCS within 60 seconds").
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import ray
+
+from voxjudge.llm.errors import ConfigError, LLMError
+
+
+def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
+    """Connect to ``address`` (e.g. "auto"), or start a Ray inside this process with ``num_cpus``."""
+    if ray.is_initialized():
+        return
+    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    try:
+        if address:
+            ray.init(address=address, **quiet)
+        else:
+            # Ray runs its workers at nice 15 so they cannot starve its own daemons; the workers
+            # of a judged run mostly wait on the network, and at nice 15 on a busy machine they
+            # lose the CPU to every other process (measured: the Ray run took 1.8x the local one).
+            ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise ConfigError(f"cannot start or join Ray (address {address or 'a new local Ray'}): {e}") from None
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the library never prints; the CLI shows its own bar
+    if hasattr(context, "print_on_execution_start"):
+        context.print_on_execution_start = False
+    quiet_ray_logs()
+    _raylet_messages_to_stderr()
+
+
+def quiet_ray_logs() -> None:
+    for name in ("ray", "ray.data"):  # the library never prints; Ray's own chatter stays quiet
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _raylet_messages_to_stderr() -> None:
+    """Ray's driver prints the raylet's warnings ("8 PYTHON worker processes have been started")
+    to stdout from a background thread, whatever ``log_to_driver`` says; on stdout they corrupt
+    ``--json`` output, so they go to stderr like every other diagnostic."""
+    from ray._private import worker
+
+    printer = worker.print_to_stdstream
+    if getattr(printer, "_voxjudge_to_stderr", False):
+        return
+
+    @functools.wraps(printer)
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        printer({**data, "is_err": True}, ignore_prefix=ignore_prefix)
+
+    to_stderr._voxjudge_to_stderr = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = to_stderr
+
+
+def voxjudge_cause(error: BaseException) -> BaseException:
+    """The judge's own error (bad key, bad spec) out of Ray's wrappers, so the CLI says it in one line."""
+    seen = error
+    for _ in range(10):
+        if isinstance(seen, LLMError):
+            return seen
+        nxt = getattr(seen, "cause", None) or seen.__cause__
+        if nxt is None:
+            break
+        seen = nxt
+    return error
