@@ -214,3 +214,28 @@ def test_cache_command_counts_and_clears_vectors(tmp_path, capsys):
     assert "0 responses, 3 vectors" in out and "fake/hash: 3 vectors" in out
     assert main(["cache", "clear", "--cache", str(path), "--judge", "fake/hash"]) == 0
     assert "removed 3 cached responses and vectors" in capsys.readouterr().out
+
+
+def test_ctrl_c_cancels_the_pending_work_before_the_loop_is_closed():
+    # an interrupted embed (or judge run) used to leave its tasks pending on a loop then closed:
+    # their tracebacks came after the run's one-line 'interrupted'
+    embedder = open_embedder("fake/hash", cache=False)
+    cleaned: list[str] = []
+
+    async def interrupted():
+        async def still_working():
+            try:
+                await asyncio.sleep(30)
+            finally:
+                cleaned.append("cancelled and finished")
+
+        asyncio.ensure_future(still_working())
+        await asyncio.sleep(0.01)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        embedder.run(interrupted())
+    assert cleaned == ["cancelled and finished"]
+    assert not [t for t in asyncio.all_tasks(embedder._loop) if not t.done()]
+    embedder.close()  # the same loop still closes cleanly
+    assert embedder._loop is None

@@ -149,9 +149,7 @@ class Embedder(RetriedCalls):
 
     def embed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
         """``aembed`` on this embedder's own event loop (for code without asyncio)."""
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(self.aembed(texts, progress=progress))
+        return self.run(self.aembed(texts, progress=progress))
 
     async def aembed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
         if isinstance(texts, str):
@@ -333,9 +331,7 @@ class Embedder(RetriedCalls):
             self.cache.close()
 
     def close(self) -> None:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        self._loop.run_until_complete(self.aclose())
+        self.run(self.aclose())
         self._loop.close()
         self._loop = None
 

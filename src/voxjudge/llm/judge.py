@@ -281,12 +281,6 @@ class Judge(RetriedCalls):
 
     # ---- sync convenience and housekeeping ---------------------------------------------------
 
-    def run(self, coro: Any) -> Any:
-        """Run a coroutine on this judge's own event loop (for scripts without asyncio)."""
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(coro)
-
     def complete_sync(self, request: Request, *, item_id: str | None = None, validate: bool = True) -> list[Response]:
         return self.run(self.complete(request, item_id=item_id, validate=validate))
 

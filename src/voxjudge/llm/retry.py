@@ -75,6 +75,24 @@ class RetriedCalls:
 
     _log: Callable[..., None]  # one call-log record: (request, item_id, **fields)
 
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine on this client's own event loop (for code without asyncio). Interrupted
+        (Ctrl-C) or failed, the work still pending is cancelled and let finish before the error
+        goes on: a loop closed under pending tasks printed their tracebacks after the run's own
+        one-line message. What was done is in the cache already."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        task = self._loop.create_task(coro)
+        try:
+            return self._loop.run_until_complete(task)
+        except BaseException:
+            pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            raise
+
     def _hold(
         self,
         spec: JudgeSpec,
