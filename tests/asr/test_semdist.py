@@ -228,3 +228,18 @@ def test_score_states_semdist_coverage_and_an_empty_reference_leaves_the_exit_st
     assert "SemDist covers all 2" in capsys.readouterr().out
     shown = _help(capsys, "asr", "score")
     assert "every item is every utterance with reference words" in shown and "exit status stays 0" in shown
+
+
+def test_embedder_errors_name_the_embedders_own_flag(tmp_path, capsys, monkeypatch):
+    # --base-url is the LLM judge's server: an embedder's messages must name --embedder-base-url
+    for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat\n", encoding="utf-8")
+    hyp.write_text("the cat sad\n", encoding="utf-8")
+    base = ["asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--no-cache"]
+    for extra in (["--embedder", "openai/text-embedding-3-small"], ["--embedder", "gemini/gemini-embedding-001"],
+                  ["--embedder", "fake/hash", "--embedder-base-url", "http://127.0.0.1:9/v1"]):  # fmt: skip
+        assert main([*base, *extra]) == 2
+        err = capsys.readouterr().err
+        assert "--embedder-base-url" in err and "--base-url " not in err, err

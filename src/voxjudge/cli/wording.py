@@ -33,6 +33,7 @@ FLAGS = {
     "sampling_seed": "--sampling-seed",
     "draw_seed": "--draw-seed",
     "embedder": "--embedder",
+    "embedder_base_url": "--embedder-base-url",
     "temperature": "--temperature",
     "text_field": "--text-col",
     "theta": "--theta",

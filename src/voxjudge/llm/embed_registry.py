@@ -107,7 +107,8 @@ def parse_embedder_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
     if base_url and provider not in ("openai", "gemini"):
         raise ConfigError(
-            f"{{base_url}} applies to openai/ and gemini/ embedders, not {provider}/", options={"base_url": "base_url"}
+            f"{{embedder_base_url}} applies to openai/ and gemini/ embedders, not {provider}/",
+            options={"embedder_base_url": "base_url"},
         )
     return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
 

@@ -15,15 +15,17 @@ _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 _TRANSIENT_NAMES = ("Timeout", "Connect", "RemoteProtocol", "ReadError", "WriteError", "PoolTimeout", "Overloaded")
 
 
-def api_key(*names: str, required: bool, provider: str) -> str | None:
+def api_key(*names: str, required: bool, provider: str, server: str = "base_url") -> str | None:
+    """The first of the environment variables ``names`` that is set; ``server``: the setting that
+    points the client at a local server instead (an embedder's is ``embedder_base_url``)."""
     for name in names:
         value = os.environ.get(name)
         if value:
             return value
     if required:
         raise ConfigError(
-            f"{provider}: no API key; set {' or '.join(names)} (or use {{base_url}} for a local server)",
-            options={"base_url": "base_url"},
+            f"{provider}: no API key; set {' or '.join(names)} (or use {{{server}}} for a local server)",
+            options={server: "base_url"},
         )
     return None
 

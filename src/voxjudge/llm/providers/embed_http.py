@@ -29,6 +29,7 @@ from voxjudge.llm.providers._common import api_key, classify
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
 
+SERVER = "embedder_base_url"  # the setting that points an embedder at a local server (its own flag)
 _TOO_LARGE = re.compile(
     r"too (large|long|big)|exceeds? (the )?(maximum|max|context|batch)|maximum context length|physical batch size",
     re.I,
@@ -89,7 +90,8 @@ class OpenAIEmbedBackend:
         self.limits = EmbedLimits(max_batch=min(2048, int_option(spec, "batch_size", 64)))
         self.options: dict[str, str] = {}
         self.dimensions = int_option(spec, "dimensions", 0, low=0) or None
-        key = api_key("OPENAI_API_KEY", required=spec.base_url is None, provider="openai") or "not-needed"
+        required = spec.base_url is None
+        key = api_key("OPENAI_API_KEY", required=required, provider="openai", server=SERVER) or "not-needed"
         self.transport = spec.options.get("transport", "http" if spec.base_url else "sdk")
         if self.transport == "http":
             from voxjudge.llm.providers._http import JSONTransport
@@ -152,7 +154,9 @@ class GeminiEmbedBackend:
         self.limits = EmbedLimits(max_batch=min(100, int_option(spec, "batch_size", 100)))
         self.options = {"task_type": spec.options.get("task_type", "SEMANTIC_SIMILARITY")}
         self.dimensions = int_option(spec, "output_dimensionality", 0, low=0) or None
-        key = api_key("GEMINI_API_KEY", "GOOGLE_API_KEY", required=spec.base_url is None, provider="gemini")
+        key = api_key(
+            "GEMINI_API_KEY", "GOOGLE_API_KEY", required=spec.base_url is None, provider="gemini", server=SERVER
+        )
         retry = {"retry_options": types.HttpRetryOptions(attempts=1)} if hasattr(types, "HttpRetryOptions") else {}
         http = types.HttpOptions(base_url=spec.base_url, **retry) if (spec.base_url or retry) else None
         self.client = genai.Client(api_key=key or "not-needed", http_options=http)
