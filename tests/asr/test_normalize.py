@@ -91,3 +91,16 @@ def test_hindi_preset_scores_spelling_variants_as_correct():
     assert wer(ref, hyp) == 0.6
     assert wer(ref, hyp, normalizer=n) == 0.0
     assert unicodedata.is_normalized("NFC", n(ref))
+
+
+def test_arabic_preset_takes_tashkeel_hamza_seats_and_tatweel_off():
+    from voxjudge.asr import compute_metrics
+    from voxjudge.asr.normalize import get_normalizer
+
+    arabic = get_normalizer("arabic")
+    ref = ["أُرِيدُ الذَّهَابَ إلى المدرسة"]
+    hyp = ["اريد الذهاب الى المدرســة."]
+    assert compute_metrics(ref, hyp).summary()["wer"] == 1.0  # every word differs in its marks
+    assert compute_metrics(ref, hyp, normalizer=arabic).summary()["wer"] == 0.0
+    # a real error is still one
+    assert compute_metrics(ref, ["اريد الذهاب الى البيت"], normalizer=arabic).summary()["wer"] == 0.25

@@ -47,6 +47,14 @@ def _devanagari(text: str) -> str:
     return fold(text)
 
 
+def _strip_marks(text: str) -> str:
+    """Every combining mark (Unicode category Mn) dropped after NFKD, then NFC: Arabic tashkeel and
+    the hamza written on a seat, Latin accents. What Whisper's normaliser does to remove
+    diacritics; not for Indic scripts, whose vowel signs are marks too."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn"))
+
+
 STEPS: dict[str, tuple[Step, str]] = {
     "nfc": (lambda t: unicodedata.normalize("NFC", t), "Unicode NFC composition"),
     "nfkc": (lambda t: unicodedata.normalize("NFKC", t), "Unicode NFKC (compatibility) composition"),
@@ -57,6 +65,8 @@ STEPS: dict[str, tuple[Step, str]] = {
     "symbols": (_strip_symbols, "symbols (currency, math, emoji) -> space"),
     "kaldi-nonwords": (lambda t: _KALDI_NONWORDS.sub("", t), "drop [noise] and <unk> style tokens"),
     "devanagari": (_devanagari, "fold Devanagari spelling variants (nukta, chandrabindu, nasals, ZWJ/ZWNJ, NBSP)"),
+    "marks": (_strip_marks, "combining marks dropped (Arabic tashkeel and hamza seats, accents; not Indic scripts)"),
+    "tatweel": (lambda t: t.replace("\u0640", ""), "Arabic tatweel (elongation) dropped"),
     "whitespace": (lambda t: " ".join(t.split()), "collapse whitespace runs, strip the ends"),
 }
 
@@ -66,6 +76,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "strict": ("nfkc", "casefold", "kaldi-nonwords", "punct", "symbols", "whitespace"),
     "hindi": ("nfc", "lower", "punct", "devanagari", "whitespace"),
     "marathi": ("nfc", "lower", "punct", "devanagari", "whitespace"),
+    # Arabic written with and without tashkeel is the same text to a reader (and to LASER's fold)
+    "arabic": ("nfkc", "lower", "punct", "marks", "tatweel", "whitespace"),
 }
 
 

@@ -160,7 +160,7 @@ def join_ratings(
     scores: dict[str, float],
     *,
     texts_name: str = "hypotheses",
-    scores_name: str = "human scores",
+    scores_name: str = "the human score file",
     allow_partial: bool = False,
 ) -> tuple[list[Rating], dict]:
     """Ratings from hypotheses by id and a separate file of human scores by id, joined with the

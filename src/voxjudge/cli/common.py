@@ -44,7 +44,7 @@ def add_input_options(p: argparse.ArgumentParser, *, speakers: bool = False) -> 
 
 
 NORMALIZE_HELP = (
-    "a preset (none, basic, strict, hindi, marathi) or steps joined by '+', e.g. basic+devanagari; "
+    "a preset (none, basic, strict, hindi, marathi, arabic) or steps joined by '+', e.g. basic+devanagari; "
     "applied to both sides{before} (default: none{why}; presets and steps are listed below)"
 )
 

@@ -77,10 +77,11 @@ def register(cmds) -> None:
         "--normalize",
         default="basic",
         metavar="SPEC",
-        help="normalization of both sides before WER and CER: a preset (none, basic, strict, hindi, marathi) or "
-        "steps joined by '+', e.g. basic+devanagari (default: basic, i.e. case and punctuation ignored, unlike "
-        "the other asr commands' none: it is the WER that 'asr score' puts beside LASER, which judges words, "
-        "not formatting, so the rows compare like with like; presets and steps are listed below)",
+        help="normalization of both sides before WER and CER: a preset (none, basic, strict, hindi, marathi, "
+        "arabic) or steps joined by '+', e.g. basic+devanagari (default: basic, i.e. case and punctuation "
+        "ignored, unlike the other asr commands' none: it is the WER that 'asr score' puts beside LASER, "
+        "which judges words, not formatting, so the rows compare like with like; presets and steps are "
+        "listed below)",
     )
     add_llm_labelling_options(p)
     p.add_argument(

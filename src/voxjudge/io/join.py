@@ -150,7 +150,7 @@ def join_by_id(
     right: Mapping[str, R] | Iterable[tuple[str, R]],
     *,
     left_name: str = "metric",
-    right_name: str = "human scores",
+    right_name: str = "the human score file",
     what: str = "items",
     allow_partial: bool = False,
     right_extra: Literal["error", "ignore"] = "error",

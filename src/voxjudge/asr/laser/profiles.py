@@ -121,7 +121,7 @@ def explain(text: str) -> tuple[str, str]:
     if not counts:
         return UNDETERMINED, "no letters"
     script = max(counts, key=lambda s: (counts[s], s))
-    share = f"{script.title()} script ({counts[script]} of {sum(counts.values())} words)"
+    share = f"{script.title()} script ({counts[script]} of {sum(counts.values())} words, both sides)"
     if script != "LATIN":
         lang = SCRIPT_LANG.get(script, UNDETERMINED)
         return lang, share if lang != UNDETERMINED else f"{share}: no language known for it"

@@ -219,7 +219,7 @@ def agreement(
         scored,
         human,
         left_name="the run",
-        right_name="human scores",
+        right_name="the human score file",
         what="utterances",
         allow_partial=allow_partial,
         right_extra="ignore",
