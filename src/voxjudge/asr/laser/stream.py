@@ -3,7 +3,8 @@ turned into records as they come, and the summary is a running tally (``tally.py
 does not grow with the corpus and only mismatches cost more than counting.
 
 * Normalisation once per token: each distinct token's alignment key (``align.word_key``) is
-  computed once per process.
+  computed once per process; a line of ASCII letters, digits and spaces needs no lookup at all
+  (its tokens are words, their keys their lower case, their WER tokens the same).
 * Exact matches are counted, not classified: an utterance whose keys all match is a run of
   identical pairs; inside other utterances equal stretches stay index ranges. Identical words are
   labelled once per language (the judge is asked about one identical pair; a judge that does not
