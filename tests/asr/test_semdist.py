@@ -243,3 +243,15 @@ def test_embedder_errors_name_the_embedders_own_flag(tmp_path, capsys, monkeypat
         assert main([*base, *extra]) == 2
         err = capsys.readouterr().err
         assert "--embedder-base-url" in err and "--base-url " not in err, err
+
+
+def test_an_embedder_server_without_an_embedder_or_an_empty_spec_is_an_error(tmp_path, capsys):
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat\n", encoding="utf-8")
+    hyp.write_text("the cat sad\n", encoding="utf-8")
+    for command in (["asr", "metrics"], ["asr", "score", "--judge", "rules"]):
+        base = [*command, "--ref", str(ref), "--hyp", str(hyp)]
+        assert main([*base, "--embedder-base-url", "http://127.0.0.1:9/v1"]) == 2
+        assert "give --embedder openai/<model> with it" in capsys.readouterr().err
+        assert main([*base, "--embedder", ""]) == 2
+        assert "--embedder needs a spec" in capsys.readouterr().err

@@ -25,7 +25,7 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
-from voxjudge.cli.embedder_options import add_embedder_options, embed_options
+from voxjudge.cli.embedder_options import add_embedder_options, embed_options, embedder_args
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -163,8 +163,7 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             per_utterance=per_utterance,
             char_counts=per_utterance or args.json or units[0] != "word",
             progress=progress,
-            embedder=args.embedder,
-            embedder_base_url=args.embedder_base_url,
+            **embedder_args(args),
             embed_options=embed_options(args),
         )
     summary = result.summary()
@@ -260,8 +259,7 @@ def _compared(args: argparse.Namespace, pa, pb):
         confidence=args.confidence,
         seed=args.bootstrap_seed,
         top=args.top,
-        embedder=args.embedder,
-        embedder_base_url=args.embedder_base_url,
+        **embedder_args(args),
         embed_options=embed_options(args),
     )
 

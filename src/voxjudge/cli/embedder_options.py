@@ -35,6 +35,18 @@ def add_embedder_options(p, purpose: str, *, note: str = "", texts: str = AS_GIV
         p.add_argument("--no-cache", action="store_true", help=NO_CACHE_HELP)
 
 
+def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
+    """``embedder`` and ``embedder_base_url`` as the library takes them; a server without an
+    embedder, or an empty spec, is an error rather than a setting silently dropped."""
+    from voxjudge.errors import InputError
+
+    if args.embedder is not None and not args.embedder.strip():
+        raise InputError("--embedder needs a spec: default, openai/<model>, gemini/<model> or fake/hash")
+    if args.embedder_base_url and not args.embedder:
+        raise InputError("--embedder-base-url names the embedder's server: give --embedder openai/<model> with it")
+    return {"embedder": args.embedder, "embedder_base_url": args.embedder_base_url}
+
+
 def embed_options(args: argparse.Namespace):
     """The embedder's cache as ``JudgeOptions`` (a command without judge options)."""
     from voxjudge.llm.options import JudgeOptions

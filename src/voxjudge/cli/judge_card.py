@@ -6,7 +6,7 @@ import argparse
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
-from voxjudge.cli.embedder_options import add_embedder_options
+from voxjudge.cli.embedder_options import add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
 from voxjudge.cli.laser_options import add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
@@ -158,8 +158,7 @@ def card_options(args: argparse.Namespace):
         batch_size=args.batch_size,
         prefilter=not args.no_prefilter,
         llm=judge_options(args),
-        embedder=args.embedder,
-        embedder_base_url=args.embedder_base_url,
+        **embedder_args(args),
     )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
     ratings, join = _ratings(args)

@@ -20,7 +20,7 @@ from voxjudge.cli.common import (
     say_note,
     warn_leading_ids,
 )
-from voxjudge.cli.embedder_options import add_embedder_options
+from voxjudge.cli.embedder_options import add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import finish, judge_options
 from voxjudge.cli.laser_options import add_laser_options, add_llm_labelling_options
 from voxjudge.cli.report_options import add_report_options, check_report_options, say_written
@@ -132,8 +132,7 @@ def _request(args: argparse.Namespace):
         llm=judge_options(args),
         jobs=args.jobs,
         allow_partial=args.allow_partial,
-        embedder=args.embedder,
-        embedder_base_url=args.embedder_base_url,
+        **embedder_args(args),
         **boot,
     )
     return files, options

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all
-from voxjudge.cli.embedder_options import add_embedder_options, embed_options
+from voxjudge.cli.embedder_options import add_embedder_options, embed_options, embedder_args
 from voxjudge.cli.laser_options import lang_code
 from voxjudge.cli.laser_pairs import read_pair_rows
 from voxjudge.cli.views import render_agreement, render_calibration
@@ -112,8 +112,7 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
             rubric,
             cv=args.cv,
             seed=args.seed,
-            embedder=args.embedder,
-            embedder_base_url=args.embedder_base_url,
+            **embedder_args(args),
             options=embed_options(args),
         )
     if args.out:
