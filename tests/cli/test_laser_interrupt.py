@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import alive, children
+
 WORDS = "the cat sat on a mat every one colour ten going to closed people run its".split()
 
 
@@ -29,17 +31,6 @@ def _corpus(folder: Path, n: int) -> tuple[Path, Path]:
     return ref, hyp
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize("whom", ["group", "main process"])
 def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
@@ -52,7 +43,7 @@ def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
     workers: list[int] = []
     # wait until the workers run and records are being written into the temporary file
     while time.monotonic() < deadline and proc.poll() is None:
-        workers = _children(proc.pid) or workers
+        workers = children(proc.pid) or workers
         temps = list(tmp_path.glob(".records.jsonl.*.tmp"))
         if len(workers) >= 2 and temps and temps[0].stat().st_size > 0:
             break
@@ -71,12 +62,5 @@ def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
     assert not out.exists()
     assert not list(tmp_path.glob(".records.jsonl.*"))
     time.sleep(0.5)
-    alive = [w for w in workers if Path(f"/proc/{w}").exists() and "Z" not in _state(w)]
-    assert not alive, f"workers still running: {alive}"
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "Z"
+    left = [w for w in workers if alive(w)]
+    assert not left, f"workers still running: {left}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import alive, children
 from voxjudge.cli.main import main
 
 
@@ -60,24 +61,6 @@ def test_no_limit_and_bad_limit(tmp_path, capsys):
     assert "--max-align-minutes must be 0 or more minutes" in capsys.readouterr().err
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize("command", ["metrics", "align", "compare", "score"])
 def test_ctrl_c_during_a_long_alignment(tmp_path, command):
@@ -88,7 +71,7 @@ def test_ctrl_c_during_a_long_alignment(tmp_path, command):
     deadline = time.monotonic() + 120
     aligner: list[int] = []
     while time.monotonic() < deadline and proc.poll() is None and not aligner:
-        aligner = _children(proc.pid)  # the forked alignment process
+        aligner = children(proc.pid)  # the forked alignment process
         time.sleep(0.05)
     assert proc.poll() is None and aligner, "the alignment ended before it could be interrupted"
     time.sleep(0.3)
@@ -101,4 +84,4 @@ def test_ctrl_c_during_a_long_alignment(tmp_path, command):
     assert "interrupted" in err and "Traceback" not in err
     assert not out.exists()
     time.sleep(0.2)
-    assert not [p for p in aligner if _alive(p)], "the alignment process outlived the command"
+    assert not [p for p in aligner if alive(p)], "the alignment process outlived the command"
