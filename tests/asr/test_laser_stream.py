@@ -38,6 +38,8 @@ def _reference(refs, hyps, ids, judge, lang, human=None):
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people)
     settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided, "engine": "local"}
     settings |= {"embedder": "none", "laser_calibrated_model": people.describe() if people is not None else None}
+    if judge != "rules":
+        settings["calibration"] = "shipped (models/evidence.json)"
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

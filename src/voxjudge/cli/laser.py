@@ -78,8 +78,8 @@ def register(cmds) -> None:
         p,
         purpose="SemDist per utterance and laser_calibrated with meaning",
         note="; the shipped laser_calibrated was fitted with 'default' only, so any other embedder needs "
-        "--judge rules (SemDist without laser_calibrated); asr train --embedder SPEC fits a calibration with "
-        "another embedder, but asr score reads only the shipped one",
+        "--calibration FILE fitted with it ('asr train --ratings ... --embedder SPEC --out FILE') or --judge "
+        "rules (SemDist without laser_calibrated)",
         texts="on the texts after --normalize, as the rubric reads them",
     )
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
@@ -132,6 +132,7 @@ def _request(args: argparse.Namespace):
         llm=judge_options(args),
         jobs=args.jobs,
         allow_partial=args.allow_partial,
+        calibration=args.calibration,
         **embedder_args(args),
         **boot,
     )

@@ -33,6 +33,13 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
         action="store_true",
         help="use a learned model even though it was trained under another rubric",
     )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="default and model: judges: a calibration written by 'asr train --ratings/--preferences --out FILE' "
+        "(the tiers, and laser_calibrated for each embedder it was fitted with) instead of the shipped one; "
+        "the summary names it and its sha256",
+    )
 
 
 def add_llm_labelling_options(p) -> None:

@@ -76,8 +76,15 @@ def _labeler(args, rubric):
     from voxjudge.asr.laser.judges import offline_labeler
 
     if is_offline(args.judge):
-        labeler, _ = offline_labeler(args.judge, rubric, allow_rubric_mismatch=args.allow_rubric_mismatch)
+        from voxjudge.asr.laser.calibration import read_file
+
+        calibration = read_file(args.calibration) if args.calibration else None
+        labeler, _ = offline_labeler(
+            args.judge, rubric, allow_rubric_mismatch=args.allow_rubric_mismatch, calibration=calibration
+        )
         return labeler, None
+    if args.calibration:
+        raise InputError("--calibration goes with the offline judges (default, model:PATH); an LLM judge has none")
     return None, make_judge(args, args.judge)
 
 

@@ -10,6 +10,7 @@ FLAGS = {
     "allow_partial": "--allow-partial",
     "allow_rubric_mismatch": "--allow-rubric-mismatch",
     "base_url": "--base-url",
+    "calibration": "--calibration",
     "group_column": "--group-col",
     "batch_size": "--batch-size",
     "ids": "--ids",

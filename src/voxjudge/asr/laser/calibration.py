@@ -449,13 +449,45 @@ def _read(path: str | Path | None) -> tuple[Path, dict]:
     return p, data
 
 
-def load(path: str | Path | None = None) -> dict[str, Calibration]:
-    """The tiers' calibrations by language (``*``: pooled) of a calibration file (the shipped one by default)."""
+@dataclass(frozen=True)
+class CalibrationFile:
+    """One calibration file read whole: the tiers by language, ``laser_calibrated``'s models by
+    embedder, and where it came from (named in every summary that used it). Read once by the
+    driver and handed to the workers (Ray's too), so no worker needs the file."""
+
+    tiers: dict[str, Calibration]
+    people: dict[str, PeopleModel]
+    source: str  # "shipped" or the path given
+    sha256: str
+
+    def describe(self) -> str:
+        return "shipped (models/evidence.json)" if self.source == "shipped" else self.source
+
+
+def read_file(path: str | Path | None = None) -> CalibrationFile:
+    """A calibration file written by ``asr train --ratings/--preferences --out`` (None: the shipped one);
+    ``InputError`` naming the file when it is missing or not one."""
+    import hashlib
+
     p, data = _read(path)
+    return CalibrationFile(
+        _tiers(p, data),
+        people.load_models(data.get("people", {})),
+        str(path) if path else "shipped",
+        hashlib.sha256(p.read_bytes()).hexdigest(),
+    )
+
+
+def _tiers(p: Path, data: dict) -> dict[str, Calibration]:
     try:
         return {k: Calibration(**v) for k, v in data["calibrations"].items()}
     except (KeyError, TypeError, AttributeError):
         raise InputError(f"{p}: not a voxjudge LASER calibration ({FORMAT} JSON)") from None
+
+
+def load(path: str | Path | None = None) -> dict[str, Calibration]:
+    """The tiers' calibrations by language (``*``: pooled) of a calibration file (the shipped one by default)."""
+    return _tiers(*_read(path))
 
 
 def load_people(path: str | Path | None = None) -> dict[str, PeopleModel]:

@@ -31,40 +31,54 @@ def is_offline(spec: str | None) -> bool:
     return spec in (None, DEFAULT, "rules") or str(spec).startswith("model:")
 
 
-def _shipped_calibrations() -> dict | None:
-    from voxjudge.asr.laser.calibration import load, shipped_path
+def _calibration(given):
+    """The calibration file a run uses: ``given`` (a ``calibration.CalibrationFile`` read by the
+    caller) or the shipped one; None for a trimmed install without it."""
+    from voxjudge.asr.laser.calibration import read_file, shipped_path
 
-    return load() if shipped_path().is_file() else None
+    if given is not None:
+        return given
+    return read_file() if shipped_path().is_file() else None
 
 
-def people_model(spec: str | None, embedder: str | None):
+def people_model(spec: str | None, embedder: str | None, calibration=None):
     """The model of ``laser_calibrated`` for an offline judge that has the learned calibration (the
-    default and ``model:`` judges; None for ``rules``) and the run's embedder spec (None: none).
-    An embedder the shipped calibration was not fitted with has no model: ``InputError`` offering
-    the ``rules`` judge (SemDist without ``laser_calibrated``), never the model of another embedder."""
-    from voxjudge.asr.laser.calibration import load_people, shipped_path
+    default and ``model:`` judges; None for ``rules``) and the run's embedder spec (None: none),
+    from ``calibration`` (a ``CalibrationFile``; None: the shipped one). An embedder the calibration
+    was not fitted with has no model: ``InputError`` offering the ``rules`` judge (SemDist without
+    ``laser_calibrated``), never the model of another embedder."""
     from voxjudge.asr.laser.people import model_for
 
-    if spec == "rules" or not shipped_path().is_file():
+    if spec == "rules":
         return None
-    models = load_people()
-    found = model_for(models, embedder)
+    cal = _calibration(calibration)
+    if cal is None:
+        return None
+    found = model_for(cal.people, embedder)
     if found is None and embedder:
-        fitted = ", ".join(k for k in sorted(models) if k != "none") or "none"
+        fitted = ", ".join(k for k in sorted(cal.people) if k != "none") or "none"
         raise InputError(
-            f"laser_calibrated has no model fitted with the embedder {embedder} (the shipped calibration was "
-            f"fitted with: {fitted}); for SemDist with it, use {{judge}} rules (no laser_calibrated), or "
-            "use {embedder} default",
-            options={"embedder": "embedder=", "judge": "judge="},
+            f"laser_calibrated has no model fitted with the embedder {embedder} (the calibration "
+            f"{cal.describe()} was fitted with: {fitted}); for SemDist with it, use {{judge}} rules (no "
+            "laser_calibrated), a {calibration} file fitted with it, or {embedder} default",
+            options={"embedder": "embedder=", "judge": "judge=", "calibration": "calibration="},
         )
     return found
 
 
-def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False):
-    """(labeler, description) for an offline judge spec."""
+def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False, calibration=None):
+    """(labeler, description) for an offline judge spec; the default and ``model:`` judges use the
+    tiers of ``calibration`` (a ``CalibrationFile``; None: the shipped one)."""
     if spec == "rules":
+        if calibration is not None:
+            raise InputError(
+                "{calibration} goes with the default and model: judges; the rules judge uses the rubric's "
+                "default tiers",
+                options={"calibration": "calibration="},
+            )
         return rules_labeler_for(rubric), "rules"
-    cals = _shipped_calibrations()
+    found = _calibration(calibration)
+    cals = found.tiers if found is not None else None
     learned = " + evidence calibration learned from ratings and preferences" if cals else ""
     if spec in (None, DEFAULT):
         path = shipped_model_path("hi")

@@ -128,9 +128,16 @@ def fit(ratings: Sequence[RatingSet], preferences: Sequence[PreferenceSet], embe
 def load_models(data: dict) -> dict[str, PeopleModel]:
     """Models by embedder spec from a calibration file's ``people`` section."""
     try:
-        return {key: PeopleModel(**value) for key, value in data.items()}
-    except TypeError:
-        raise InputError("not a voxjudge LASER calibration: its 'people' models are malformed") from None
+        models = {key: PeopleModel(**value) for key, value in data.items()}
+    except (TypeError, AttributeError):
+        models = None
+    numbers = (int, float)
+    if models is None or not all(
+        isinstance(m.intercept, numbers) and isinstance(m.rubric, numbers) and isinstance(m.meaning, numbers)
+        and isinstance(m.embedder, str) for m in models.values()
+    ):  # fmt: skip
+        raise InputError("not a voxjudge LASER calibration: its 'people' models are malformed")
+    return models
 
 
 def model_for(models: dict[str, PeopleModel], embedder: str | None) -> PeopleModel | None:

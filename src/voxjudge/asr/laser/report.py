@@ -51,11 +51,12 @@ def _pairs_html(u: UtteranceScore) -> str:
     return "".join(cells)
 
 
-def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
+def weights(judge: str | None, rubric: dict[str, Any] | None, calibration: str | None = None) -> dict[str, Any]:
     """Every weight that decides a pair's penalty under ``judge``: the rubric's tiers and, for the
     offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena) per
     language (``*``: every other); and, apart, the weights of ``laser_calibrated`` (fitted to
-    people, never part of a penalty). ``rubric``: the summary's (name, sha256, tiers)."""
+    people, never part of a penalty). ``rubric``: the summary's (name, sha256, tiers);
+    ``calibration``: the summary's (a file given to the run; None or shipped: the shipped one)."""
     from dataclasses import asdict
 
     from voxjudge.asr.laser.judges import is_offline
@@ -65,10 +66,11 @@ def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
     if not is_offline(judge):
         out["penalties"] = "a model judge's pair costs its tier"
         return out
-    from voxjudge.asr.laser.calibration import load, shipped_path
+    from voxjudge.asr.laser.calibration import read_file, shipped_path
     from voxjudge.asr.laser.rubric import LaserRubric
 
-    if judge == "rules" or not shipped_path().is_file():
+    given = calibration if calibration and not calibration.startswith("shipped") else None
+    if judge == "rules" or (given is None and not shipped_path().is_file()):
         shipped = LaserRubric.load()
         if rubric.get("sha256") == shipped.sha256:
             out["calibration"] = {"*": asdict(shipped.conventions("*").calibration)}
@@ -76,12 +78,11 @@ def weights(judge: str | None, rubric: dict[str, Any] | None) -> dict[str, Any]:
             out["calibration"] = "the defaults, with the tiers of the rubric file's speech types"
         out["calibration_source"] = "the rubric's defaults"
     else:
-        from voxjudge.asr.laser.calibration import load_people
-
-        out["calibration"] = {lang: asdict(cal) for lang, cal in load().items()}
-        out["calibration_source"] = "learned from ratings and preferences (models/evidence.json)"
+        found = read_file(given)
+        out["calibration"] = {lang: asdict(cal) for lang, cal in found.tiers.items()}
+        out["calibration_source"] = f"learned from ratings and preferences ({found.describe()})"
         out["laser_calibrated (fitted to people, beside the score)"] = {
-            key: model.as_dict() for key, model in load_people().items()
+            key: model.as_dict() for key, model in found.people.items()
         }
     return out
 
@@ -273,7 +274,7 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         settings={
             **result.settings,
             "rubric": summary.get("rubric"),
-            "weights": weights(result.settings.get("judge"), summary.get("rubric")),
+            "weights": weights(result.settings.get("judge"), summary.get("rubric"), result.settings.get("calibration")),
             "bootstrap": summary.get("bootstrap"),
         },
         coverage=_coverage(summary),

@@ -52,6 +52,9 @@ class LaserOptions:
     # meaning: SemDist per utterance, and laser_calibrated with meaning (None: neither)
     embedder: str | None = None  # default | openai/<model> | gemini/<model> | fake/hash ...
     embedder_base_url: str | None = None
+    # the default and model: judges: a calibration file (``asr train --ratings/--preferences --out``:
+    # tiers, and laser_calibrated per embedder) instead of the shipped one
+    calibration: str | Path | None = None
 
 
 def _no_progress(_what: str) -> AbstractContextManager:
@@ -123,7 +126,10 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
     if isinstance(judge, str) and is_offline(judge):
         if engine == "ray" and options.jobs is not None:
             raise InputError("jobs counts local worker processes; on Ray give llm=JudgeOptions(ray_workers=N)")
-        offline_labeler(judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch)  # fails fast
+        calibration = _calibration_file(judge, options, settings)
+        offline_labeler(  # fails fast
+            judge, rubric, allow_rubric_mismatch=options.allow_rubric_mismatch, calibration=calibration
+        )
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
             paired = _Rows(list(zip(ids, references, hypotheses)), len(ids))
@@ -131,14 +137,16 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
         if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
             paired = _Rows(list(paired), len(paired))
             semdist, settings["embedder"], settings["embedder_usage"] = _semdist(paired, options, progress)
-        people = people_model(judge, settings["embedder"] if options.embedder else None)
+        people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
         settings["laser_calibrated_model"] = people.describe() if people is not None else None
-        return _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep, people, semdist)
-    if options.embedder:
-        raise InputError(
-            "{embedder} goes with the offline judges (default, model:PATH); an LLM judge reads the meaning itself",
-            options={"embedder": "embedder="},
+        return _streamed(
+            paired, judge, rubric, options, settings, human, progress, sink, keep, people, semdist, calibration
         )
+    for name, what in (("embedder", "an LLM judge reads the meaning itself"), ("calibration", "an LLM judge has none")):
+        if getattr(options, name):
+            raise InputError(
+                f"{{{name}}} goes with the offline judges (default, model:PATH); {what}", options={name: f"{name}="}
+            )
     if paired is not None:
         ids, references, hypotheses = (list(c) for c in zip(*paired)) if len(paired) else ([], [], [])
     ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
@@ -205,6 +213,18 @@ class _Rows:
         return iter(self.rows)
 
 
+def _calibration_file(judge: str, options: LaserOptions, settings: dict):
+    """The calibration file given (read once here; None: the judge's own), named in the summary."""
+    from voxjudge.asr.laser.calibration import read_file
+
+    given = read_file(options.calibration) if options.calibration else None
+    if judge != "rules":
+        settings["calibration"] = given.describe() if given else "shipped (models/evidence.json)"
+        if given:
+            settings["calibration_sha256"] = given.sha256
+    return given
+
+
 def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
     """SemDist by id for every row (read once more), the embedder's spec and usage; an embedder
     that cannot embed a text stops the run before anything is scored (no figure without it)."""
@@ -221,7 +241,9 @@ def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
     return {uid: found.value(k) for k, uid in enumerate(ids)}, found.embedder, found.usage
 
 
-def _streamed(paired, judge, rubric, options, settings, human, progress, sink, keep, people=None, semdist=None):
+def _streamed(
+    paired, judge, rubric, options, settings, human, progress, sink, keep, people=None, semdist=None, calibration=None
+):
     """An offline judge over chunks (``stream.py``, ``parallel.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
     from voxjudge.asr.laser.stream import StreamSettings
@@ -237,6 +259,7 @@ def _streamed(paired, judge, rubric, options, settings, human, progress, sink, k
         keep=keep,
         people=people,
         semdist=semdist,
+        calibration=calibration,
     )
     tally, figures, utterances, done = LaserTally(), [], [], 0
     on = " on Ray" if settings["engine"] == "ray" else ""

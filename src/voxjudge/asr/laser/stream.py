@@ -143,6 +143,7 @@ class StreamSettings:
     keep: bool = False  # keep UtteranceScore objects
     people: Any = None  # the model of laser_calibrated (``people.PeopleModel``): records carry it beside laser
     semdist: dict[str, float | None] | None = None  # SemDist by id, when the run has an embedder
+    calibration: Any = None  # a calibration file read by the driver (``CalibrationFile``; None: the shipped one)
 
 
 class ChunkScorer:
@@ -153,7 +154,10 @@ class ChunkScorer:
 
         self.s = settings
         self.labeler, _ = offline_labeler(
-            settings.judge, settings.rubric, allow_rubric_mismatch=settings.allow_rubric_mismatch
+            settings.judge,
+            settings.rubric,
+            allow_rubric_mismatch=settings.allow_rubric_mismatch,
+            calibration=settings.calibration,
         )
         self.penalty = settings.rubric.pair_penalty
         self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)

@@ -83,7 +83,9 @@ def _beside(s: dict) -> list[str]:
     if s.get("laser_calibrated_model"):
         value = s.get("laser_calibrated")
         shown = "–" if value is None else f"{value:.4f}"
-        lines.append(f"laser_calibrated (mean): {shown}, {s['laser_calibrated_model']}")
+        source = s.get("calibration", "shipped")
+        given = "" if source.startswith("shipped") else f", calibration {source}"
+        lines.append(f"laser_calibrated (mean): {shown}, {s['laser_calibrated_model']}{given}")
     if s.get("embedder", "none") != "none" and "semdist" in s:
         lines.append(
             f"SemDist (mean over {(s.get('coverage') or {}).get('utterances', s['n'])} utterances, unscored ones "
