@@ -153,7 +153,7 @@ def test_an_embedder_without_a_fitted_model_offers_the_rules_judge_in_the_error_
     assert code == 2 and "no model fitted with the embedder fake/hash" in err and "use --judge rules" in err
     assert "Traceback" not in err and "asr train and this embedder" not in err
     shown = _help(capsys, "asr", "score")
-    assert "any other embedder needs --judge rules" in shown and "asr train --embedder SPEC" in shown
+    assert "any other embedder needs --calibration FILE" in shown and "--judge rules" in shown
     # and the rules judge runs with it: SemDist beside the score
     assert main(["asr", "score", "--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids",
                  "--judge", "rules", "--embedder", "fake/hash", "--no-cache"]) == 0  # fmt: skip
@@ -164,8 +164,23 @@ def test_every_command_with_an_embedder_has_the_cache_options_and_says_what_is_e
     shown = _help(capsys, *command)
     assert "--cache PATH" in shown and "--no-cache" in shown and "Embeddings are cached" in shown
     assert "SemDist = 1 - cosine of the sentence embeddings" in shown and "lower is better" in shown
-    if command[1] in ("metrics", "compare"):
+    if command[1] in ("metrics", "compare", "score"):
         assert "on the texts as given, not after --normalize" in shown
+
+
+def test_every_command_gives_the_same_semdist_whatever_it_normalizes(tmp_path, capsys):
+    """SemDist is one figure: the texts as given, in asr score as in asr metrics, --normalize or not."""
+    ref, hyp = _files(tmp_path, ["The Cat, sat on the mat.", "Hello world!"], ["the cat sat on a mat", "hello, word"])
+    found = set()
+    for command in (["asr", "metrics"], ["asr", "score", "--judge", "rules", "--lang", "en"]):
+        for normalize in ("none", "basic"):
+            assert main([*command, "--ref", ref, "--hyp", hyp, "--embedder", "fake/hash", "--normalize", normalize,
+                         "--no-cache", "--json"]) == 0  # fmt: skip
+            found.add(json.loads(capsys.readouterr().out)["semdist"])
+    expected = (
+        _oracle("The Cat, sat on the mat.", "the cat sat on a mat") + _oracle("Hello world!", "hello, word")
+    ) / 2
+    assert len(found) == 1 and found.pop() == pytest.approx(expected)
 
 
 def test_metrics_and_compare_read_and_write_the_embedding_cache_as_asked(tmp_path, capsys):

@@ -20,7 +20,7 @@ from voxjudge.cli.common import (
     say_note,
     warn_leading_ids,
 )
-from voxjudge.cli.embedder_options import add_embedder_options, embedder_args
+from voxjudge.cli.embedder_options import AS_GIVEN, add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import finish, judge_options
 from voxjudge.cli.laser_options import add_laser_options, add_llm_labelling_options
 from voxjudge.cli.report_options import add_report_options, check_report_options, say_written
@@ -80,7 +80,7 @@ def register(cmds) -> None:
         note="; the shipped laser_calibrated was fitted with 'default' only, so any other embedder needs "
         "--calibration FILE fitted with it ('asr train --ratings ... --embedder SPEC --out FILE') or --judge "
         "rules (SemDist without laser_calibrated)",
-        texts="on the texts after --normalize, as the rubric reads them",
+        texts=AS_GIVEN + " (as in asr metrics and asr compare)",
     )
     p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
     add_report_options(p)

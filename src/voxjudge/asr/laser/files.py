@@ -91,6 +91,7 @@ def score_files(
             progress=progress,
             out=records,
             keep_utterances=files.wants_report,  # the report shows every pair; nothing else needs them
+            meaning_rows=None if norm is None else paired,  # SemDist of the texts as given, in every command
         )
         if result.estimate is None:
             for named in (result.settings, result.summary):  # what the texts were scored after

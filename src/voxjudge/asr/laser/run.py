@@ -73,6 +73,7 @@ def run_laser(
     progress: Progress | None = None,
     out: str | Path | RecordStream | None = None,
     keep_utterances: bool = True,
+    meaning_rows: Iterable[tuple[str, str, str]] | None = None,
 ) -> LaserResult:
     """LASER for a corpus: per-utterance scores, the summary, and the agreement with ``human``
     scores by id when given. ``judge``: a spec string or a ``voxjudge.llm.Judge``.
@@ -84,13 +85,19 @@ def run_laser(
     ``out``: where the per-utterance records go as they are produced -- a path (written whole
     when the run ends) or a ``RecordStream`` the caller renames into place. Offline judges
     stream: with ``keep_utterances=False`` the result holds only the summary, and memory does not
-    grow with the corpus."""
+    grow with the corpus.
+
+    ``meaning_rows``: the rows SemDist embeds when they are not the scored ones -- the texts as
+    given when ``paired`` is normalized, as ``asr metrics`` and ``asr compare`` embed them (same
+    ids, same order); None: ``paired``."""
     from voxjudge.io.writers import RecordStream
 
     sink = RecordStream(out) if isinstance(out, (str, Path)) else out
     try:
         options = options or LaserOptions()
-        result = _run(references, hypotheses, ids, paired, judge, options, human, progress, sink, keep_utterances)
+        result = _run(
+            references, hypotheses, ids, paired, judge, options, human, progress, sink, keep_utterances, meaning_rows
+        )
         if isinstance(out, (str, Path)):
             sink.commit()
     except BaseException:
@@ -100,7 +107,9 @@ def run_laser(
     return result
 
 
-def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool):
+def _run(
+    references, hypotheses, ids, paired, judge, options: LaserOptions, human, progress, sink, keep: bool, meaning_rows
+):
     from dataclasses import replace
 
     from voxjudge.asr.laser.judges import is_offline, offline_labeler, people_model
@@ -136,7 +145,8 @@ def _run(references, hypotheses, ids, paired, judge, options: LaserOptions, huma
         semdist = None
         if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
             paired = _Rows(list(paired), len(paired))
-            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(paired, options, progress)
+            meaning = paired if meaning_rows is None else meaning_rows
+            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress)
         people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
         settings["laser_calibrated_model"] = people.describe() if people is not None else None
         return _streamed(

@@ -90,7 +90,7 @@ def _beside(s: dict) -> list[str]:
         lines.append(
             f"SemDist (mean over {(s.get('coverage') or {}).get('utterances', s['n'])} utterances, unscored ones "
             f"included): {s['semdist']:.4f} with {s['embedder']}; SemDist = 1 - cosine of the sentence embeddings "
-            "(0 = same meaning, lower is better), on the texts after --normalize"
+            "(0 = same meaning, lower is better), on the texts as given (not after --normalize)"
         )
     if s.get("format_errors") is not None:
         rate = s.get("format_error_rate")
