@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,9 @@ class Cache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        # One connection, used from several threads at once (``asyncio.to_thread`` puts and gets while
+        # other calls are in flight): sqlite's connection is not safe for that, so every use holds this
+        self.lock = threading.Lock()
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute(
@@ -93,7 +97,8 @@ class Cache:
         )
 
     def get(self, key: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        with self.lock:
+            row = self.db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, spec: JudgeSpec, value: dict[str, Any]) -> None:
@@ -102,7 +107,7 @@ class Cache:
     def put_many(self, spec: JudgeSpec, items: list[tuple[str, dict[str, Any]]]) -> None:
         """Store the samples of one call in one transaction."""
         now = time.time()
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("BEGIN")
             self.db.executemany(
                 "INSERT OR REPLACE INTO responses (key, provider, model, value, created) VALUES (?, ?, ?, ?, ?)",
@@ -118,14 +123,15 @@ class Cache:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for key, blob in self.db.execute(f"SELECT key, vector FROM embeddings WHERE key IN ({marks})", chunk):
-                found[key] = blob
+            with self.lock:
+                rows = self.db.execute(f"SELECT key, vector FROM embeddings WHERE key IN ({marks})", chunk).fetchall()
+            found.update(rows)
         return found
 
     def put_vectors(self, provider: str, model: str, items: list[tuple[str, bytes, int]]) -> None:
         """Store (key, float32 bytes, dimension) rows of one call in one transaction."""
         now = time.time()
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("BEGIN")
             self.db.executemany(
                 "INSERT OR REPLACE INTO embeddings (key, provider, model, dim, vector, created)"
@@ -136,6 +142,10 @@ class Cache:
     # ---- housekeeping ----------------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
+        with self.lock:
+            return self._stats()
+
+    def _stats(self) -> dict[str, Any]:
         rows = self.db.execute(
             "SELECT provider, model, COUNT(*), MIN(created), MAX(created) FROM responses GROUP BY provider, model"
             " ORDER BY provider, model"
@@ -158,6 +168,10 @@ class Cache:
 
     def clear(self, judge: str | None = None) -> int:
         """Remove every entry (answers and vectors), or those of one ``provider/model``; the count removed."""
+        with self.lock:
+            return self._clear(judge)
+
+    def _clear(self, judge: str | None) -> int:
         removed = 0
         for table in ("responses", "embeddings"):
             if judge is None:
@@ -170,4 +184,5 @@ class Cache:
         return removed
 
     def close(self) -> None:
-        self.db.close()
+        with self.lock:
+            self.db.close()
