@@ -129,7 +129,7 @@ def test_custom_rubric_changes_the_weights(tmp_path):
     assert custom.sha256 != RUBRIC.sha256
     assert score(["वह गई"], ["वह गया"], rubric=custom, labeler=rules_labeler)[0].laser == pytest.approx(1 - 0.25 / 2)
     # the default judge's learned model was trained under the shipped rubric: refused, not silently used
-    with pytest.raises(InputError, match="trained under rubric .* allow_rubric_mismatch=True"):
+    with pytest.raises(InputError, match="(trained|fitted) under rubric .* allow_rubric_mismatch=True"):
         score(["वह गई"], ["वह गया"], rubric=custom)
     path.write_text('{"tiers": {"no_penalty": 0}, "types": []}')
     with pytest.raises(InputError, match="tiers must be"):

@@ -78,7 +78,7 @@ def test_the_report_shows_the_files_weights(capsys, trained, filler, tmp_path):
     report = tmp_path / "r.html"
     assert main(["asr", "score", *filler, "--calibration", str(trained), "--report", str(report)]) == 0
     html = report.read_text(encoding="utf-8")
-    assert f"learned from ratings and preferences ({trained})" in html
+    assert f"learned from human judgments ({trained})" in html
 
 
 def test_an_embedder_the_file_was_not_fitted_with_is_refused(capsys, trained, filler):
@@ -118,14 +118,95 @@ def test_a_bad_file_is_a_clear_error(capsys, filler, tmp_path, content, message)
     assert message in err and "Traceback" not in err
 
 
-def test_malformed_people_models_are_a_clear_error(capsys, trained, filler, tmp_path):
+def _edited(trained, tmp_path, edit) -> str:
     data = json.loads(trained.read_text(encoding="utf-8"))
-    data["people"]["none"]["rubric"] = "steep"
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(data), encoding="utf-8")
+    edit(data)
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")  # NaN and Infinity as Python's json writes them
+    return str(bad)
+
+
+def _set(section, key, field, value):
+    def edit(data):
+        data[section][key][field] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_set("people", "none", "rubric", "steep"), "people.none: intercept, rubric and meaning must be finite"),
+        (_set("people", "none", "intercept", float("nan")), "must be finite numbers"),
+        (_set("people", "none", "rubric", float("inf")), "must be finite numbers"),
+        (_set("people", "none", "intercept", True), "must be finite numbers"),
+        (_set("people", "none", "embedder", "fake/hash?dim=64"), "people.none says it was fitted with the embedder"),
+        (_set("people", "none", "extra", 1), "'people' models are malformed"),
+        (_set("calibrations", "*", "near", "catastrophic"), "calibrations.*.near is 'catastrophic': a tier must be"),
+        (_set("calibrations", "*", "near_sound", "high"), "near_sound is 'high': must be a finite number"),
+        (_set("calibrations", "*", "near_sound", float("nan")), "near_sound is nan: must be a finite number"),
+        (_set("calibrations", "*", "min_chars", -5), "min_chars is -5: must be a finite number, 0 or more"),
+        (_set("calibrations", "*", "min_chars", 2.5), "min_chars is 2.5: must be a whole number"),
+        (lambda d: d["calibrations"]["*"].pop("near"), "calibrations.* needs exactly the fields"),
+        (lambda d: d.update(calibrations={}), "no 'calibrations'"),
+        (lambda d: d["people"].pop("none"), "has no laser_calibrated model without an embedder"),
+        (lambda d: d.update(rubric_sha256="0" * 16), "calibration was fitted under rubric 0000000000000000"),
+    ],
+)
+def test_a_hand_edited_file_is_checked_before_any_work(capsys, trained, filler, tmp_path, edit, message):
+    bad = _edited(trained, tmp_path, edit)
     capsys.readouterr()
-    assert main(["asr", "score", *filler, "--calibration", str(bad)]) == 2
-    assert "'people' models are malformed" in capsys.readouterr().err
+    assert main(["asr", "score", *filler, "--calibration", bad]) == 2
+    err = capsys.readouterr().err
+    assert message in err and bad in err and "Traceback" not in err
+
+
+def test_another_rubric_is_refused_unless_allowed(capsys, trained, filler, tmp_path):
+    other = _edited(trained, tmp_path, lambda d: d.update(rubric_sha256="0" * 16))
+    assert main(["asr", "score", *filler, "--calibration", other, "--allow-rubric-mismatch"]) == 0
+
+
+def test_a_directory_an_empty_name_and_an_input_as_output_are_refused(capsys, trained, filler, tmp_path):
+    capsys.readouterr()
+    assert main(["asr", "score", *filler, "--calibration", str(tmp_path)]) == 2
+    assert "is a directory, not a calibration file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:  # an unset shell variable: never the shipped file in silence
+        main(["asr", "score", *filler, "--calibration", ""])
+    assert stop.value.code == 2 and "needs a file name" in capsys.readouterr().err
+    before = trained.read_bytes()
+    assert main(["asr", "score", *filler, "--calibration", str(trained), "--out", str(trained)]) == 2
+    assert "is also an input of this command" in capsys.readouterr().err and trained.read_bytes() == before
+
+
+def test_a_missing_model_is_refused_before_any_text_is_embedded(capsys, trained, filler, monkeypatch):
+    """The check runs once the embedder is open, before a (paid) call: here a server that does not
+    exist is never asked (an asked one would exit 3, 'cannot reach')."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    capsys.readouterr()
+    code = main(["asr", "score", *filler, "--calibration", str(trained), "--embedder", "openai/text-embedding-3-small",
+                 "--embedder-base-url", "http://127.0.0.1:9/v1", "--no-cache"])  # fmt: skip
+    assert code == 2 and "no model fitted with the embedder openai/text-embedding-3-small" in capsys.readouterr().err
+
+
+def test_a_report_uses_the_files_weights_whatever_its_name(capsys, trained, filler, tmp_path):
+    named = tmp_path / "shipped_mine.json"
+    named.write_bytes(trained.read_bytes())
+    report = tmp_path / "r.html"
+    assert main(["asr", "score", *filler, "--calibration", str(named), "--report", str(report)]) == 0
+    assert f"learned from human judgments ({named})" in report.read_text(encoding="utf-8")
+
+
+def test_train_names_its_data_and_says_where_the_file_went(capsys, trained):
+    notice = json.loads(trained.read_text(encoding="utf-8"))["notice"]
+    assert notice == "Calibrated on ratings.csv."  # not the shipped data's notice
+
+
+def test_a_pair_judge_takes_no_embedder(capsys, tmp_path):
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("ref,hyp,label\nhome,hme,minor\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["asr", "train", str(pairs), "--embedder", "fake/hash", "--out", str(tmp_path / "m.json")]) == 2
+    assert "a pair judge takes no embedder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("judge", ["rules", "openai/gpt-4o-mini"])

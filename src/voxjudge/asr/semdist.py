@@ -134,16 +134,21 @@ def compute_semdist(
     base_url: str | None = None,
     options=None,
     progress=None,
+    before: Callable[[str], object] | None = None,
 ) -> list[SemDist]:
     """Open the embedder ``spec`` (``llm.open_embedder``), take every system's SemDist and close
     it; a text it could not embed stops here (``EmbedderFailed`` names the utterance): a corpus
-    figure over the others would be a figure of another corpus. ``progress`` as ``run_laser`` takes it."""
+    figure over the others would be a figure of another corpus. ``progress`` as ``run_laser`` takes it.
+    ``before(embedder_spec)``: called once the embedder is open, before any text is sent (a check
+    that raises stops the run before it pays for a call)."""
     from contextlib import nullcontext
 
     from voxjudge.llm.options import open_embedder
 
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:
+        if before is not None:
+            before(embedder.spec)
         with (progress or (lambda _what: nullcontext(None)))(f"embedding sentences ({embedder.spec})") as update:
             found = semantic_distances_many(embedder, references, systems, progress=update)
     finally:

@@ -136,7 +136,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from voxjudge._gc import gc_paused
 
     if args.out:  # (the writers' imports cost start-up time)
-        check_outputs(records=[args.out])
+        check_outputs(records=[args.out], inputs=[args.ref, args.hyp])
     units = _metric_units(args.unit)
     # 100,000s of texts and rows, none in a cycle: a collection, even the one that follows a
     # pause while they are alive, would only walk them. They are freed when the command returns.
@@ -198,7 +198,7 @@ def cmd_align(args: argparse.Namespace) -> int:
     from voxjudge.asr.display import render_alignment
     from voxjudge.asr.tokenize import Tokenizer
 
-    check_outputs(records=[args.out])
+    check_outputs(records=[args.out], inputs=[args.ref, args.hyp])
     paired = read_pair(args, args.ref, args.hyp)
     norm = normalizer(args)
     shown = []
@@ -272,7 +272,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(names) != 2 or not all(names):
         raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
     check_bootstrap_options(args)
-    check_outputs(records=[args.out], files=[args.report])
+    check_outputs(records=[args.out], files=[args.report], inputs=[args.ref, args.hyp_a, args.hyp_b])
     check_report_options(args)
     ref = read_file(args, args.ref)
     pa = pair_texts(ref, read_file(args, args.hyp_a))

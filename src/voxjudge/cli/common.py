@@ -239,11 +239,12 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(_clean(obj), ensure_ascii=False, indent=2) + "\n")
 
 
-def check_outputs(records=(), files=()) -> None:
-    """Before any work: every output path can be written (record outputs: by a known suffix)."""
+def check_outputs(records=(), files=(), inputs=()) -> None:
+    """Before any work: every output path can be written (record outputs: by a known suffix), and
+    none is one of the command's ``inputs``."""
     from voxjudge.io.writers import check_outputs as check
 
-    check(records=records, files=files)
+    check(records=records, files=files, inputs=inputs)
 
 
 def write_all(outputs: dict) -> None:

@@ -36,9 +36,11 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
     p.add_argument(
         "--calibration",
         metavar="FILE",
+        type=_file_name,
         help="default and model: judges: a calibration written by 'asr train --ratings/--preferences --out FILE' "
-        "(the tiers, and laser_calibrated for each embedder it was fitted with) instead of the shipped one; "
-        "the summary names it and its sha256",
+        "(the evidence tiers, and laser_calibrated for each embedder it was fitted with) instead of the shipped "
+        "one; the learned model's own language (Hindi for the default judge) keeps the tiers it was trained "
+        "under. asr score's summary names the file and its sha256",
     )
 
 
@@ -52,6 +54,12 @@ def add_llm_labelling_options(p) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
     )
+
+
+def _file_name(name: str) -> str:
+    if not name.strip():  # an unset shell variable: never the shipped file in silence
+        raise argparse.ArgumentTypeError("needs a file name (empty given)")
+    return name
 
 
 def lang_code(code: str) -> str:

@@ -97,7 +97,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
             f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "
             "LLM judges here (drop it, or use asr score --engine ray to score a corpus on Ray)"
         )
-    check_outputs(records=[args.out])
+    check_outputs(records=[args.out], inputs=[args.pairs, args.calibration, args.rubric])
     rubric = LaserRubric.load(args.rubric)
     rows = read_pair_rows(args.pairs)
     # --lang, else a row's lang column, else the file's language, decided once (never per pair)
@@ -142,6 +142,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
             n_resamples=args.resamples,
         )
         report = {"judge": args.judge, "unscored": unscored, **report}
+        if args.calibration:
+            report["calibration"] = args.calibration
         if args.out:
             write_out(args.out, out)
         print_json(report) if args.json else print(render_agreement(report))

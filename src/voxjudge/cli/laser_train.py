@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all
+from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, say_note, write_all
 from voxjudge.cli.embedder_options import add_embedder_options, embed_options, embedder_args
 from voxjudge.cli.laser_options import lang_code
 from voxjudge.cli.laser_pairs import read_pair_rows
@@ -26,12 +26,14 @@ def register(cmds) -> None:
     p.add_argument(
         "--ratings",
         metavar="FILE.csv",
-        help="sentence ratings (lang, utterance, ref, hyp, human_mean): fit the evidence calibration instead",
+        help="sentence ratings (columns lang, utterance, ref, hyp, human_mean): fit the evidence calibration and "
+        "laser_calibrated instead of a pair judge; --out writes a calibration file for asr score --calibration",
     )
     p.add_argument(
         "--preferences",
         metavar="FILE.tsv",
-        help="A/B preference triplets (reference, hyp_a, votes_a, hyp_b, votes_b, French): fit the calibration",
+        help="A/B preference triplets, tab-separated (columns reference, hyp_a, votes_a, hyp_b, votes_b; scored "
+        "as French): fit the calibration on them too, or alone",
     )
     p.add_argument("--lang", type=lang_code, help="language, any BCP-47/ISO code (default: detected)")
     p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
@@ -39,7 +41,9 @@ def register(cmds) -> None:
     p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
     alias(p, "--split-seed", "--seed")
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
-    add_embedder_options(p, purpose="with --ratings/--preferences: also fit laser_calibrated with meaning", texts="")
+    add_embedder_options(
+        p, purpose="laser_calibrated with meaning (--ratings/--preferences only; a pair judge takes none)", texts=""
+    )
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
@@ -50,12 +54,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser.learned import file_sha256
     from voxjudge.asr.laser.training import cross_validate, tiers_of, train
 
-    check_outputs(files=[args.out])
+    check_outputs(files=[args.out], inputs=[args.pairs, args.ratings, args.preferences, args.rubric])
     rubric = LaserRubric.load(args.rubric)
     if args.ratings or args.preferences:
         return _train_calibration(args, rubric)
     if not args.pairs:
         raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
+    if args.embedder:
+        raise InputError(
+            "--embedder fits laser_calibrated with meaning, with --ratings/--preferences; a pair judge "
+            "takes no embedder"
+        )
     rows = read_pair_rows(args.pairs)
     if not args.out and not args.cv:
         raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
@@ -117,6 +126,7 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
         )
     if args.out:
         write_all({args.out: text})
+        say_note(f"calibration -> {args.out} (use it with: asr score ... --calibration {args.out})")
     if args.json or not args.cv:
         print_json(report)
     else:

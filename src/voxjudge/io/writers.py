@@ -47,8 +47,14 @@ def check_output(path: str | Path, *, records: bool = False) -> None:
         format_for(target)
 
 
-def check_outputs(records: Iterable[str | Path | None] = (), files: Iterable[str | Path | None] = ()) -> None:
-    """Check every output path of a command (None entries are options not given); no path twice."""
+def check_outputs(
+    records: Iterable[str | Path | None] = (),
+    files: Iterable[str | Path | None] = (),
+    inputs: Iterable[str | Path | None] = (),
+) -> None:
+    """Check every output path of a command (None entries are options not given); no path twice,
+    and none of the command's ``inputs`` (writing over a file being read would lose it)."""
+    read = {os.path.realpath(p) for p in inputs if p is not None and str(p) != "-"}
     seen: set[str] = set()
     for paths, is_records in ((records, True), (files, False)):
         for p in paths:
@@ -57,6 +63,8 @@ def check_outputs(records: Iterable[str | Path | None] = (), files: Iterable[str
             key = os.path.realpath(p)
             if key in seen:
                 raise InputError(f"{p}: named as two different outputs; give each output its own file")
+            if key in read:
+                raise InputError(f"{p}: is also an input of this command; write the output to another file")
             seen.add(key)
             check_output(p, records=is_records)
 

@@ -51,7 +51,7 @@ def train_files(
         "ratings_sha256": file_sha256(ratings) if ratings else None,
         "preferences_sha256": file_sha256(preferences) if preferences else None,
         "sets": [t.name for t in task_list],
-        "notice": C.NOTICE,
+        "notice": _notice(ratings, preferences),
     }
     report: dict[str, Any] = {
         "calibrations": {k: asdict(v) for k, v in sorted(cals.items())},
@@ -60,3 +60,13 @@ def train_files(
     if cv:
         report["cv"] = C.cross_validate(task_list, rubric, folds=cv, seed=seed, embedder=spec)
     return C.as_json(cals, models, meta), report
+
+
+def _notice(ratings, preferences) -> str:
+    """The shipped data's licence notice when both shipped sets were used (the shipped file's),
+    else the names of the files it was fitted on."""
+    shipped = C.shipped_data()
+    given = [p for p in (ratings, preferences) if p]
+    if ratings and preferences and all(file_sha256(a) == file_sha256(b) for a, b in zip(given, shipped)):
+        return C.NOTICE
+    return "Calibrated on " + " and ".join(Path(p).name for p in given) + "."

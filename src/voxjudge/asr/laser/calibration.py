@@ -22,8 +22,9 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -442,7 +443,11 @@ def _read(path: str | Path | None) -> tuple[Path, dict]:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{p}: calibration file not found") from None
-    except (ValueError, UnicodeDecodeError):
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, not a calibration file") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read the calibration file ({e.strerror or e})") from None
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested too deep
         data = None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{p}: not a voxjudge LASER calibration ({FORMAT} JSON)")
@@ -459,6 +464,7 @@ class CalibrationFile:
     people: dict[str, PeopleModel]
     source: str  # "shipped" or the path given
     sha256: str
+    rubric_sha256: str | None = None  # the rubric it was fitted under
 
     def describe(self) -> str:
         return "shipped (models/evidence.json)" if self.source == "shipped" else self.source
@@ -472,17 +478,46 @@ def read_file(path: str | Path | None = None) -> CalibrationFile:
     p, data = _read(path)
     return CalibrationFile(
         _tiers(p, data),
-        people.load_models(data.get("people", {})),
+        people.load_models(data.get("people", {}), str(p)),
         str(path) if path else "shipped",
         hashlib.sha256(p.read_bytes()).hexdigest(),
+        data.get("rubric_sha256"),
     )
 
 
 def _tiers(p: Path, data: dict) -> dict[str, Calibration]:
-    try:
-        return {k: Calibration(**v) for k, v in data["calibrations"].items()}
-    except (KeyError, TypeError, AttributeError):
-        raise InputError(f"{p}: not a voxjudge LASER calibration ({FORMAT} JSON)") from None
+    """The file's tiers by language, every field present and valid (a hand-edited file is checked:
+    an unknown tier or a non-finite threshold would otherwise crash the run or label silently)."""
+    raw = data.get("calibrations")
+    if not isinstance(raw, dict) or not raw:
+        raise InputError(f"{p}: not a voxjudge LASER calibration ({FORMAT} JSON): no 'calibrations'")
+    out = {}
+    for lang, values in raw.items():
+        where = f"{p}: calibrations.{lang}"
+        if not isinstance(values, dict) or set(values) != _FIELDS:
+            given = sorted(values) if isinstance(values, dict) else type(values).__name__
+            raise InputError(f"{where} needs exactly the fields {', '.join(sorted(_FIELDS))} (found: {given})")
+        for name, value in values.items():
+            problem = _field_problem(name, value)
+            if problem:
+                raise InputError(f"{where}.{name} is {value!r}: {problem}")
+        out[lang] = Calibration(**values)
+    return out
+
+
+_FIELDS = {f.name for f in fields(Calibration)}
+TIER_NAMES = ("no_penalty", "minor", "major")
+
+
+def _field_problem(name: str, value: Any) -> str | None:
+    kind = type(getattr(Calibration(), name))
+    if kind is str:
+        return None if value in TIER_NAMES else f"a tier must be one of {', '.join(TIER_NAMES)}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return "must be a finite number, 0 or more"
+    if kind is int and not isinstance(value, int):
+        return "must be a whole number"
+    return None
 
 
 def load(path: str | Path | None = None) -> dict[str, Calibration]:
@@ -492,8 +527,7 @@ def load(path: str | Path | None = None) -> dict[str, Calibration]:
 
 def load_people(path: str | Path | None = None) -> dict[str, PeopleModel]:
     """``laser_calibrated``'s models by embedder spec (``none``: without meaning)."""
-    _, data = _read(path)
-    return people.load_models(data.get("people", {}))
+    return read_file(path).people
 
 
 def for_language(cals: dict[str, Calibration], lang: str) -> Calibration | None:
@@ -525,4 +559,14 @@ def shipped_data() -> tuple[Path, Path]:
     return Path(str(base.joinpath("asr_sentence_ratings_train.csv"))), Path(str(base.joinpath("hats_pairs_train.tsv")))
 
 
-__all__ = ["Calibration", "cross_validate", "fit", "load", "load_people", "read_hats", "read_ratings", "tasks"]
+__all__ = [
+    "Calibration",
+    "cross_validate",
+    "fit",
+    "load",
+    "load_people",
+    "read_file",
+    "read_hats",
+    "read_ratings",
+    "tasks",
+]

@@ -65,7 +65,8 @@ def score_files(
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.io.writers import RecordStream, check_outputs, write_outputs
 
-    check_outputs(records=[files.out], files=[files.report])
+    given = options.calibration if options else None
+    check_outputs(records=[files.out], files=[files.report], inputs=[files.ref, files.hyp, files.human, given])
     if files.wants_report:  # the charts need matplotlib: missing, it fails before any work
         from voxjudge.report.charts import require_matplotlib
 

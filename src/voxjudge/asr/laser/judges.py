@@ -55,6 +55,12 @@ def people_model(spec: str | None, embedder: str | None, calibration=None):
     if cal is None:
         return None
     found = model_for(cal.people, embedder)
+    if found is None and not embedder and calibration is not None:
+        raise InputError(
+            f"{cal.describe()}: has no laser_calibrated model without an embedder (its models: "
+            f"{', '.join(sorted(cal.people)) or 'no model at all'}); give {{embedder}} SPEC as it was fitted",
+            options={"embedder": "embedder="},
+        )
     if found is None and embedder:
         fitted = ", ".join(k for k in sorted(cal.people) if k != "none") or "none"
         raise InputError(
@@ -77,15 +83,19 @@ def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_misma
                 options={"calibration": "calibration="},
             )
         return rules_labeler_for(rubric), "rules"
+    # the model the user named is checked first, then the calibration (both against the rubric)
+    path = shipped_model_path("hi") if spec in (None, DEFAULT) else str(spec)[len("model:") :]
+    model = load_model(path, rubric, allow_rubric_mismatch=allow_rubric_mismatch) if path is not None else None
     found = _calibration(calibration)
+    if found is not None and found.rubric_sha256 != rubric.sha256 and not allow_rubric_mismatch:
+        raise InputError(
+            f"{found.describe()}: calibration was fitted under rubric {found.rubric_sha256}, this run uses "
+            f"rubric {rubric.sha256}; refit it on ratings with 'voxjudge asr train' or pass {{allow_rubric_mismatch}}",
+            options={"allow_rubric_mismatch": "allow_rubric_mismatch=True"},
+        )
     cals = found.tiers if found is not None else None
     learned = " + evidence calibration learned from ratings and preferences" if cals else ""
-    if spec in (None, DEFAULT):
-        path = shipped_model_path("hi")
-        if path is None:  # a trimmed install without the model: the rules still work
-            return rules_labeler_for(rubric, cals), "rules" + learned
-        model = load_model(path, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-        return hybrid_labeler(model, rubric, cals), f"rules + learned model ({model.lang}){learned}"
-    path = str(spec)[len("model:") :]
-    model = load_model(path, rubric, allow_rubric_mismatch=allow_rubric_mismatch)
-    return hybrid_labeler(model, rubric, cals), f"rules + learned model {path} ({model.lang}){learned}"
+    if model is None:  # a trimmed install without the shipped model: the rules still work
+        return rules_labeler_for(rubric, cals), "rules" + learned
+    named = "" if spec in (None, DEFAULT) else f" {path}"
+    return hybrid_labeler(model, rubric, cals), f"rules + learned model{named} ({model.lang}){learned}"

@@ -125,18 +125,21 @@ def fit(ratings: Sequence[RatingSet], preferences: Sequence[PreferenceSet], embe
     )
 
 
-def load_models(data: dict) -> dict[str, PeopleModel]:
-    """Models by embedder spec from a calibration file's ``people`` section."""
+def load_models(data: dict, where: str = "calibration") -> dict[str, PeopleModel]:
+    """Models by embedder spec from a calibration file's ``people`` section (``where``: the file,
+    for the message); each checked: finite numbers, and the key its own embedder."""
     try:
         models = {key: PeopleModel(**value) for key, value in data.items()}
     except (TypeError, AttributeError):
-        models = None
-    numbers = (int, float)
-    if models is None or not all(
-        isinstance(m.intercept, numbers) and isinstance(m.rubric, numbers) and isinstance(m.meaning, numbers)
-        and isinstance(m.embedder, str) for m in models.values()
-    ):  # fmt: skip
-        raise InputError("not a voxjudge LASER calibration: its 'people' models are malformed")
+        raise InputError(f"{where}: not a voxjudge LASER calibration: its 'people' models are malformed") from None
+    for key, m in models.items():
+        numbers = (m.intercept, m.rubric, m.meaning)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in numbers):
+            raise InputError(f"{where}: people.{key}: intercept, rubric and meaning must be finite numbers")
+        if m.embedder != key:
+            raise InputError(f"{where}: people.{key} says it was fitted with the embedder {m.embedder!r}")
+        if key == RUBRIC_ONLY and m.meaning != 0:
+            raise InputError(f"{where}: people.{key} has no embedder, so its meaning weight must be 0")
     return models
 
 

@@ -51,12 +51,15 @@ def _pairs_html(u: UtteranceScore) -> str:
     return "".join(cells)
 
 
-def weights(judge: str | None, rubric: dict[str, Any] | None, calibration: str | None = None) -> dict[str, Any]:
+def weights(
+    judge: str | None, rubric: dict[str, Any] | None, calibration: str | None = None, sha256: str | None = None
+) -> dict[str, Any]:
     """Every weight that decides a pair's penalty under ``judge``: the rubric's tiers and, for the
     offline judges, the evidence calibration (tier thresholds and tiers of speech phenomena) per
     language (``*``: every other); and, apart, the weights of ``laser_calibrated`` (fitted to
     people, never part of a penalty). ``rubric``: the summary's (name, sha256, tiers);
-    ``calibration``: the summary's (a file given to the run; None or shipped: the shipped one)."""
+    ``calibration``, ``sha256``: the summary's (a file given to the run and its digest; no digest:
+    the shipped one)."""
     from dataclasses import asdict
 
     from voxjudge.asr.laser.judges import is_offline
@@ -69,7 +72,7 @@ def weights(judge: str | None, rubric: dict[str, Any] | None, calibration: str |
     from voxjudge.asr.laser.calibration import read_file, shipped_path
     from voxjudge.asr.laser.rubric import LaserRubric
 
-    given = calibration if calibration and not calibration.startswith("shipped") else None
+    given = calibration if sha256 else None
     if judge == "rules" or (given is None and not shipped_path().is_file()):
         shipped = LaserRubric.load()
         if rubric.get("sha256") == shipped.sha256:
@@ -80,7 +83,9 @@ def weights(judge: str | None, rubric: dict[str, Any] | None, calibration: str |
     else:
         found = read_file(given)
         out["calibration"] = {lang: asdict(cal) for lang, cal in found.tiers.items()}
-        out["calibration_source"] = f"learned from ratings and preferences ({found.describe()})"
+        out["calibration_source"] = f"learned from human judgments ({found.describe()})"
+        if given and found.sha256 != sha256:
+            out["calibration_source"] += ": the file changed after the run, these are its weights now"
         out["laser_calibrated (fitted to people, beside the score)"] = {
             key: model.as_dict() for key, model in found.people.items()
         }
@@ -274,7 +279,12 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         settings={
             **result.settings,
             "rubric": summary.get("rubric"),
-            "weights": weights(result.settings.get("judge"), summary.get("rubric"), result.settings.get("calibration")),
+            "weights": weights(
+                result.settings.get("judge"),
+                summary.get("rubric"),
+                result.settings.get("calibration"),
+                result.settings.get("calibration_sha256"),
+            ),
             "bootstrap": summary.get("bootstrap"),
         },
         coverage=_coverage(summary),

@@ -146,7 +146,8 @@ def _run(
         if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
             paired = _Rows(list(paired), len(paired))
             meaning = paired if meaning_rows is None else meaning_rows
-            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress)
+            check = lambda spec: people_model(judge, spec, calibration)  # noqa: E731 -- before any paid call
+            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress, check)
         people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
         settings["laser_calibrated_model"] = people.describe() if people is not None else None
         return _streamed(
@@ -235,7 +236,7 @@ def _calibration_file(judge: str, options: LaserOptions, settings: dict):
     return given
 
 
-def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
+def _semdist(paired, options: LaserOptions, progress, before) -> tuple[dict, str, dict]:
     """SemDist by id for every row (read once more), the embedder's spec and usage; an embedder
     that cannot embed a text stops the run before anything is scored (no figure without it)."""
     from voxjudge.asr.semdist import compute_semdist
@@ -246,7 +247,14 @@ def _semdist(paired, options: LaserOptions, progress) -> tuple[dict, str, dict]:
         refs.append(ref)
         hyps.append(hyp)
     (found,) = compute_semdist(
-        options.embedder, refs, [hyps], ids, base_url=options.embedder_base_url, options=options.llm, progress=progress
+        options.embedder,
+        refs,
+        [hyps],
+        ids,
+        base_url=options.embedder_base_url,
+        options=options.llm,
+        progress=progress,
+        before=before,
     )
     return {uid: found.value(k) for k, uid in enumerate(ids)}, found.embedder, found.usage
 
