@@ -27,6 +27,9 @@ Checks run in order; the first that applies decides, and every label carries its
 11. a function word replaced -> major, wrong word;
 12. omissions, additions and reorderings -> major; anything else -> major, wrong word (the rules
     cannot justify leniency).
+
+A one-word pair that no step before the evidence can apply to (proved by facts cached per word,
+``_no_rule_applies``) goes straight to ``by_evidence``; ``rule_chain`` runs every step.
 """
 
 from __future__ import annotations
