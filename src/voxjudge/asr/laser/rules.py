@@ -286,7 +286,7 @@ def rule_chain(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conv
     return by_evidence(ref, hyp, lang, conv)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=100_000)  # as the per-word caches it reads from: a tuple of their values a word
 def _word_facts(word: str, lang: str) -> tuple:
     """What the rule gates ask of one word, once per word: (fold, case-and-punctuation-free form,
     marks, script, joined form, stems of the fold, fold with doubled letters single, listed as an
