@@ -90,6 +90,11 @@ class Conventions:
         # the cached hash is this process's (strings hash with a per-process seed): not pickled
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
+    @cached_property
+    def has_word_lists(self) -> bool:
+        """Any convention beyond the variant classes (the rules' fast path needs none for a pair)."""
+        return bool(self.synonyms or self.verb_endings or self.informal or self.families or self.agreement_words)
+
     @classmethod
     def from_data(cls, lang: str, data: dict | None) -> Conventions:
         if not data:

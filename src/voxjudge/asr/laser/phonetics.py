@@ -173,4 +173,19 @@ def evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str) -> Evidence:
     return Evidence(pr, ph, sound, look)
 
 
-__all__ = ["Evidence", "bare", "evidence", "phonemes", "prefetch", "prefetch_items", "voice_for"]
+def word_evidence(a: str, b: str, fa: str, fb: str, lang: str) -> Evidence:
+    """``evidence((a,), (b,), lang)`` for one word a side whose folds ``fa``, ``fb`` are known (the
+    common pair: no per-side joins, each fold computed once)."""
+    look = Levenshtein.normalized_similarity(fa, fb)
+    voice = voice_for(lang)
+    if voice is None:
+        return Evidence(None, None, None, look)
+    pa, pb = _cache.get((voice, fa)), _cache.get((voice, fb))
+    pa = (_voiced(a, voice, lang) if pa is None else pa) or ""
+    pb = (_voiced(b, voice, lang) if pb is None else pb) or ""
+    ba, bb = bare(pa), bare(pb)
+    sound = Levenshtein.normalized_similarity(ba, bb) if (ba or bb) else 0.0
+    return Evidence(pa, pb, sound, look)
+
+
+__all__ = ["Evidence", "bare", "evidence", "word_evidence", "phonemes", "prefetch", "prefetch_items", "voice_for"]

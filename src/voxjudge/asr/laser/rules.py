@@ -27,6 +27,9 @@ Checks run in order; the first that applies decides, and every label carries its
 11. a function word replaced -> major, wrong word;
 12. omissions, additions and reorderings -> major; anything else -> major, wrong word (the rules
     cannot justify leniency).
+
+A one-word pair that no step before the evidence can apply to (proved by facts cached per word,
+``_no_rule_applies``) goes straight to ``by_evidence``; ``rule_chain`` runs every step.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from functools import lru_cache
 from voxjudge.asr.laser.align import RubricPair
 from voxjudge.asr.laser.conventions import conventions_for
 from voxjudge.asr.laser.lang import (
+    FUNCTION_WORDS,
+    _abbreviations,
+    _colloquial_phrases,
     abbreviation_equal,
     as_number,
     colloquial_equal,
@@ -51,7 +57,7 @@ from voxjudge.asr.laser.lang import (
 )
 from voxjudge.asr.laser.lang_conventions import Conventions
 from voxjudge.asr.laser.lexicon import is_known
-from voxjudge.asr.laser.phonetics import evidence
+from voxjudge.asr.laser.phonetics import Evidence, evidence, word_evidence
 from voxjudge.asr.laser.quantities import different_value, quantities_equal
 from voxjudge.asr.laser.speech import fillers
 from voxjudge.asr.laser.spelling import (
@@ -59,10 +65,13 @@ from voxjudge.asr.laser.spelling import (
     _english_slip,
     _name_like,
     _plain,
+    _stems,
     _transliterated,
     _uk_us,
+    _undoubled,
     _vowel_length_only,
     joined,
+    joined_word,
     same_stem,
     skeleton,
 )
@@ -203,6 +212,15 @@ def classify_words(
 # entry holds a Label (~1 KB with its key): 65,536 of them keep a worker's memory in bounds
 @lru_cache(maxsize=65_536)
 def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
+    # most pairs are one word for another that no rule recognises: a few cached facts per word
+    # prove it, and the evidence decides without the rule chain running (same label either way)
+    if len(ref) == 1 == len(hyp) and _no_rule_applies(ref[0], hyp[0], lang, conv):
+        return by_evidence(ref, hyp, lang, conv)
+    return rule_chain(ref, hyp, lang, conv)
+
+
+def rule_chain(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conventions) -> Label:
+    """Every step in order, the first that applies deciding (the reference for the fast path)."""
     if not hyp:
         return Label("major", "omission", "reference word missing from the transcript")
     if not ref:
@@ -268,6 +286,61 @@ def _classify_words(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv:
     return by_evidence(ref, hyp, lang, conv)
 
 
+@lru_cache(maxsize=100_000)  # as the per-word caches it reads from: a tuple of their values a word
+def _word_facts(word: str, lang: str) -> tuple:
+    """What the rule gates ask of one word, once per word: (fold, case-and-punctuation-free form,
+    marks, script, joined form, stems of the fold, fold with doubled letters single, listed as an
+    abbreviation or colloquial form, fold is ASCII)."""
+    f = fold(word)
+    listed = f.rstrip(".") in _abbreviations(lang) or f in _colloquial_phrases(lang)
+    return (
+        f,
+        _plain(word),
+        _marks(word),
+        script_of(word),
+        joined_word(word),
+        _stems(f, lang),
+        _undoubled(f),
+        listed,
+        f.isascii(),
+    )
+
+
+def _no_rule_applies(r: str, h: str, lang: str, conv: Conventions) -> bool:
+    """True only when no step before the evidence can apply to the one-word pair r/h: each test
+    below is a necessary condition of a step (False sends the pair through the whole chain)."""
+    if r == h:
+        return False
+    fr, pr, mr, sr, jr, str_, ur, lr, ar = _word_facts(r, lang)
+    fh, ph, mh, sh, jh, sth, uh, lh, ah = _word_facts(h, lang)
+    # case/punctuation, the fold, a compound; digits (numbers, quantities), an apostrophe
+    # (contractions), a listed abbreviation or colloquial form on a side
+    if pr == ph or fr == fh or jr == jh or mr or mh or lr or lh:
+        return False
+    if lang == "en" and _uk_us(fr, fh):
+        return False
+    if not _conventions_silent(r, h, conv):
+        return False
+    if sr != sh and "latn" in (sr, sh):
+        return False  # may be a transliteration
+    if sr == sh == "latn" and r[:1].isupper() and skeleton(fr) == skeleton(fh):
+        return False  # may be a name (_name_like needs a capital)
+    if not str_.isdisjoint(sth):
+        return False  # may share a stem (same_stem needs a common one)
+    if (len(fr) == len(fh) or ur == uh) and _english_slip(fr, fh):
+        return False  # a transposed letter needs equal lengths, a doubled one equal undoubled forms
+    if not (ar and ah) and (_vowel_length_only(fr, fh) or _accent_slip(fr, fh, lang)):
+        return False  # both need a non-ASCII side
+    return not fr.startswith(fh.rstrip("-"))  # a partial word is how the reference starts
+
+
+def _conventions_silent(r: str, h: str, conv: Conventions) -> bool:
+    """by_convention says nothing about a one-word pair: the conventions have no word lists
+    (synonyms, verb endings, informal forms, auxiliaries), and the variant classes do not make the
+    two words equal (``Conventions.variants`` needs equal keys)."""
+    return not conv.has_word_lists and conv.key(r) != conv.key(h)
+
+
 def _same_plain(ref: tuple[str, ...], hyp: tuple[str, ...]) -> bool:
     """Equal word by word apart from case and edge punctuation (one word a side, the common pair:
     no lists built)."""
@@ -297,9 +370,12 @@ def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Con
     (the rubric's homophone tier; a function word for another that sounds the same stays major);
     nearly alike -> at most minor; neither -> major. The thresholds are the conventions'
     calibration."""
-    ev = evidence(ref, hyp, lang)
-    function = has_function_word(ref, lang) or has_function_word(hyp, lang)
-    shortest = min(len(joined(ref)), len(joined(hyp)))
+    if len(ref) == 1 == len(hyp):
+        ev, function, shortest = _word_evidence(ref[0], hyp[0], lang)
+    else:
+        ev = evidence(ref, hyp, lang)
+        function = has_function_word(ref, lang) or has_function_word(hyp, lang)
+        shortest = min(len(joined(ref)), len(joined(hyp)))
     words = ev.alike and all(is_known(w, lang) for w in ref + hyp)  # sea/see: two words, not two spellings
     facts = (-1.0 if ev.sound is None else ev.sound, ev.look, function, shortest, words)
     tier, kind = evidence_tier(facts, conv.calibration)
@@ -309,6 +385,16 @@ def by_evidence(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Con
     return Label(tier, etype, reason, evidence=facts)
 
 
+def _word_evidence(r: str, h: str, lang: str) -> tuple[Evidence, bool, int]:
+    """(evidence, a function word on a side, shortest side joined) of a one-word pair, from each
+    word's cached facts."""
+    a, b = _word_facts(r, lang), _word_facts(h, lang)
+    fr, fh, jr, jh = a[0], b[0], a[4], b[4]  # the folds, the joined forms
+    function = not FUNCTION_WORDS.get(lang, _NO_WORDS).isdisjoint((fr, fh))
+    return word_evidence(r, h, fr, fh, lang), function, min(len(jr), len(jh))
+
+
+_NO_WORDS: frozenset[str] = frozenset()
 _EVIDENCE_TYPES = {
     "alike_function": "wrong_word",
     "alike": "homophone",
