@@ -20,8 +20,8 @@ import pytest
 
 from voxjudge.asr.laser import LaserRubric, rules
 from voxjudge.asr.laser.calibration import conventions_source
+from voxjudge.asr.laser.calibration import load as shipped_calibrations
 from voxjudge.asr.laser.conventions import conventions_for
-from voxjudge.asr.laser.judges import _shipped_calibrations
 from voxjudge.asr.laser.lang import has_function_word
 from voxjudge.asr.laser.phonetics import evidence, prefetch
 from voxjudge.asr.laser.spelling import joined
@@ -46,7 +46,7 @@ EDITS = "substitute delete insert transpose double capital punctuation apostroph
 @lru_cache(maxsize=1)
 def _conventions() -> list[tuple[str, object]]:
     """(lang, conventions) the judges use: the rubric's, and the default judge's calibrated ones."""
-    calibrated = conventions_source(LaserRubric.load(), _shipped_calibrations())
+    calibrated = conventions_source(LaserRubric.load(), shipped_calibrations())
     return [(lang, conv) for lang in LANGS for conv in (conventions_for(lang), calibrated(lang))]
 
 
