@@ -105,7 +105,10 @@ class ChunkResult:
     # UTF-8 bytes, PIECE lines a piece (or one long-form line, a bytearray), not a str per line:
     # the process that writes them neither decodes (unpickling) nor encodes (writing) them again
     records: list[bytes | bytearray] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
+    # the record lines while the chunk is made, as UTF-8 fragments (heads, joined pairs, ends):
+    # joined PIECE lines at a time as soon as there are that many, while they are still in cache
+    lines: list[bytes] = field(default_factory=list)
+    n_lines: int = 0  # lines in ``lines``
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     # (penalty, laser, ref_words, edits, n_identical, n_events, format_errors, semdist, laser_calibrated)
     figures: list[tuple] = field(default_factory=list)
@@ -255,12 +258,14 @@ class ChunkScorer:
                 # ASCII letters and digits only: every token is a word, its key is its lower case and
                 # so is its WER token (one-to-one): no lookup per token (keys are str here, not ids)
                 rs = rw = ref.split()
-                rk = ref.lower().split()
+                # a lower-case line is its own keys (no second split); cased characters are needed:
+                # a line of digits is not islower(), and goes the long way
+                rk = rw if ref.islower() else ref.lower().split()
                 if same:
                     hs, hw, hk = rs, rw, rk
                 else:
                     hs = hw = hyp.split()
-                    hk = hyp.lower().split()
+                    hk = hw if hyp.islower() else hyp.lower().split()
                 by_edits, wer = wanted, None
             else:
                 rs = ref.split()
@@ -303,7 +308,7 @@ class ChunkScorer:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
-                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen)
+                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen).encode()
                 # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
                 labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
@@ -322,7 +327,7 @@ class ChunkScorer:
         next_key = iter(keys).__next__
         identical_json = self.identical_json[lang].__getitem__
         penalty, n_identical, n_events, n_format = 0.0, 0, 0, 0
-        parts: list[str] = []
+        parts: list[bytes] = []  # the pairs' JSON, as UTF-8 (joined once, never encoded per line)
         pairs: list[ScoredPair] = []
         for p in items:
             if type(p) is tuple:  # identical words: counted; written from the words when asked
@@ -372,7 +377,10 @@ class ChunkScorer:
                 _flush_lines(out)
                 out.records.append(_long_record(head, parts))
             else:
-                out.lines.append(f"{head}{', '.join(parts)}]}}\n")
+                out.lines += (head.encode(), b", ".join(parts), b"]}\n")
+                out.n_lines += 1
+                if out.n_lines == PIECE:
+                    _flush_lines(out)
         if s.scores:
             out.scores.append((uid, laser, wer, calibrated, sd))
         if keep:
@@ -398,7 +406,7 @@ class ChunkScorer:
         (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
         ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab) == 0
         self.identical[lang] = lab if ok else None
-        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0))
+        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0).encode())
 
     # ---- alignment ---------------------------------------------------------------------------
 
@@ -455,22 +463,21 @@ class ChunkScorer:
 
 
 def _flush_lines(out: ChunkResult) -> None:
-    """The record lines made so far onto ``out.records``, PIECE lines a piece, in order."""
-    lines = out.lines
-    if lines:
-        out.records += ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
-        out.lines = []
+    """The record lines made so far onto ``out.records`` as one piece (at most PIECE lines), in order."""
+    if out.lines:
+        out.records.append(b"".join(out.lines))
+        out.lines, out.n_lines = [], 0
 
 
-def _long_record(head: str, parts: list[str]) -> bytearray:
-    """One record line of many pairs, encoded a few thousand pairs at a time into one buffer: the
-    line exists once, as UTF-8 (joined as a str, then encoded, it was three copies at its peak --
-    0.5 GB for a 1M-word line). Written as it is, like the other pieces."""
+def _long_record(head: str, parts: list[bytes]) -> bytearray:
+    """One record line of many pairs, joined a few thousand pairs at a time into one buffer: the
+    line exists once (joined whole, it was two copies at its peak -- 0.5 GB for a 1M-word line).
+    Written as it is, like the other pieces."""
     buf = bytearray(head.encode())
     for k in range(0, len(parts), LONG_RECORD):
         if k:
             buf += b", "
-        buf += ", ".join(parts[k : k + LONG_RECORD]).encode()
+        buf += b", ".join(parts[k : k + LONG_RECORD])
     buf += b"]}\n"
     return buf
 
