@@ -434,6 +434,11 @@ class ChunkScorer:
                     items.append(RubricPair(tuple(rs), tuple(hs), gap, r0, h0))
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
+                elif not rs or not hs:  # one side only: the programme can only insert (delete) each word
+                    gap = "delete" if rs else "insert"
+                    gaps.add(gap)
+                    items += [RubricPair((w,), (), gap, r0 + k, h0) for k, w in enumerate(rs)]
+                    items += [RubricPair((), (w,), gap, r0, h0 + k) for k, w in enumerate(hs)]
                 else:
                     check_region(len(rs), len(hs), r0)
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
