@@ -173,6 +173,7 @@ class ChunkScorer:
         self.equivalents: dict[str, Callable] = {}
         self.number = _NumberJSON(_number)
         self.score = _NumberJSON(_number)
+        self.laser_json = _Cache(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
         self.lang_json = _Cache(_string)
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
@@ -291,7 +292,8 @@ class ChunkScorer:
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
-                items = self._pairs(rw, hw, ops, lang)
+                # words that are their own keys (lower-case plain lines): equal keys are equal words
+                items = self._pairs(rw, hw, ops, lang, rk is rw and hk is hw)
             keys = []  # a known pair's entry, or the key to look up once the chunk's new pairs are labelled
             for p in items:
                 if type(p) is RubricPair:
@@ -360,17 +362,22 @@ class ChunkScorer:
         if laser is None:  # an empty reference: its pairs are not counted
             del events[len(events) - n_events :]
             n_identical = n_events = 0
-        sd = None if s.semdist is None else s.semdist[uid]
-        calibrated = None if s.people is None else s.people(laser, sd)
+        if s.semdist is None:  # laser_calibrated and its JSON: once per distinct score
+            sd = None
+            calibrated, laser_js = self.laser_json[laser]
+        else:
+            sd = s.semdist[uid]
+            calibrated = None if s.people is None else s.people(laser, sd)
+            laser_js = self._laser_json(laser, calibrated) + f', "semdist": {_number(sd)}'
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events, n_format, sd, calibrated))
         if records:
             number = self.number
-            beside = "" if s.people is None else f', "laser_calibrated": {_number(calibrated)}'
-            if s.semdist is not None:
-                beside += f', "semdist": {_number(sd)}'
+            # zeros are not cached (``_NumberJSON``): written here without a call
+            wer_js = number[wer] if wer else "null" if wer is None else float.__repr__(wer)
+            penalty_js = number[penalty] if penalty else float.__repr__(penalty)
             head = (
-                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}{beside}, '
-                f'"format_errors": {n_format}, "wer": {number[wer]}, "penalty": {number[penalty]}, '
+                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, {laser_js}, '
+                f'"format_errors": {n_format}, "wer": {wer_js}, "penalty": {penalty_js}, '
                 f'"ref_words": {ref_words}, "pairs": ['
             )
             if len(parts) > LONG_RECORD:  # a long-form line: its record made once, as UTF-8
@@ -388,12 +395,24 @@ class ChunkScorer:
             u.semdist, u.has_semdist, u.format_errors = sd, s.semdist is not None, n_format
             out.utterances.append(u)
 
+    def _laser_json(self, laser: float | None, calibrated: float | None) -> str:
+        """``"laser": ...`` and, with a model of people, ``"laser_calibrated": ...``, as a record writes them."""
+        text = f'"laser": {self.score[laser]}'
+        return text if self.s.people is None else f'{text}, "laser_calibrated": {_number(calibrated)}'
+
+    def _laser_entry(self, laser: float | None) -> tuple[float | None, str]:
+        """laser_calibrated of a score without SemDist, and the record's text of both. A score is
+        never -0.0 (``laser_score`` floors at the literal 0.0), so caching 0.0 by value is safe."""
+        calibrated = None if self.s.people is None else self.s.people(laser, None)
+        return calibrated, self._laser_json(laser, calibrated)
+
     def _bound(self) -> None:
         if len(self.labels) > MAX_LABELS:
             self.labels.clear()
-        if len(self.number) + len(self.score) > MAX_LABELS:
+        if len(self.number) + len(self.score) + len(self.laser_json) > MAX_LABELS:
             self.number.clear()
             self.score.clear()
+            self.laser_json.clear()
         if len(self.tokens) + len(self.norm) > MAX_TOKENS:
             caches = (self.tokens, self.key_ids, self.keys, self.norm, self.norm.multi, self.norm_ids)
             for cache in (*caches, self.wer_of_key, self.key_of_wer, self.mixed):
@@ -410,9 +429,10 @@ class ChunkScorer:
 
     # ---- alignment ---------------------------------------------------------------------------
 
-    def _pairs(self, rw, hw, ops, lang) -> list:
+    def _pairs(self, rw, hw, ops, lang, keyed: bool = False) -> list:
         """``rubric_align``'s pairs, with stretches of identical words as (i, j, n) runs (when the
-        judge calls identical words a match) and every other pair as a ``RubricPair``."""
+        judge calls identical words a match) and every other pair as a ``RubricPair``. ``keyed``:
+        the words are their keys, so the opcodes' equal stretches are identical words."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
         const = self.identical[lang] is not None
         items: list = []
@@ -449,7 +469,7 @@ class ChunkScorer:
             if op is None:
                 break
             _, i1, i2, j1, _ = op
-            if const and rw[i1:i2] == hw[j1 : j1 + i2 - i1]:
+            if const and (keyed or rw[i1:i2] == hw[j1 : j1 + i2 - i1]):
                 items.append((i1, j1, i2 - i1))
                 continue
             run = i1  # start of the current run of identical words
