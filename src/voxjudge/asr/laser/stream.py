@@ -35,6 +35,8 @@ from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
+from rapidfuzz.distance.Levenshtein import editops as _editops
+
 from voxjudge import _spool
 from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
@@ -288,8 +290,7 @@ class ChunkScorer:
             else:
                 if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
                     longform.check(len(rk), len(hk), "word", f"utterance {uid}")
-                ops = longform.opcodes(rk, hk)  # the same opcodes either way
-                edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+                ops, edits = _script(rk, hk)
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
                 # words that are their own keys (lower-case plain lines): equal keys are equal words
@@ -485,6 +486,18 @@ class ChunkScorer:
         if "insert" in gaps and "delete" in gaps:
             items = swaps(items, lambda ws: [keys[tokens[w]] for w in ws], lambda item: _single(item, rw, hw))
         return flag(items, rw, hw, lang)
+
+
+def _script(rk: list, hk: list) -> tuple[list[tuple[str, int, int, int, int]], int]:
+    """rapidfuzz's opcodes of the two key lists and how many edits they make. rapidfuzz makes its
+    opcodes from its edit operations, so a short line's edits are counted by rapidfuzz: the
+    operations' number (one call, no loop over the opcodes); a long one's come from
+    ``longform.opcodes``, interruptible (the same opcodes either way)."""
+    if longform.is_long(rk, hk):
+        ops = longform.opcodes(rk, hk)
+        return ops, sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+    script = _editops(rk, hk)
+    return script.as_opcodes().as_list(), len(script)
 
 
 def _flush_lines(out: ChunkResult) -> None:
