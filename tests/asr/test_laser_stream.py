@@ -240,3 +240,51 @@ def test_rubric_pair_init_sets_every_field():
     assert params == [f.name for f in dataclasses.fields(RubricPair)]
     p = RubricPair(("a",), ("b",), "substitute", 1, 2, "filler")
     assert dataclasses.astuple(p) == (("a",), ("b",), "substitute", 1, 2, "filler")
+
+
+def _gapped_corpus(n: int, seed: int):
+    """Stretches of two to four words on one side only (at the start, the middle, the end), lines
+    that are all lower case, all digits or mixed case: the shortcuts of ``ChunkScorer`` for them."""
+    rng = random.Random(seed)
+    words = ASCII_WORDS + ["10", "25", "uh", "um", "going", "go"]
+    refs, hyps = [], []
+    for _ in range(n):
+        ref = rng.choices(words, k=rng.randint(0, 10))
+        hyp = list(ref)
+        k = rng.randint(0, len(hyp))
+        run = rng.choices(words, k=rng.randint(2, 4))
+        if rng.random() < 0.5:
+            hyp[k:k] = run
+        else:
+            del hyp[k : k + len(run)]
+        if rng.random() < 0.2:
+            ref, hyp = [w for w in ref if w.isdigit()] or ["10"], [w for w in hyp if w.isdigit()]
+        refs.append(" ".join(ref))
+        hyps.append(" ".join(hyp))
+    return refs, hyps, [f"u{k}" for k in range(n)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_one_sided_stretches_and_lower_case_lines_give_the_same_bytes(tmp_path, seed):
+    refs, hyps, ids = _gapped_corpus(400, seed)
+    assert any(r.islower() for r in refs) and any(r and r.replace(" ", "").isdigit() for r in refs)
+    _same(tmp_path, refs, hyps, ids, "default", "en", 1)
+
+
+def test_the_edit_script_counts_as_the_opcodes_do(monkeypatch):
+    """``_script``: rapidfuzz's edit operations counted, or (a long line) its opcodes' edits summed."""
+    from voxjudge.asr import longform
+    from voxjudge.asr.laser.stream import _script
+
+    rng = random.Random(4)
+    for _ in range(3000):
+        a = rng.choices(WORDS[:12], k=rng.randint(0, 14))
+        b = [w for w in a if rng.random() < 0.8] + rng.choices(WORDS[:14], k=rng.randint(0, 3))
+        if rng.random() < 0.2:
+            rng.shuffle(b)
+        ops, edits = _script(a, b)
+        assert ops == longform.opcodes(a, b)
+        assert edits == sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+        monkeypatch.setattr(longform, "FORK_PAIRS", 0)  # the long way
+        assert _script(a, b) == (ops, edits)
+        monkeypatch.undo()

@@ -268,7 +268,8 @@ def kaldi_parts(path: str | Path) -> Iterator[list[str]]:
     """[id] or [id, text] per non-blank line, split in C, as ``_kaldi`` reads them (stripping the
     line's end first leaves the text stripped at its end)."""
     with open(path, encoding="utf-8-sig", newline="") as f:
-        yield from map(methodcaller("split", None, 1), map(str.rstrip, filter(str.strip, f)))
+        # a blank line splits into [] and is dropped after the split: no strip of every line to find it
+        yield from filter(None, map(methodcaller("split", None, 1), map(str.rstrip, f)))
 
 
 def jsonl_objects(path: str | Path, lines: Iterable[str] | None = None) -> list[tuple[int, dict]]:

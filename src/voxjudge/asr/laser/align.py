@@ -99,6 +99,11 @@ def soft_key(key: str) -> str:
     return stripped.translate(_ALEF)
 
 
+# the programme's moves: (op, reference words, hypothesis words)
+_EQUAL, _SUBSTITUTE, _SWAP = ("equal", 1, 1), ("substitute", 1, 1), ("swap", 2, 2)
+_DELETE, _INSERT = ("delete", 1, 0), ("insert", 0, 1)
+
+
 def _region(
     ref: Sequence[str],
     hyp: Sequence[str],
@@ -127,28 +132,40 @@ def _region(
         for j in range(m, -1, -1):
             if i == n and j == m:
                 continue
-            options = []
+            # the options in a fixed order; the first with the least (cost, preference) wins (0: merge
+            # or swap, 1: equal or substitute, 2: delete or insert), as min() over them would pick
+            c, p, best = inf, 3, None
             if i < n and j < m:
-                tag = "equal" if rk[i] == hk[j] else "substitute"
-                step = 0 if tag == "equal" else unit + (rs[i] != hs[j])
-                options.append((cost[i + 1][j + 1] + step, 1, tag, 1, 1))
+                if rk[i] == hk[j]:
+                    c, p, best = cost[i + 1][j + 1], 1, _EQUAL
+                else:
+                    c, p, best = cost[i + 1][j + 1] + unit + (rs[i] != hs[j]), 1, _SUBSTITUTE
             for k in range(2, max(reach_h[j] if j < m else 0, reach_r[i] if i < n else 0) + 1):
                 if i + k <= n and j < m and k <= reach_h[j] and equivalent(tuple(ref[i : i + k]), (hyp[j],)):
-                    options.append((cost[i + k][j + 1] + unit, 0, "merge", k, 1))
+                    x = cost[i + k][j + 1] + unit
+                    if x < c or (x == c and p > 0):
+                        c, p, best = x, 0, ("merge", k, 1)
                 if j + k <= m and i < n and k <= reach_r[i] and equivalent((ref[i],), tuple(hyp[j : j + k])):
-                    options.append((cost[i + 1][j + k] + unit, 0, "merge", 1, k))
+                    x = cost[i + 1][j + k] + unit
+                    if x < c or (x == c and p > 0):
+                        c, p, best = x, 0, ("merge", 1, k)
             if i + 1 < n and j + 1 < m and rk[i] == hk[j + 1] and rk[i + 1] == hk[j] and rk[i] != rk[i + 1]:
-                options.append((cost[i + 2][j + 2] + unit, 0, "swap", 2, 2))
+                x = cost[i + 2][j + 2] + unit
+                if x < c or (x == c and p > 0):
+                    c, p, best = x, 0, _SWAP
             if i < n:
-                options.append((cost[i + 1][j] + unit + 1, 2, "delete", 1, 0))
+                x = cost[i + 1][j] + unit + 1
+                if x < c or (x == c and p > 2):
+                    c, p, best = x, 2, _DELETE
             if j < m:
-                options.append((cost[i][j + 1] + unit + 1, 2, "insert", 0, 1))
-            best = min(options, key=lambda o: (o[0], o[1]))
-            cost[i][j] = best[0]
+                x = cost[i][j + 1] + unit + 1
+                if x < c or (x == c and p > 2):
+                    c, p, best = x, 2, _INSERT
+            cost[i][j] = c
             move[i][j] = best
     out, i, j = [], 0, 0
     while i < n or j < m:
-        _, _, tag, di, dj = move[i][j]  # type: ignore[misc]
+        tag, di, dj = move[i][j]  # type: ignore[misc]
         out.append(RubricPair(tuple(ref[i : i + di]), tuple(hyp[j : j + dj]), tag, r0 + i, h0 + j))
         i, j = i + di, j + dj
     return out

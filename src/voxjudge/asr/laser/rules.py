@@ -104,10 +104,15 @@ def equivalent(lang: str):
     rather than a wrong word and an omission), a contraction or colloquial form."""
 
     def eq(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        if joined(a) == joined(b) or numbers_equal(a, b, lang) or colloquial_equal(a, b, lang):
+        if joined(a) == joined(b) or colloquial_equal(a, b, lang):
             return True
+        # a number needs a side that is one word with a digit (``as_number``): most pairs have none
         marks = _single_marks(a, b)
-        if marks & DIGIT and (quantities_equal(a, b, lang) is not None or different_value(a, b, lang) is not None):
+        if marks & DIGIT and (
+            numbers_equal(a, b, lang)
+            or quantities_equal(a, b, lang) is not None
+            or different_value(a, b, lang) is not None
+        ):
             return True
         return bool(marks & APOSTROPHE) and contraction_equal(a, b, lang)
 

@@ -32,47 +32,64 @@ def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], la
     """The pairs with insertions and deletions that are speech phenomena noted (the streamed
     path's runs of identical words pass through)."""
     known = fillers(lang) if filler_words is None else filler_words
-    out = []
+    out: list = []
+    append = out.append
     for p in pairs:
         if type(p) is tuple:  # the streamed path's (i, j, n) run of identical words
-            out.append(p)
+            append(p)
             continue
-        if p.op == "substitute" and len(p.ref) == len(p.hyp) == 1:
-            # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
-            # when both sides are phenomena they are two, not one wrong word
-            gone = _phenomenon(p.ref[0], ref, p.ref_start, known)
-            new = gone and _phenomenon(p.hyp[0], hyp, p.hyp_start, known)  # asked only when it matters
-            if gone and new:
-                out.append(RubricPair(p.ref, (), "delete", p.ref_start, p.hyp_start, gone))
-                out.append(RubricPair((), p.hyp, "insert", p.ref_start + 1, p.hyp_start, new))
-                continue
-        note = ""
-        if p.op in ("insert", "delete") and len(p.ref) + len(p.hyp) == 1:
-            word, side, at = (p.hyp[0], hyp, p.hyp_start) if p.op == "insert" else (p.ref[0], ref, p.ref_start)
-            note = _phenomenon(word, side, at, known)
-        out.append(replace(p, note=note) if note else p)
+        op = p.op
+        if op == "substitute":
+            if len(p.ref) == len(p.hyp) == 1:
+                # 'euh je' / 'je je': the edit script pairs a dropped filler with an added repetition;
+                # when both sides are phenomena they are two, not one wrong word
+                gone = _phenomenon(p.ref[0], ref, p.ref_start, known)
+                new = gone and _phenomenon(p.hyp[0], hyp, p.hyp_start, known)  # asked only when it matters
+                if gone and new:
+                    append(RubricPair(p.ref, (), "delete", p.ref_start, p.hyp_start, gone))
+                    append(RubricPair((), p.hyp, "insert", p.ref_start + 1, p.hyp_start, new))
+                    continue
+        elif op == "insert" and not p.ref and len(p.hyp) == 1:
+            note = _phenomenon(p.hyp[0], hyp, p.hyp_start, known)
+            if note:
+                p = replace(p, note=note)
+        elif op == "delete" and not p.hyp and len(p.ref) == 1:
+            note = _phenomenon(p.ref[0], ref, p.ref_start, known)
+            if note:
+                p = replace(p, note=note)
+        append(p)
     return out
 
 
-@lru_cache(maxsize=200_000)
+_FACTS: dict[str, tuple[str, str, str]] = {}  # word -> _facts(word), a plain dict: asked per pair
+MAX_FACTS = 200_000  # words; past that the cache starts again (the facts are a function of the word)
+
+
 def _facts(word: str) -> tuple[str, str, str]:
     """What the phenomena ask of a word, in one lookup: its alignment key, its spelling fold and
     its fold without hyphens or apostrophes."""
-    return word_key(word), fold(word), _joinkey(word)
+    facts = _FACTS.get(word)
+    if facts is None:
+        if len(_FACTS) >= MAX_FACTS:
+            _FACTS.clear()
+        facts = _FACTS[word] = (word_key(word), fold(word), _joinkey(word))
+    return facts
 
 
 def _phenomenon(word: str, side: Sequence[str], at: int, known: frozenset[str]) -> str:
     """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''."""
-    k, folded, cut = _facts(word)
+    k, folded, cut = _FACTS.get(word) or _facts(word)
     if folded in known:
         return FILLER
-    before = _facts(side[at - 1])[0] if at > 0 else None
-    nxt = _facts(side[at + 1]) if at + 1 < len(side) else None
-    if k and (k == before or (nxt is not None and k == nxt[0])):
+    if k and at > 0 and k == word_key(side[at - 1]):
         return REPETITION
-    if nxt is not None and nxt[0] and _false_start(word, cut, nxt[2]):
-        return FALSE_START
-    return ""
+    if at + 1 >= len(side):
+        return ""
+    nxt, _, full = _FACTS.get(side[at + 1]) or _facts(side[at + 1])
+    if k and k == nxt:
+        return REPETITION
+    # a false start is a start of the next word: that test first, it rules out nearly every pair
+    return FALSE_START if nxt and full.startswith(cut.rstrip("-")) and _false_start(word, cut, full) else ""
 
 
 def _false_start(word: str, cut: str, full: str) -> bool:

@@ -35,6 +35,8 @@ from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
+from rapidfuzz.distance.Levenshtein import editops as _editops
+
 from voxjudge import _spool
 from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
@@ -105,7 +107,10 @@ class ChunkResult:
     # UTF-8 bytes, PIECE lines a piece (or one long-form line, a bytearray), not a str per line:
     # the process that writes them neither decodes (unpickling) nor encodes (writing) them again
     records: list[bytes | bytearray] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)  # the record lines while the chunk is made
+    # the record lines while the chunk is made, as UTF-8 fragments (heads, joined pairs, ends):
+    # joined PIECE lines at a time as soon as there are that many, while they are still in cache
+    lines: list[bytes] = field(default_factory=list)
+    n_lines: int = 0  # lines in ``lines``
     tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
     # (penalty, laser, ref_words, edits, n_identical, n_events, format_errors, semdist, laser_calibrated)
     figures: list[tuple] = field(default_factory=list)
@@ -170,6 +175,7 @@ class ChunkScorer:
         self.equivalents: dict[str, Callable] = {}
         self.number = _NumberJSON(_number)
         self.score = _NumberJSON(_number)
+        self.laser_json = _Cache(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
         self.lang_json = _Cache(_string)
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
@@ -255,12 +261,14 @@ class ChunkScorer:
                 # ASCII letters and digits only: every token is a word, its key is its lower case and
                 # so is its WER token (one-to-one): no lookup per token (keys are str here, not ids)
                 rs = rw = ref.split()
-                rk = ref.lower().split()
+                # a lower-case line is its own keys (no second split); cased characters are needed:
+                # a line of digits is not islower(), and goes the long way
+                rk = rw if ref.islower() else ref.lower().split()
                 if same:
                     hs, hw, hk = rs, rw, rk
                 else:
                     hs = hw = hyp.split()
-                    hk = hyp.lower().split()
+                    hk = hw if hyp.islower() else hyp.lower().split()
                 by_edits, wer = wanted, None
             else:
                 rs = ref.split()
@@ -282,11 +290,11 @@ class ChunkScorer:
             else:
                 if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
                     longform.check(len(rk), len(hk), "word", f"utterance {uid}")
-                ops = longform.opcodes(rk, hk)  # the same opcodes either way
-                edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+                ops, edits = _script(rk, hk)
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
-                items = self._pairs(rw, hw, ops, lang)
+                # words that are their own keys (lower-case plain lines): equal keys are equal words
+                items = self._pairs(rw, hw, ops, lang, rk is rw and hk is hw)
             keys = []  # a known pair's entry, or the key to look up once the chunk's new pairs are labelled
             for p in items:
                 if type(p) is RubricPair:
@@ -303,7 +311,7 @@ class ChunkScorer:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
-                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen)
+                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen).encode()
                 # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
                 labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
@@ -322,7 +330,7 @@ class ChunkScorer:
         next_key = iter(keys).__next__
         identical_json = self.identical_json[lang].__getitem__
         penalty, n_identical, n_events, n_format = 0.0, 0, 0, 0
-        parts: list[str] = []
+        parts: list[bytes] = []  # the pairs' JSON, as UTF-8 (joined once, never encoded per line)
         pairs: list[ScoredPair] = []
         for p in items:
             if type(p) is tuple:  # identical words: counted; written from the words when asked
@@ -355,24 +363,32 @@ class ChunkScorer:
         if laser is None:  # an empty reference: its pairs are not counted
             del events[len(events) - n_events :]
             n_identical = n_events = 0
-        sd = None if s.semdist is None else s.semdist[uid]
-        calibrated = None if s.people is None else s.people(laser, sd)
+        if s.semdist is None:  # laser_calibrated and its JSON: once per distinct score
+            sd = None
+            calibrated, laser_js = self.laser_json[laser]
+        else:
+            sd = s.semdist[uid]
+            calibrated = None if s.people is None else s.people(laser, sd)
+            laser_js = self._laser_json(laser, calibrated) + f', "semdist": {_number(sd)}'
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events, n_format, sd, calibrated))
         if records:
             number = self.number
-            beside = "" if s.people is None else f', "laser_calibrated": {_number(calibrated)}'
-            if s.semdist is not None:
-                beside += f', "semdist": {_number(sd)}'
+            # zeros are not cached (``_NumberJSON``): written here without a call
+            wer_js = number[wer] if wer else "null" if wer is None else float.__repr__(wer)
+            penalty_js = number[penalty] if penalty else float.__repr__(penalty)
             head = (
-                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, "laser": {self.score[laser]}{beside}, '
-                f'"format_errors": {n_format}, "wer": {number[wer]}, "penalty": {number[penalty]}, '
+                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, {laser_js}, '
+                f'"format_errors": {n_format}, "wer": {wer_js}, "penalty": {penalty_js}, '
                 f'"ref_words": {ref_words}, "pairs": ['
             )
             if len(parts) > LONG_RECORD:  # a long-form line: its record made once, as UTF-8
                 _flush_lines(out)
                 out.records.append(_long_record(head, parts))
             else:
-                out.lines.append(f"{head}{', '.join(parts)}]}}\n")
+                out.lines += (head.encode(), b", ".join(parts), b"]}\n")
+                out.n_lines += 1
+                if out.n_lines == PIECE:
+                    _flush_lines(out)
         if s.scores:
             out.scores.append((uid, laser, wer, calibrated, sd))
         if keep:
@@ -380,12 +396,24 @@ class ChunkScorer:
             u.semdist, u.has_semdist, u.format_errors = sd, s.semdist is not None, n_format
             out.utterances.append(u)
 
+    def _laser_json(self, laser: float | None, calibrated: float | None) -> str:
+        """``"laser": ...`` and, with a model of people, ``"laser_calibrated": ...``, as a record writes them."""
+        text = f'"laser": {self.score[laser]}'
+        return text if self.s.people is None else f'{text}, "laser_calibrated": {_number(calibrated)}'
+
+    def _laser_entry(self, laser: float | None) -> tuple[float | None, str]:
+        """laser_calibrated of a score without SemDist, and the record's text of both. A score is
+        never -0.0 (``laser_score`` floors at the literal 0.0), so caching 0.0 by value is safe."""
+        calibrated = None if self.s.people is None else self.s.people(laser, None)
+        return calibrated, self._laser_json(laser, calibrated)
+
     def _bound(self) -> None:
         if len(self.labels) > MAX_LABELS:
             self.labels.clear()
-        if len(self.number) + len(self.score) > MAX_LABELS:
+        if len(self.number) + len(self.score) + len(self.laser_json) > MAX_LABELS:
             self.number.clear()
             self.score.clear()
+            self.laser_json.clear()
         if len(self.tokens) + len(self.norm) > MAX_TOKENS:
             caches = (self.tokens, self.key_ids, self.keys, self.norm, self.norm.multi, self.norm_ids)
             for cache in (*caches, self.wer_of_key, self.key_of_wer, self.mixed):
@@ -398,13 +426,14 @@ class ChunkScorer:
         (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
         ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab) == 0
         self.identical[lang] = lab if ok else None
-        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0))
+        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0).encode())
 
     # ---- alignment ---------------------------------------------------------------------------
 
-    def _pairs(self, rw, hw, ops, lang) -> list:
+    def _pairs(self, rw, hw, ops, lang, keyed: bool = False) -> list:
         """``rubric_align``'s pairs, with stretches of identical words as (i, j, n) runs (when the
-        judge calls identical words a match) and every other pair as a ``RubricPair``."""
+        judge calls identical words a match) and every other pair as a ``RubricPair``. ``keyed``:
+        the words are their keys, so the opcodes' equal stretches are identical words."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
         const = self.identical[lang] is not None
         items: list = []
@@ -426,6 +455,11 @@ class ChunkScorer:
                     items.append(RubricPair(tuple(rs), tuple(hs), gap, r0, h0))
                 elif len(rs) == len(hs) == 1:  # keys differ: a substitution costs 1, anything else 2
                     items.append(RubricPair((rs[0],), (hs[0],), "substitute", r0, h0))
+                elif not rs or not hs:  # one side only: the programme can only insert (delete) each word
+                    gap = "delete" if rs else "insert"
+                    gaps.add(gap)
+                    items += [RubricPair((w,), (), gap, r0 + k, h0) for k, w in enumerate(rs)]
+                    items += [RubricPair((), (w,), gap, r0, h0 + k) for k, w in enumerate(hs)]
                 else:
                     check_region(len(rs), len(hs), r0)
                     rk, hk = [keys[tokens[w]] for w in rs], [keys[tokens[w]] for w in hs]
@@ -436,7 +470,7 @@ class ChunkScorer:
             if op is None:
                 break
             _, i1, i2, j1, _ = op
-            if const and rw[i1:i2] == hw[j1 : j1 + i2 - i1]:
+            if const and (keyed or rw[i1:i2] == hw[j1 : j1 + i2 - i1]):
                 items.append((i1, j1, i2 - i1))
                 continue
             run = i1  # start of the current run of identical words
@@ -454,23 +488,34 @@ class ChunkScorer:
         return flag(items, rw, hw, lang)
 
 
+def _script(rk: list, hk: list) -> tuple[list[tuple[str, int, int, int, int]], int]:
+    """rapidfuzz's opcodes of the two key lists and how many edits they make. rapidfuzz makes its
+    opcodes from its edit operations, so a short line's edits are counted by rapidfuzz: the
+    operations' number (one call, no loop over the opcodes); a long one's come from
+    ``longform.opcodes``, interruptible (the same opcodes either way)."""
+    if longform.is_long(rk, hk):
+        ops = longform.opcodes(rk, hk)
+        return ops, sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+    script = _editops(rk, hk)
+    return script.as_opcodes().as_list(), len(script)
+
+
 def _flush_lines(out: ChunkResult) -> None:
-    """The record lines made so far onto ``out.records``, PIECE lines a piece, in order."""
-    lines = out.lines
-    if lines:
-        out.records += ["".join(lines[k : k + PIECE]).encode() for k in range(0, len(lines), PIECE)]
-        out.lines = []
+    """The record lines made so far onto ``out.records`` as one piece (at most PIECE lines), in order."""
+    if out.lines:
+        out.records.append(b"".join(out.lines))
+        out.lines, out.n_lines = [], 0
 
 
-def _long_record(head: str, parts: list[str]) -> bytearray:
-    """One record line of many pairs, encoded a few thousand pairs at a time into one buffer: the
-    line exists once, as UTF-8 (joined as a str, then encoded, it was three copies at its peak --
-    0.5 GB for a 1M-word line). Written as it is, like the other pieces."""
+def _long_record(head: str, parts: list[bytes]) -> bytearray:
+    """One record line of many pairs, joined a few thousand pairs at a time into one buffer: the
+    line exists once (joined whole, it was two copies at its peak -- 0.5 GB for a 1M-word line).
+    Written as it is, like the other pieces."""
     buf = bytearray(head.encode())
     for k in range(0, len(parts), LONG_RECORD):
         if k:
             buf += b", "
-        buf += ", ".join(parts[k : k + LONG_RECORD]).encode()
+        buf += b", ".join(parts[k : k + LONG_RECORD])
     buf += b"]}\n"
     return buf
 
