@@ -31,6 +31,7 @@ import numpy as np
 
 from voxjudge.asr.laser import LaserRubric
 from voxjudge.asr.laser import calibration as C
+from voxjudge.asr.laser.calibration_file import shipped_data
 from voxjudge.asr.laser.judges import rules_labeler_for
 
 
@@ -80,7 +81,7 @@ def main() -> None:
     if args.nested:
         return nested_main(args)
     rubric = LaserRubric.load()
-    ratings_path, hats_path = C.shipped_data()
+    ratings_path, hats_path = shipped_data()
     ratings, hats = C.read_ratings(ratings_path), C.read_hats(hats_path)
     embedder = None if args.embedder == "none" else open_embedder(args.embedder)
     distances = distances_for(embedder) if embedder else None
@@ -142,7 +143,7 @@ def _paired(stat, groups, resamples, seed):
 
 def _sets():
     """name -> (groups, ratings 0-1 or None, votes_a, votes_b) of the shipped human sets."""
-    ratings_path, hats_path = C.shipped_data()
+    ratings_path, hats_path = shipped_data()
     rows, hats = C.read_ratings(ratings_path), C.read_hats(hats_path)
     out = {}
     for lang in sorted({r["lang"] for r in rows}):
@@ -205,7 +206,7 @@ def nested_main(args) -> None:
         from voxjudge.llm.embed import open_embedder
 
         rubric = LaserRubric.load()
-        ratings_path, hats_path = C.shipped_data()
+        ratings_path, hats_path = shipped_data()
         embedder = open_embedder(args.embedder)
         try:
             ts = N.ntasks(

@@ -19,8 +19,8 @@ from importlib import resources
 import pytest
 
 from voxjudge.asr.laser import LaserRubric, rules
-from voxjudge.asr.laser.calibration import conventions_source
-from voxjudge.asr.laser.calibration import load as shipped_calibrations
+from voxjudge.asr.laser.calibration_file import conventions_source
+from voxjudge.asr.laser.calibration_file import load as shipped_calibrations
 from voxjudge.asr.laser.conventions import conventions_for
 from voxjudge.asr.laser.lang import has_function_word
 from voxjudge.asr.laser.phonetics import evidence, prefetch

@@ -11,17 +11,8 @@ import pytest
 
 from voxjudge.asr.laser import LaserRubric, RubricPair, score
 from voxjudge.asr.laser.calibrate import train_files
-from voxjudge.asr.laser.calibration import (
-    Calibration,
-    load,
-    load_people,
-    preference_agreement,
-    prepare,
-    read_hats,
-    read_ratings,
-    shipped_data,
-    shipped_path,
-)
+from voxjudge.asr.laser.calibration import Calibration, preference_agreement, prepare, read_hats, read_ratings
+from voxjudge.asr.laser.calibration_file import load, load_people, shipped_data, shipped_path
 from voxjudge.asr.laser.fold import fold
 from voxjudge.asr.laser.judges import offline_labeler, rules_labeler_for
 from voxjudge.asr.laser.people import PeopleModel, PreferenceSet, RatingSet, fit

@@ -99,7 +99,7 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     rated = [r for r in records if r["source"] == "ratings"]
     assert [r["id"] for r in rated] == [r.id for r in ratings] and rated[0]["system"] == "mms"
     # laser_calibrated, computed by hand from the shipped model; a figure of its own on preferences too
-    from voxjudge.asr.laser.calibration import load_people
+    from voxjudge.asr.laser.calibration_file import load_people
 
     m = load_people()["none"]
     for r in records:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from voxjudge.asr.laser.calibration import shipped_data
+from voxjudge.asr.laser.calibration_file import shipped_data
 from voxjudge.cli.main import main
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from voxjudge.asr.laser.calibration import load
+from voxjudge.asr.laser.calibration_file import load
 from voxjudge.asr.laser.report import CASE_PUNCT, pair_style, weights
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.scoring import ScoredPair
@@ -22,7 +22,7 @@ def test_the_default_judge_lists_its_learned_weights():
     assert w["calibration"] == {lang: asdict(cal) for lang, cal in load().items()}
     assert {"near", "near_sound", "homophone"} <= set(w["calibration"]["*"])
     # laser_calibrated's weights are listed apart: they never make a penalty
-    from voxjudge.asr.laser.calibration import load_people
+    from voxjudge.asr.laser.calibration_file import load_people
 
     fitted = w["laser_calibrated (fitted to people, beside the score)"]
     assert fitted == {k: m.as_dict() for k, m in load_people().items()} and "none" in fitted

@@ -308,7 +308,7 @@ def test_laser_report_marks_case_and_punctuation_costs_and_lists_every_weight(re
     # every weight: the tiers, the calibration in use, and laser_calibrated's weights apart
     from dataclasses import asdict
 
-    from voxjudge.asr.laser.calibration import load, load_people
+    from voxjudge.asr.laser.calibration_file import load, load_people
 
     settings = json.loads(page.inner_text("#settings"))
     weights = settings["weights"]

@@ -76,7 +76,7 @@ def _labeler(args, rubric):
     from voxjudge.asr.laser.judges import offline_labeler
 
     if is_offline(args.judge):
-        from voxjudge.asr.laser.calibration import read_file
+        from voxjudge.asr.laser.calibration_file import read_file
 
         calibration = read_file(args.calibration) if args.calibration else None
         labeler, _ = offline_labeler(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from voxjudge.asr.laser import calibration as C
+from voxjudge.asr.laser.calibration_file import NOTICE, as_json, shipped_data
 from voxjudge.asr.laser.judges import rules_labeler_for
 from voxjudge.asr.laser.learned import file_sha256
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -59,14 +60,14 @@ def train_files(
     }
     if cv:
         report["cv"] = C.cross_validate(task_list, rubric, folds=cv, seed=seed, embedder=spec)
-    return C.as_json(cals, models, meta), report
+    return as_json(cals, models, meta), report
 
 
 def _notice(ratings, preferences) -> str:
     """The shipped data's licence notice when both shipped sets were used (the shipped file's),
     else the names of the files it was fitted on."""
-    shipped = C.shipped_data()
+    shipped = shipped_data()
     given = [p for p in (ratings, preferences) if p]
     if ratings and preferences and all(file_sha256(a) == file_sha256(b) for a, b in zip(given, shipped)):
-        return C.NOTICE
+        return NOTICE
     return "Calibrated on " + " and ".join(Path(p).name for p in given) + "."

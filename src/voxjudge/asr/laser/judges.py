@@ -5,7 +5,7 @@ calibration + a pair model you trained). LLM judges are built elsewhere (``llm_j
 
 from __future__ import annotations
 
-from voxjudge.asr.laser.calibration import conventions_source
+from voxjudge.asr.laser.calibration_file import conventions_source
 from voxjudge.asr.laser.learned import hybrid_labeler, load_model, shipped_model_path
 from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -34,7 +34,7 @@ def is_offline(spec: str | None) -> bool:
 def _calibration(given):
     """The calibration file a run uses: ``given`` (a ``calibration.CalibrationFile`` read by the
     caller) or the shipped one; None for a trimmed install without it."""
-    from voxjudge.asr.laser.calibration import read_file, shipped_path
+    from voxjudge.asr.laser.calibration_file import read_file, shipped_path
 
     if given is not None:
         return given

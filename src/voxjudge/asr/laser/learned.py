@@ -216,7 +216,7 @@ def settled_by_rules(pair: RubricPair, rule: Label, lang: str) -> bool:
 def hybrid_labeler(model: LinearModel, rubric: LaserRubric, calibrations: dict | None = None):
     """A pair labeler: rules where they are sure, the model elsewhere (reasons from both); the
     rules under the evidence calibration learned for each language when ``calibrations`` are given."""
-    from voxjudge.asr.laser.calibration import conventions_source
+    from voxjudge.asr.laser.calibration_file import conventions_source
 
     # the model's language keeps the conventions it was trained under; the others are calibrated
     source = conventions_source(rubric, {k: v for k, v in (calibrations or {}).items() if k != model.lang})

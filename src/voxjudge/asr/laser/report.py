@@ -69,7 +69,7 @@ def weights(
     if not is_offline(judge):
         out["penalties"] = "a model judge's pair costs its tier"
         return out
-    from voxjudge.asr.laser.calibration import read_file, shipped_path
+    from voxjudge.asr.laser.calibration_file import read_file, shipped_path
     from voxjudge.asr.laser.rubric import LaserRubric
 
     given = calibration if sha256 else None

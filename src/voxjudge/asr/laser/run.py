@@ -226,7 +226,7 @@ class _Rows:
 
 def _calibration_file(judge: str, options: LaserOptions, settings: dict):
     """The calibration file given (read once here; None: the judge's own), named in the summary."""
-    from voxjudge.asr.laser.calibration import read_file
+    from voxjudge.asr.laser.calibration_file import read_file
 
     given = read_file(options.calibration) if options.calibration else None
     if judge != "rules":
