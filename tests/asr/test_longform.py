@@ -181,12 +181,10 @@ def test_long_record_is_the_same_bytes(monkeypatch):
     ref, hyp = _zipf_pair(3000, 7)
     rows = [("short", "a b c", "a b d"), ("long", " ".join(ref), " ".join(hyp)), ("after", "x y", "x y")]
     settings = stream.StreamSettings("rules", LaserRubric.load(), "en", records=True)
-    # read in two places: the threshold by ``stream`` (its own global, imported), the step by ``_long_record``
-    for module in (stream, chunk_records):
-        monkeypatch.setattr(module, "LONG_RECORD", 10**9)
+    monkeypatch.setattr(stream, "LONG_RECORD", 10**9)  # every line the plain way
     plain = b"".join(stream.ChunkScorer(settings)(rows).records)
-    for module in (stream, chunk_records):
-        monkeypatch.setattr(module, "LONG_RECORD", 100)
+    monkeypatch.setattr(stream, "LONG_RECORD", 100)  # the long line as one buffer ...
+    monkeypatch.setattr(chunk_records, "JOIN_STEP", 100)  # ... joined in several steps
     pieces = stream.ChunkScorer(settings)(rows).records
     assert any(type(p) is bytearray for p in pieces)
     assert b"".join(pieces) == plain and plain.count(b"\n") == 3

@@ -1,7 +1,7 @@
 """A chunk's result (``ChunkResult``: what ``stream.ChunkScorer`` gives back for a chunk of
 utterances) and the assembly of its record bytes: record lines, made by the scorer as UTF-8
 fragments, joined PIECE lines at a time into one bytes object (``_flush_lines``), and a long-form
-line of more than LONG_RECORD pairs built as one buffer (``_long_record``). A chunk's records
+line of many pairs built as one buffer (``_long_record``). A chunk's records
 leave as UTF-8 bytes, written by the caller as they are (``ChunkResult.write_records``)."""
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from voxjudge.asr.laser.scoring import UtteranceScore
 from voxjudge.asr.laser.tally import TallyPart
 
 PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
-LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``_long_record``)
-# (``stream`` imports both and reads them as its own globals in its per-utterance loop: a test that
-# changes one patches it in both modules)
+JOIN_STEP = 4096  # pairs joined at a time into a long-form line's buffer (``_long_record``)
 
 
 @dataclass
@@ -68,9 +66,9 @@ def _long_record(head: str, parts: list[bytes]) -> bytearray:
     line exists once (joined whole, it was two copies at its peak -- 0.5 GB for a 1M-word line).
     Written as it is, like the other pieces."""
     buf = bytearray(head.encode())
-    for k in range(0, len(parts), LONG_RECORD):
+    for k in range(0, len(parts), JOIN_STEP):
         if k:
             buf += b", "
-        buf += b", ".join(parts[k : k + LONG_RECORD])
+        buf += b", ".join(parts[k : k + JOIN_STEP])
     buf += b"]}\n"
     return buf

@@ -40,7 +40,7 @@ from rapidfuzz.distance.Levenshtein import editops as _editops
 
 from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
-from voxjudge.asr.laser.chunk_records import LONG_RECORD, PIECE, ChunkResult, _flush_lines, _long_record
+from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _long_record
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -51,6 +51,7 @@ from voxjudge.asr.laser.tally import tally_part
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
 MAX_LABELS = 100_000  # unique labelled pairs
 MAX_TOKENS = 300_000  # unique tokens
+LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``chunk_records._long_record``)
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
 _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
 _dumps = json.dumps
