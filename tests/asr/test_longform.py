@@ -175,15 +175,16 @@ def test_ctrl_c_stops_a_long_alignment_within_a_second():
 
 
 def test_long_record_is_the_same_bytes(monkeypatch):
-    """A long-form line's record built as one buffer (``stream._long_record``): the same bytes."""
-    from voxjudge.asr.laser import LaserRubric, stream
+    """A long-form line's record built as one buffer (``chunk_records._long_record``): the same bytes."""
+    from voxjudge.asr.laser import LaserRubric, chunk_records, stream
 
     ref, hyp = _zipf_pair(3000, 7)
     rows = [("short", "a b c", "a b d"), ("long", " ".join(ref), " ".join(hyp)), ("after", "x y", "x y")]
     settings = stream.StreamSettings("rules", LaserRubric.load(), "en", records=True)
-    monkeypatch.setattr(stream, "LONG_RECORD", 10**9)
+    monkeypatch.setattr(stream, "LONG_RECORD", 10**9)  # every line the plain way
     plain = b"".join(stream.ChunkScorer(settings)(rows).records)
-    monkeypatch.setattr(stream, "LONG_RECORD", 100)
+    monkeypatch.setattr(stream, "LONG_RECORD", 100)  # the long line as one buffer ...
+    monkeypatch.setattr(chunk_records, "JOIN_STEP", 100)  # ... joined in several steps
     pieces = stream.ChunkScorer(settings)(rows).records
     assert any(type(p) is bytearray for p in pieces)
     assert b"".join(pieces) == plain and plain.count(b"\n") == 3

@@ -14,7 +14,8 @@ from collections import deque
 from collections.abc import Iterator
 
 from voxjudge import _spool
-from voxjudge.asr.laser.stream import ChunkResult, ChunkScorer, StreamSettings
+from voxjudge.asr.laser.chunk_records import ChunkResult
+from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
 
 CHUNK = 2000  # utterances per chunk
 

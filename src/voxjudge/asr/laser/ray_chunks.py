@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from voxjudge.asr.laser import parallel
+from voxjudge.asr.laser.chunk_records import ChunkResult
 from voxjudge.asr.laser.parallel import _chunks, _scored, _settle
-from voxjudge.asr.laser.stream import ChunkResult, ChunkScorer, StreamSettings
+from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
 
 IN_FLIGHT = 2  # chunks per actor sent ahead
 RESTARTS = 3  # an actor lost this many times in a run fails the run

@@ -14,7 +14,8 @@ does not grow with the corpus and only mismatches cost more than counting.
   one call.
 * Records are JSON text written from the alignment (the JSON of an identical pair is made once
   per word), byte for byte what ``UtteranceScore.as_dict`` gives; a chunk's records leave as
-  UTF-8 bytes, written by the caller as they are.
+  UTF-8 bytes, written by the caller as they are (``chunk_records.py``: ``ChunkResult``, the
+  lines joined into pieces, a long-form line's record).
 * The per-utterance WER beside LASER is the alignment's edits over the reference's words where
   keys and WER tokens are one-to-one (the usual case), else a second count (``_wer``).
 * A chunk's share of the summary is added up where it was scored (``tally.tally_part``): in a
@@ -30,28 +31,27 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
 from rapidfuzz.distance.Levenshtein import editops as _editops
 
-from voxjudge import _spool
 from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
+from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _long_record
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import flag
-from voxjudge.asr.laser.tally import TallyPart, tally_part
+from voxjudge.asr.laser.tally import tally_part
 
-PIECE = 16  # record lines per bytes object (~44 KB: under malloc's mmap threshold, no page faults)
-LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``_long_record``)
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
 MAX_LABELS = 100_000  # unique labelled pairs
 MAX_TOKENS = 300_000  # unique tokens
+LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``chunk_records._long_record``)
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
 _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
 _dumps = json.dumps
@@ -97,44 +97,6 @@ class _NumberJSON(_Cache):
         if x is None or x > 0.0:
             self[x] = js
         return js
-
-
-@dataclass
-class ChunkResult:
-    """What a chunk gives back, in input order: its records (JSONL as UTF-8, when asked), per-utterance
-    figures for the tally, the labelled pairs of scored utterances, and what a caller keeps."""
-
-    # UTF-8 bytes, PIECE lines a piece (or one long-form line, a bytearray), not a str per line:
-    # the process that writes them neither decodes (unpickling) nor encodes (writing) them again
-    records: list[bytes | bytearray] = field(default_factory=list)
-    # the record lines while the chunk is made, as UTF-8 fragments (heads, joined pairs, ends):
-    # joined PIECE lines at a time as soon as there are that many, while they are still in cache
-    lines: list[bytes] = field(default_factory=list)
-    n_lines: int = 0  # lines in ``lines``
-    tally: TallyPart | None = None  # the figures and events below, added up (they are then dropped)
-    # (penalty, laser, ref_words, edits, n_identical, n_events, format_errors, semdist, laser_calibrated)
-    figures: list[tuple] = field(default_factory=list)
-    events: list[tuple] = field(default_factory=list)  # (label, error_type, penalty, disputed)
-    scores: list[tuple] = field(default_factory=list)  # (id, laser, wer, laser_calibrated, semdist), when asked
-    utterances: list[UtteranceScore] = field(default_factory=list)  # when kept
-    # (memory file, bytes): where a worker left the records, while ``score_chunks`` is on this
-    # chunk; written there by ``write_records``, or read back into ``records`` when it moves on
-    spooled: tuple[int, int] | None = None
-
-    def write_records(self, sink) -> None:
-        """The records onto a ``RecordStream`` (the way to write them: they may still be in a
-        memory file, not in ``records``)."""
-        if self.spooled is not None:
-            sink.write_spooled(*self.spooled)
-            self.spooled = None
-        for piece in self.records:
-            sink.write_jsonl(piece)
-
-    def keep_records(self) -> None:
-        """Records still in a memory file read back into ``records`` (before the file is lent again)."""
-        if self.spooled is not None:
-            self.records = [_spool.read(*self.spooled)]
-            self.spooled = None
 
 
 @dataclass(frozen=True)
@@ -498,26 +460,6 @@ def _script(rk: list, hk: list) -> tuple[list[tuple[str, int, int, int, int]], i
         return ops, sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
     script = _editops(rk, hk)
     return script.as_opcodes().as_list(), len(script)
-
-
-def _flush_lines(out: ChunkResult) -> None:
-    """The record lines made so far onto ``out.records`` as one piece (at most PIECE lines), in order."""
-    if out.lines:
-        out.records.append(b"".join(out.lines))
-        out.lines, out.n_lines = [], 0
-
-
-def _long_record(head: str, parts: list[bytes]) -> bytearray:
-    """One record line of many pairs, joined a few thousand pairs at a time into one buffer: the
-    line exists once (joined whole, it was two copies at its peak -- 0.5 GB for a 1M-word line).
-    Written as it is, like the other pieces."""
-    buf = bytearray(head.encode())
-    for k in range(0, len(parts), LONG_RECORD):
-        if k:
-            buf += b", "
-        buf += b", ".join(parts[k : k + LONG_RECORD])
-    buf += b"]}\n"
-    return buf
 
 
 def _single(item, rw, hw) -> RubricPair | None:
