@@ -8,63 +8,52 @@ the ``LabelOutcome`` says what was answered, what is unscored and why, and wheth
 stopped the run. ``open_embedder("default")`` (or ``openai/<model>``, ``gemini/<model>``,
 ``fake/hash``) is the second model kind: ``embed(texts)`` -> unit vectors, through the same
 cache, retries and limits.
+
+Names load on first use: ``from voxjudge.llm.options import JudgeOptions`` (every LASER run)
+imports neither the cache (sqlite3), the message types (numpy, for audio) nor the labeller
+(asyncio).
 """
 
-from voxjudge.llm.cache import Cache, default_cache_path
-from voxjudge.llm.embed import Embedder, EmbedResult
-from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, register_embedder
-from voxjudge.llm.errors import (
-    BudgetExceeded,
-    ConfigError,
-    LLMError,
-    PermanentError,
-    TransientError,
-)
-from voxjudge.llm.judge import Judge
-from voxjudge.llm.label import Labelled, LabelOutcome, label_many, planned_requests
-from voxjudge.llm.options import JudgeOptions, open_embedder
-from voxjudge.llm.registry import Capabilities, register_provider
-from voxjudge.llm.retry import RetryPolicy
-from voxjudge.llm.spec import JudgeSpec, parse_spec
-from voxjudge.llm.task import Item, Task, batch_schema, load_tasks
-from voxjudge.llm.types import AudioPart, Message, Request, Response, TextPart, Usage
-from voxjudge.llm.usage import PriceTable
+from voxjudge._lazy import lazy_exports
 
-__all__ = [
-    "AudioPart",
-    "BudgetExceeded",
-    "Cache",
-    "Capabilities",
-    "ConfigError",
-    "EmbedCall",
-    "EmbedLimits",
-    "EmbedResult",
-    "Embedder",
-    "Item",
-    "Judge",
-    "JudgeOptions",
-    "JudgeSpec",
-    "LLMError",
-    "LabelOutcome",
-    "Labelled",
-    "Message",
-    "PermanentError",
-    "PriceTable",
-    "Request",
-    "Response",
-    "RetryPolicy",
-    "Task",
-    "TextPart",
-    "TooLarge",
-    "TransientError",
-    "Usage",
-    "batch_schema",
-    "default_cache_path",
-    "label_many",
-    "load_tasks",
-    "open_embedder",
-    "parse_spec",
-    "planned_requests",
-    "register_embedder",
-    "register_provider",
-]
+_EXPORTS = {
+    "Cache": "voxjudge.llm.cache",
+    "default_cache_path": "voxjudge.llm.cache",
+    "EmbedResult": "voxjudge.llm.embed",
+    "Embedder": "voxjudge.llm.embed",
+    "EmbedCall": "voxjudge.llm.embed_registry",
+    "EmbedLimits": "voxjudge.llm.embed_registry",
+    "TooLarge": "voxjudge.llm.embed_registry",
+    "register_embedder": "voxjudge.llm.embed_registry",
+    "BudgetExceeded": "voxjudge.llm.errors",
+    "ConfigError": "voxjudge.llm.errors",
+    "LLMError": "voxjudge.llm.errors",
+    "PermanentError": "voxjudge.llm.errors",
+    "TransientError": "voxjudge.llm.errors",
+    "Judge": "voxjudge.llm.judge",
+    "LabelOutcome": "voxjudge.llm.label",
+    "Labelled": "voxjudge.llm.label",
+    "label_many": "voxjudge.llm.label",
+    "planned_requests": "voxjudge.llm.label",
+    "JudgeOptions": "voxjudge.llm.options",
+    "open_embedder": "voxjudge.llm.options",
+    "Capabilities": "voxjudge.llm.registry",
+    "register_provider": "voxjudge.llm.registry",
+    "RetryPolicy": "voxjudge.llm.retry",
+    "JudgeSpec": "voxjudge.llm.spec",
+    "parse_spec": "voxjudge.llm.spec",
+    "Item": "voxjudge.llm.task",
+    "Task": "voxjudge.llm.task",
+    "batch_schema": "voxjudge.llm.task",
+    "load_tasks": "voxjudge.llm.task",
+    "AudioPart": "voxjudge.llm.types",
+    "Message": "voxjudge.llm.types",
+    "Request": "voxjudge.llm.types",
+    "Response": "voxjudge.llm.types",
+    "TextPart": "voxjudge.llm.types",
+    "Usage": "voxjudge.llm.types",
+    "PriceTable": "voxjudge.llm.usage",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
