@@ -331,7 +331,8 @@ def test_the_default_judge_gives_laser_calibrated_beside_laser_and_rules_does_no
     )
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     for r in records:
-        assert list(r)[:5] == ["id", "lang", "laser", "laser_calibrated", "format_errors"]
+        assert list(r)[:7] == ["id", "lang", "judge", "embedder", "laser", "laser_calibrated", "format_errors"]
+        assert (r["judge"], r["embedder"]) == ("default", "none")
         assert r["laser_calibrated"] == model(r["laser"])
     assert result.summary["laser_calibrated_model"] == model.describe() and result.summary["embedder"] == "none"
     assert set(result.summary["agreement"]) == {"laser", "laser_calibrated", "one_minus_wer"}

@@ -234,7 +234,7 @@ def test_values_and_contractions_give_the_same_bytes_for_any_jobs_and_the_plain_
     lang, decided = decide_language(None, zip(refs, hyps))
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people_model(judge, None))
     want = tmp_path / "want.jsonl"
-    write_records(want, laser_result(utterances, RUBRIC, {}).records)
+    write_records(want, laser_result(utterances, RUBRIC, {"judge": judge, "embedder": "none"}).records)
     for jobs in (1, 2):
         got = tmp_path / f"got{jobs}.jsonl"
         run_laser(refs, hyps, ids, judge=judge, options=LaserOptions(jobs=jobs), out=got, keep_utterances=False)

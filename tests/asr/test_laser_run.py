@@ -68,3 +68,30 @@ def test_progress_is_asked_for_by_what_is_done():
 
     run_laser(REFS, HYPS, judge="rules", options=LaserOptions(lang="en"), progress=progress)
     assert seen[0] == "labelling word pairs (rules)" and seen[-1] == (2, 2)  # utterances done, of all
+
+
+def test_every_record_names_the_judge_and_the_embedder_as_the_summary_does(tmp_path, monkeypatch):
+    """No silent change of meaning: a record read alone says which judge labelled it and which
+    embedder gave its SemDist ("none" without one), for offline and LLM judges alike."""
+    from voxjudge.llm.providers import fake
+
+    monkeypatch.setitem(fake._SCRIPTS, "laser-run3", _pairs_answer)
+    llm = JudgeOptions(cache=tmp_path / "c.sqlite")
+    out = tmp_path / "records.jsonl"
+    runs = [
+        ("rules", LaserOptions(lang="en"), ("rules", "none")),
+        ("default", LaserOptions(lang="en", jobs=2), ("default", "none")),
+        ("rules", LaserOptions(lang="en", embedder="fake/hash", llm=llm), ("rules", None)),
+        ("fake/laser-run3", LaserOptions(lang="en", llm=llm), (None, "none")),
+    ]
+    for judge, options, (want_judge, want_embedder) in runs:
+        result = run_laser(REFS, HYPS, ["u1", "u2"], judge=judge, options=options, out=out)
+        records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        assert len(records) == 2
+        for r in records:
+            assert list(r)[:4] == ["id", "lang", "judge", "embedder"]
+            assert (r["judge"], r["embedder"]) == (result.summary["judge"], result.summary["embedder"])
+        assert want_judge in (None, result.summary["judge"]) and want_embedder in (None, result.summary["embedder"])
+        assert (options.embedder is None) == (records[0]["embedder"] == "none")
+        assert result.records[0]["judge"] == result.summary["judge"]  # the Python API's records too
+    assert records[0]["judge"].startswith("fake/") and "fake" in result.summary["judge"]

@@ -75,6 +75,9 @@ def test_asr_score_with_an_embedder_writes_semdist_in_every_record(tmp_path, cap
     assert records[1]["laser"] == 0.75 and records[1]["format_errors"] == 1
     shown = capsys.readouterr().out
     assert "SemDist (mean" in shown and "case/punctuation only: 1 word pairs" in shown
+    assert "embedder: none" not in shown and {r["embedder"] for r in records} == {"fake/hash?dim=64"}
+    assert main(["asr", "score", "--ref", str(ref), "--hyp", str(hyp), "--judge", "rules", "--lang", "en"]) == 0
+    assert "embedder: none (no SemDist)" in capsys.readouterr().out  # the absence is said, not left out
 
 
 def test_an_unreachable_embedding_server_fails_fast_with_status_3(tmp_path, capsys):

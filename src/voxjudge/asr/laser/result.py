@@ -20,8 +20,14 @@ class LaserResult:
     estimate: dict[str, Any] | None = None  # a dry run: what an LLM run would send and cost
 
     @property
+    def run(self) -> dict[str, str]:
+        """The judge and embedder of the run, as every record names them."""
+        return {name: self.settings[name] for name in ("judge", "embedder") if name in self.settings}
+
+    @property
     def records(self) -> list[dict[str, Any]]:
-        return [u.as_dict() for u in self.utterances]
+        run = self.run
+        return [u.as_dict(run) for u in self.utterances]
 
     @property
     def unscored(self) -> int:

@@ -185,7 +185,8 @@ def _run(
         if owned:
             llm.close()
     if sink is not None:
-        sink.write_lines([json.dumps(u.as_dict(), ensure_ascii=False) + "\n" for u in utterances])
+        run = {"judge": settings["judge"], "embedder": settings["embedder"]}
+        sink.write_lines([json.dumps(u.as_dict(run), ensure_ascii=False) + "\n" for u in utterances])
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
 
 
@@ -278,6 +279,7 @@ def _streamed(
         people=people,
         semdist=semdist,
         calibration=calibration,
+        embedder=settings["embedder"],
     )
     tally, figures, utterances, done = LaserTally(), [], [], 0
     on = " on Ray" if settings["engine"] == "ray" else ""

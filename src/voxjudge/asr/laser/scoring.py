@@ -64,8 +64,9 @@ class UtteranceScore:
     def laser_calibrated(self) -> float | None:
         return None if self.people is None else self.people(self.laser, self.semdist)
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "lang": self.lang, "laser": self.laser}
+    def as_dict(self, run: dict[str, str] | None = None) -> dict[str, Any]:
+        """The utterance's record; ``run``: the judge and embedder that made it, named in it (``LaserResult.run``)."""
+        out: dict[str, Any] = {"id": self.id, "lang": self.lang, **(run or {}), "laser": self.laser}
         if self.people is not None:
             out["laser_calibrated"] = self.laser_calibrated
         if self.has_semdist:

@@ -111,6 +111,7 @@ class StreamSettings:
     people: Any = None  # the model of laser_calibrated (``people.PeopleModel``): records carry it beside laser
     semdist: dict[str, float | None] | None = None  # SemDist by id, when the run has an embedder
     calibration: Any = None  # a calibration file read by the driver (``CalibrationFile``; None: the shipped one)
+    embedder: str = "none"  # the embedder that gave ``semdist``, as the summary names it: every record names it too
 
 
 class ChunkScorer:
@@ -139,6 +140,7 @@ class ChunkScorer:
         self.score = _NumberJSON(_number)
         self.laser_json = _Cache(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
         self.lang_json = _Cache(_string)
+        self.run_json = f'"judge": {_string(settings.judge)}, "embedder": {_string(settings.embedder)}'
         self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
@@ -339,7 +341,7 @@ class ChunkScorer:
             wer_js = number[wer] if wer else "null" if wer is None else float.__repr__(wer)
             penalty_js = number[penalty] if penalty else float.__repr__(penalty)
             head = (
-                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, {laser_js}, '
+                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, {self.run_json}, {laser_js}, '
                 f'"format_errors": {n_format}, "wer": {wer_js}, "penalty": {penalty_js}, '
                 f'"ref_words": {ref_words}, "pairs": ['
             )

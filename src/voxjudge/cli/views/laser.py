@@ -86,7 +86,9 @@ def _beside(s: dict) -> list[str]:
         source = s.get("calibration", "shipped")
         given = "" if source.startswith("shipped") else f", calibration {source}"
         lines.append(f"laser_calibrated (mean): {shown}, {s['laser_calibrated_model']}{given}")
-    if s.get("embedder", "none") != "none" and "semdist" in s:
+    if s.get("embedder", "none") == "none":
+        lines.append("embedder: none (no SemDist)")
+    elif "semdist" in s:
         lines.append(
             f"SemDist (mean over {(s.get('coverage') or {}).get('utterances', s['n'])} utterances, unscored ones "
             f"included): {s['semdist']:.4f} with {s['embedder']}; SemDist = 1 - cosine of the sentence embeddings "
