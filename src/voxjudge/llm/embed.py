@@ -126,6 +126,7 @@ class Embedder(RetriedCalls):
         if self.backend.limits.local:
             self.concurrency = 1  # an in-process engine already uses every thread it has
         self.dim: int | None = None
+        self._reserved = 0.0  # the worst-case cost of the calls in flight (--max-cost holds it)
         self.workers_used = 0  # worker processes the last engine run used (0: this process)
 
     @property
@@ -236,12 +237,21 @@ class Embedder(RetriedCalls):
                 progress(done, total)
 
         queue = iter(batches)
+        stopped: list[BudgetExceeded] = []
 
         async def worker() -> None:
             for batch in queue:
-                await one(batch)
+                if stopped:
+                    return
+                try:
+                    await one(batch)
+                except BudgetExceeded as e:  # no new call; those in flight finish and are cached
+                    stopped.append(e)
+                    return
 
         await asyncio.gather(*(worker() for _ in range(min(len(batches), self.concurrency * 2))))
+        if stopped:
+            raise stopped[0]
         return found, reasons
 
     # ---- one batch -------------------------------------------------------------------------------
@@ -267,9 +277,12 @@ class Embedder(RetriedCalls):
 
     async def _call(self, texts: list[str]) -> np.ndarray:
         tokens = sum(estimate_tokens(t) for t in texts)
-        self._check_budget(tokens)
-        log = self._call_log(texts)
-        result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+        reserved = self._reserve_budget(tokens)
+        try:
+            log = self._call_log(texts)
+            result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+        finally:
+            self._reserved -= reserved
         usage = result.usage if isinstance(result.usage, Usage) else Usage()
         self.meter.add(usage)
         vectors = self._checked(result.vectors, len(texts))
@@ -304,15 +317,19 @@ class Embedder(RetriedCalls):
             what = "answered" if answer else "cached"
             raise PermanentError(f"{self.model_spec.provider}: {what} vectors of {dim} dimensions, expected {self.dim}")
 
-    def _check_budget(self, tokens: int) -> None:
+    def _reserve_budget(self, tokens: int) -> float:
+        """Hold the worst-case cost of a call about to start, so parallel calls cannot overshoot
+        the limit (as ``Judge`` does); the caller gives it back when the call ends."""
         if self.max_cost is None or self.meter.price is None:
-            return
+            return 0.0
         worst = self.meter.price.cost(Usage(tokens, 0))
-        if (self.meter.cost or 0.0) + worst > self.max_cost:
+        if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
                 f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
-                "rerun with a higher limit to continue from the cache"
+                "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
             )
+        self._reserved += worst
+        return worst
 
     def _call_log(self, texts: list[str]) -> Callable[..., None]:
         def log(**fields: Any) -> None:
