@@ -244,7 +244,10 @@ def cmd_align(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compared(args: argparse.Namespace, pa, pb):
+def _compared(args: argparse.Namespace, pa, pb, progress):
+    """``progress``: the bar's update, which the embeddings count (as in asr metrics)."""
+    from contextlib import nullcontext
+
     from voxjudge.asr.compare import compare_systems
 
     return compare_systems(
@@ -261,6 +264,7 @@ def _compared(args: argparse.Namespace, pa, pb):
         top=args.top,
         **embedder_args(args),
         embed_options=embed_options(args),
+        embed_progress=lambda _what: nullcontext(progress),
     )
 
 
@@ -278,8 +282,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
     warn_leading_ids(args, pa, pb)
-    with align_limit(args), progress_bar("comparing"):
-        comparison = _compared(args, pa, pb)
+    with align_limit(args), progress_bar("comparing") as progress:
+        comparison = _compared(args, pa, pb, progress)
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
     records = []
