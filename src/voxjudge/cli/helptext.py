@@ -96,6 +96,8 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --human {ASR_HI}/human_b.tsv "
         "--report laser.html",
         f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --normalize basic --lang en",
+        f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --judge rules "
+        "--embedder openai/text-embedding-3-small --dry-run",
     ],
     "asr judge-card": [
         f"voxjudge asr judge-card --preferences {HUMAN}/hats_sample.tsv --ratings {HUMAN}/ratings_sample.csv",

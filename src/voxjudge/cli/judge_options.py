@@ -74,6 +74,11 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     )
 
 
+def add_dry_run(g, who: str = "", what: str = "requests, tokens and cost") -> None:
+    """--dry-run: estimate, send nothing, need no key; ``who``: which models it covers."""
+    g.add_argument("--dry-run", action="store_true", help=f"{who}estimate {what}; send nothing (no key)")
+
+
 def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = None):
     """The checked judge flags as one ``JudgeOptions`` (the library builds the judge from it)."""
     from voxjudge.llm.errors import ConfigError

@@ -97,9 +97,13 @@ class Embedder(RetriedCalls):
         max_cost: float | None = None,
         prices: PriceTable | None = None,
         backend: EmbedBackend | None = None,
+        connect: bool = True,
     ):
+        """``connect=False``: a dry run's embedder (``estimate``): no key, no client, no SDK."""
         self.model_spec = parse_embedder_spec(spec, base_url) if isinstance(spec, str) else spec
-        self.backend: EmbedBackend = backend if backend is not None else create_embed_backend(self.model_spec)
+        if backend is None:
+            backend = create_embed_backend(self.model_spec, connect=connect)
+        self.backend: EmbedBackend = backend
         options = dict(getattr(self.backend, "options", {}))
         options.update({k: v for k, v in self.model_spec.options.items() if k not in EMBED_TRANSPORT_OPTIONS})
         self.options = dict(sorted(options.items()))
@@ -253,6 +257,33 @@ class Embedder(RetriedCalls):
         if stopped:
             raise stopped[0]
         return found, reasons
+
+    def estimate(self, texts: Sequence[str]) -> dict[str, Any]:
+        """Dry run: what ``embed(texts)`` would send and cost, sending nothing. The texts are
+        counted as ``embed`` sees them (each distinct non-empty text once; cached ones are free),
+        in the batches it would send (the backend's cap); tokens are estimated from the bytes
+        (``estimate_tokens``, as the cost limit counts them) and priced from the price table,
+        ``None`` when it has no price for the model."""
+        distinct = list(dict.fromkeys(t for t in texts if t.strip()))
+        keys = self.keys(distinct)
+        stored = self.cache.get_vectors(keys) if self.cache is not None and distinct else {}
+        missing = [t for t, key in zip(distinct, keys) if key not in stored]
+        size = max(1, self.backend.limits.max_batch)
+        tokens = sum(estimate_tokens(t) for t in missing)
+        price = self.meter.price
+        out: dict[str, Any] = {
+            "embedder": self.spec,
+            "texts": len(distinct),
+            "cached_texts": len(distinct) - len(missing),
+            "texts_to_send": len(missing),
+            "batch_size": size,
+            "requests": -(-len(missing) // size),
+            "input_tokens_estimate": tokens,
+            "cost_usd_estimate": None if price is None else price.cost(Usage(tokens, 0)),
+        }
+        if price is None:
+            out["cost"] = f"unknown: no price known for {self.model_spec.name} in the price table"
+        return out
 
     # ---- one batch -------------------------------------------------------------------------------
 

@@ -1,0 +1,118 @@
+"""A paid embedder in asr score: --dry-run sends nothing, needs no key and says what would be
+sent and cost. Against a local server that counts what it is sent (``FakeLLMServer``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from voxjudge.cli.main import main
+from voxjudge.llm.fakeserver import FakeLLMServer
+
+# 6 utterances: one identical pair, one empty hypothesis and a reference seen twice, so the run
+# embeds 7 distinct texts (the dedup SemDist does: identical pairs and empty sides are never sent)
+REFS = ["u1 the cat sat", "u2 hello world", "u3 same text", "u4 the cat sat", "u5 nothing here", "u6 a b c"]
+HYPS = ["u1 the cat sat down", "u2 hello word", "u3 same text", "u4 the cat sat on", "u5", "u6 a b d"]
+SENT = {"the cat sat", "the cat sat down", "hello world", "hello word", "the cat sat on", "a b c", "a b d"}
+BATCHES = -(-len(SENT) // 2)  # in batches of 2
+PRICEY = {"input_per_mtok": 1_000_000.0, "output_per_mtok": 0.0}  # 1 USD a token
+
+
+@pytest.fixture
+def files(tmp_path):
+    ref, hyp, hyp_b = tmp_path / "ref.txt", tmp_path / "hyp.txt", tmp_path / "hyp_b.txt"
+    ref.write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    hyp.write_text("\n".join(HYPS) + "\n", encoding="utf-8")
+    hyp_b.write_text("\n".join(REFS) + "\n", encoding="utf-8")  # system B is perfect: it adds no text
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"models": {"openai/pricey": PRICEY}}), encoding="utf-8")
+    return {"ref": str(ref), "hyp": str(hyp), "hyp_b": str(hyp_b), "prices": str(prices), "dir": tmp_path}
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer() as s:
+        yield s
+
+
+def command(name: str, files, *extra: str) -> list[str]:
+    """``asr score|metrics|compare`` on the files (score with the rules judge), the cache in tmp."""
+    base = {
+        "score": ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--judge", "rules"],
+        "metrics": ["asr", "metrics", "--ref", files["ref"], "--hyp", files["hyp"]],
+        "compare": ["asr", "compare", "--ref", files["ref"], "--hyp-a", files["hyp"], "--hyp-b", files["hyp_b"]],
+    }[name]
+    return [*base, "--ids", "--cache", str(files["dir"] / "cache.sqlite"), *extra]
+
+
+COMMANDS = ("score",)
+
+
+def _embedding(estimate: dict, name: str) -> dict:
+    return estimate["embedder"] if name == "score" else estimate
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_sends_nothing_and_says_what_the_real_run_sends(name, files, server, capsys):
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"]]
+    out = files["dir"] / "out.jsonl"
+    assert (
+        main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url, "--dry-run", "--out", str(out)))
+        == 0
+    )
+    estimate = _embedding(json.loads(capsys.readouterr().out), name)
+    assert server.count() == 0 and not out.exists()  # nothing sent, nothing scored or written
+    tokens = sum(-(-len(t.encode()) // 4) for t in SENT)
+    assert estimate == {
+        "embedder": "openai/pricey",
+        "texts": len(SENT),
+        "cached_texts": 0,
+        "texts_to_send": len(SENT),
+        "batch_size": 2,
+        "requests": BATCHES,
+        "input_tokens_estimate": tokens,
+        "cost_usd_estimate": pytest.approx(tokens * 1.0),
+    }
+    # the real run sends exactly those texts, in as many requests; its dry run then finds them cached
+    assert main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url)) == 0
+    capsys.readouterr()
+    sent = [t for _, body in server.requests for t in body["input"]]
+    assert sorted(sent) == sorted(SENT) and server.count() == BATCHES
+    assert main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url, "--dry-run")) == 0
+    again = _embedding(json.loads(capsys.readouterr().out), name)
+    assert again["cached_texts"] == len(SENT) and again["requests"] == 0 and again["cost_usd_estimate"] == 0
+    assert server.count() == BATCHES
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_needs_no_key_and_says_when_the_cost_is_unknown(name, files, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(command(name, files, "--embedder", "openai/text-embedding-3-small", "--dry-run")) == 0
+    priced = _embedding(json.loads(capsys.readouterr().out), name)
+    assert priced["texts"] == len(SENT) and priced["requests"] == 1 and priced["cost_usd_estimate"] > 0
+    assert "cost" not in priced
+    assert main(command(name, files, "--embedder", "openai/unpriced-model", "--dry-run")) == 0
+    unknown = _embedding(json.loads(capsys.readouterr().out), name)
+    assert (
+        unknown["cost_usd_estimate"] is None
+        and unknown["cost"] == "unknown: no price known for openai/unpriced-model in the price table"
+    )
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_with_nothing_to_pay_for_plans_nothing_and_says_so(name, files, capsys):
+    out = files["dir"] / "out.jsonl"
+    assert main(command(name, files, "--dry-run", "--out", str(out))) == 0
+    captured = capsys.readouterr()
+    estimate = json.loads(captured.out)
+    assert estimate["requests"] == 0 and estimate["note"].startswith("nothing to send")
+    assert "nothing was" in estimate["note"] and not out.exists()
+
+
+def test_a_dry_run_refuses_what_the_real_run_refuses(files, capsys):
+    # the default judge has no laser_calibrated model for this embedder: refused before any call, dry or not
+    argv = command("score", files, "--embedder", "openai/text-embedding-3-small", "--dry-run")
+    argv[argv.index("rules")] = "default"
+    assert main(argv) == 2
+    assert "no model fitted with the embedder openai/text-embedding-3-small" in capsys.readouterr().err
