@@ -1,5 +1,7 @@
-"""A paid embedder in asr score: --dry-run sends nothing, needs no key and says what would be
-sent and cost. Against a local server that counts what it is sent (``FakeLLMServer``)."""
+"""A paid embedder under the same rules in every command that takes one (asr score, metrics,
+compare): --dry-run sends nothing, needs no key and says what would be sent and cost; --max-cost
+and the other call limits are the judge options' own flags with the same meaning. Against a local
+server that counts what it is sent (``FakeLLMServer``)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 
 import pytest
 
-from voxjudge.cli.main import main
+from voxjudge.cli.main import build_parser, main
 from voxjudge.llm.fakeserver import FakeLLMServer
 
 # 6 utterances: one identical pair, one empty hypothesis and a reference seen twice, so the run
@@ -46,7 +48,7 @@ def command(name: str, files, *extra: str) -> list[str]:
     return [*base, "--ids", "--cache", str(files["dir"] / "cache.sqlite"), *extra]
 
 
-COMMANDS = ("score",)
+COMMANDS = ("score", "metrics", "compare")
 
 
 def _embedding(estimate: dict, name: str) -> dict:
@@ -116,3 +118,66 @@ def test_a_dry_run_refuses_what_the_real_run_refuses(files, capsys):
     argv[argv.index("rules")] = "default"
     assert main(argv) == 2
     assert "no model fitted with the embedder openai/text-embedding-3-small" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_max_cost_stops_an_embedding_run_in_every_command_alike(name, files, server, capsys):
+    out = files["dir"] / "out.jsonl"
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"], "--concurrency", "1"]
+    spec = "openai/pricey?batch_size=1"
+    code = main(command(name, files, "--embedder", spec, *url, "--max-cost", "8", "--out", str(out)))
+    err = capsys.readouterr().err
+    assert code == 3 and "cost limit of 8 USD reached" in err and "Traceback" not in err
+    assert 0 < server.count() < len(SENT) and not out.exists()
+    # a higher limit goes on from the cache: nothing is paid twice
+    assert main(command(name, files, "--embedder", spec, *url, "--max-cost", "1000", "--out", str(out))) == 0
+    assert server.count() == len(SENT) and out.exists()
+
+
+@pytest.mark.parametrize("name", ("metrics", "compare"))
+def test_call_limits_need_an_embedder(name, files, capsys):
+    for extra in (["--max-cost", "1"], ["--rpm", "60"], ["--engine", "ray"], ["--log", "calls.jsonl"]):
+        assert main(command(name, files, *extra)) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"voxjudge: error: {extra[0]} applies to the embedder's calls: give --embedder SPEC with it"
+
+
+@pytest.mark.parametrize("name", ("metrics", "compare"))
+def test_the_limits_are_asr_scores_own_flags_with_the_same_meaning(name, files, server, capsys):
+    parsers = {p.prog.split()[-1]: p for p in _asr_parsers()}
+
+    def options(parser):
+        return {
+            a.option_strings[0]: (a.dest, a.default, a.type, a.help)
+            for a in parser._actions
+            if a.option_strings and a.option_strings[0] in SHARED
+        }
+
+    assert options(parsers[name]) == options(parsers["score"]) | _own_help(parsers[name])
+    # --log writes the embedder's calls, as in asr score
+    log = files["dir"] / "calls.jsonl"
+    url = ["--embedder-base-url", server.url + "/v1", "--no-cache", "--log", str(log)]
+    assert main(command(name, files, "--embedder", "openai/x", *url, "--rpm", "6000", "--timeout", "30")) == 0
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c["event"] for c in calls] == ["call"] and calls[0]["texts"] == len(SENT)
+
+
+SHARED = (
+    "--concurrency", "--rpm", "--tpm", "--max-retries", "--timeout", "--max-cost", "--prices", "--log",
+    "--engine", "--ray-address", "--ray-workers", "--dry-run",
+)  # fmt: skip
+
+
+def _own_help(parser):  # --dry-run and --engine say what they cover in each command; the rest is identical
+    return {
+        a.option_strings[0]: (a.dest, a.default, a.type, a.help)
+        for a in parser._actions
+        if a.option_strings and a.option_strings[0] in ("--dry-run", "--engine", "--ray-workers")
+    }
+
+
+def _asr_parsers():
+    parser = build_parser(["asr"])
+    asr = next(a for a in parser._actions if a.dest == "group").choices["asr"]
+    cmds = next(a for a in asr._actions if a.dest == "command").choices
+    return [cmds["score"], cmds["metrics"], cmds["compare"]]
