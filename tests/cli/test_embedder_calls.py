@@ -181,3 +181,15 @@ def _asr_parsers():
     asr = next(a for a in parser._actions if a.dest == "group").choices["asr"]
     cmds = next(a for a in asr._actions if a.dest == "command").choices
     return [cmds["score"], cmds["metrics"], cmds["compare"]]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_cost_limit_an_embedder_on_ray_cannot_hold_is_refused(name, files, capsys):
+    # Ray's embedding workers share rate limits but no budget: --max-cost would be ignored there
+    argv = command(name, files, "--embedder", "fake/hash", "--engine", "ray", "--max-cost", "1", "--no-cache")
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "voxjudge: error: an embedder on Ray cannot hold --max-cost (its workers share no budget): drop the cost "
+        "limit or --engine ray"
+    )

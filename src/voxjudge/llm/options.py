@@ -109,6 +109,13 @@ def open_embedder(
     chosen = engine if engine != "local" else options.engine
     if chosen not in ("local", "ray"):
         raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
+    if chosen == "ray" and options.max_cost is not None and not dry_run:
+        # the Ray workers' embedders share rate limits but no budget: a limit there would be ignored
+        raise ConfigError(
+            "an embedder on Ray cannot hold {max_cost} (its workers share no budget): drop the cost limit or "
+            "{engine_ray}",
+            options={"max_cost": "max_cost", "engine_ray": 'engine="ray"'},
+        )
     calls = options._calls()
     if dry_run:
         calls["records"] = None  # a dry run writes no call log
