@@ -6,6 +6,7 @@ server that counts what it is sent (``FakeLLMServer``)."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -90,10 +91,14 @@ def test_a_dry_run_sends_nothing_and_says_what_the_real_run_sends(name, files, s
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_dry_run_needs_no_key_and_says_when_the_cost_is_unknown(name, files, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setitem(sys.modules, "openai", None)  # no client either: the SDK cannot even be imported
     assert main(command(name, files, "--embedder", "openai/text-embedding-3-small", "--dry-run")) == 0
     priced = _embedding(json.loads(capsys.readouterr().out), name)
     assert priced["texts"] == len(SENT) and priced["requests"] == 1 and priced["cost_usd_estimate"] > 0
     assert "cost" not in priced
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")  # with a key: still no client, nothing sent to OpenAI's host
+    assert main(command(name, files, "--embedder", "openai/text-embedding-3-small", "--dry-run")) == 0
+    assert _embedding(json.loads(capsys.readouterr().out), name) == priced
     assert main(command(name, files, "--embedder", "openai/unpriced-model", "--dry-run")) == 0
     unknown = _embedding(json.loads(capsys.readouterr().out), name)
     assert (
