@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import io
 import sys
+from contextlib import contextmanager
+
+import pytest
 
 from voxjudge.cli.common import progress_bar
 
@@ -47,3 +50,26 @@ def test_asr_score_shows_progress_on_a_terminal(monkeypatch, capsys, examples):
     en = examples / "asr" / "en"
     assert main(["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_a.txt"), "--ids"]) == 0
     assert "labelling word pairs" in fake.getvalue()
+
+
+@pytest.mark.parametrize("command", ["metrics", "compare"])
+def test_the_progress_bar_counts_the_embeddings(command, tmp_path, monkeypatch, capsys):
+    # 3 utterances, 4 distinct texts to embed (u3 is identical on both sides: never embedded)
+    import voxjudge.cli.asr as cli
+    from voxjudge.cli.main import main
+
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("u1 the cat sat\nu2 hello world\nu3 same\n", encoding="utf-8")
+    hyp.write_text("u1 the cat sat down\nu2 hello word\nu3 same\n", encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+
+    @contextmanager
+    def bar(_what):
+        yield lambda done, total: seen.append((done, total))
+
+    monkeypatch.setattr(cli, "progress_bar", bar)
+    files = ["--hyp", str(hyp)] if command == "metrics" else ["--hyp-a", str(hyp), "--hyp-b", str(ref)]
+    argv = ["asr", command, "--ref", str(ref), *files, "--ids", "--embedder", "fake/hash?batch_size=1", "--no-cache"]
+    assert main(argv) == 0
+    embedded = [done for done, total in seen if total == 4]  # not the 3 utterances
+    assert embedded[-1] == 4 and embedded == sorted(embedded) and len(embedded) > 2

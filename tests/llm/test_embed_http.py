@@ -183,3 +183,35 @@ def test_per_token_vectors_are_mean_pooled_only_when_asked(server):
     assert r.usage["requests"] == 1
     refused = embedder(server).embed(["a b"])
     assert "start it with mean pooling" in refused.failed[0] and "?pooling=mean" in refused.failed[0]
+
+
+def test_max_cost_holds_the_calls_in_flight_and_keeps_what_they_paid_for(tmp_path):
+    # 12 texts of 4 tokens at 1 USD a token, 3 calls in flight: the limit of 20 USD is never
+    # passed (the worst case of every call in flight is held, as the judges hold theirs), and
+    # every call sent is committed to the cache, so the rerun pays only for the rest
+    import json
+
+    from voxjudge.llm.errors import BudgetExceeded
+
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"models": {"openai/pricey": {"input_per_mtok": 1e6, "output_per_mtok": 0}}}))
+    texts = [f"text number {i:02d}" for i in range(12)]  # 14 bytes: 4 tokens each
+    cache = tmp_path / "c.sqlite"
+    with FakeLLMServer(latency=0.05) as s:
+
+        def run(limit: float):
+            options = JudgeOptions(max_cost=limit, prices=prices, concurrency=3, cache=cache)
+            e = embedder(s, "openai/pricey?batch_size=1", options=options, cache=True)
+            try:
+                return e.embed(texts)
+            finally:
+                _OPENED.remove(e)
+                e.close()
+
+        with pytest.raises(BudgetExceeded, match="cost limit of 20 USD"):
+            run(20)
+        first = s.count("openai-embed")
+        assert first * 4 <= 20  # never past the limit
+        run(1000)
+        sent = [b["input"][0] for _, b in s.requests]
+    assert s.count("openai-embed") == 12 and sorted(sent) == texts  # nothing paid twice

@@ -81,26 +81,7 @@ def semantic_distances_many(
 ) -> list[SemDist]:
     """SemDist of several systems' hypotheses against the same references, with one embedding
     call for every distinct text of them all (a reference shared by systems is embedded once)."""
-    refs = [semdist_text(t) for t in references]
-    hyp_lists = [[semdist_text(t) for t in hyps] for hyps in systems]
-    outs, asked_lists = [], []
-    for hyps in hyp_lists:
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses for {len(refs)} references")
-        out = np.full(len(refs), np.nan)
-        asked: list[int] = []
-        for k, (r, h) in enumerate(zip(refs, hyps)):
-            if r == h:
-                out[k] = 0.0
-            elif not r or not h:
-                out[k] = 1.0
-            else:
-                asked.append(k)
-        outs.append(out)
-        asked_lists.append(asked)
-    texts = list(
-        dict.fromkeys(t for hyps, asked in zip(hyp_lists, asked_lists) for k in asked for t in (refs[k], hyps[k]))
-    )
+    refs, hyp_lists, outs, asked_lists, texts = _asked(references, systems)
     usage: dict = {}
     vectors, why = None, {}
     if texts:
@@ -123,6 +104,59 @@ def semantic_distances_many(
                     failed[k] = reason
         found.append(SemDist(out, failed, embedder.spec, usage))
     return found
+
+
+def _asked(references: Sequence[str], systems: Sequence[Sequence[str]]):
+    """What SemDist must ask the embedder: the texts as embedded (``semdist_text``), each
+    system's distances settled without a vector (0 for identical texts, 1 for one empty side;
+    NaN for the others), the utterances that need one, and the distinct texts to embed."""
+    refs = [semdist_text(t) for t in references]
+    hyp_lists = [[semdist_text(t) for t in hyps] for hyps in systems]
+    outs, asked_lists = [], []
+    for hyps in hyp_lists:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses for {len(refs)} references")
+        out = np.full(len(refs), np.nan)
+        asked: list[int] = []
+        for k, (r, h) in enumerate(zip(refs, hyps)):
+            if r == h:
+                out[k] = 0.0
+            elif not r or not h:
+                out[k] = 1.0
+            else:
+                asked.append(k)
+        outs.append(out)
+        asked_lists.append(asked)
+    texts = list(
+        dict.fromkeys(t for hyps, asked in zip(hyp_lists, asked_lists) for k in asked for t in (refs[k], hyps[k]))
+    )
+    return refs, hyp_lists, outs, asked_lists, texts
+
+
+def estimate_semdist(
+    spec: str,
+    references: Sequence[str],
+    systems: Sequence[Sequence[str]],
+    *,
+    base_url: str | None = None,
+    options=None,
+    before: Callable[[str], object] | None = None,
+) -> dict:
+    """A dry run of ``compute_semdist``: what the embedder ``spec`` would be sent and cost
+    (``Embedder.estimate``: distinct texts after the same dedup -- identical pairs and empty
+    sides are never sent --, cached ones, requests, estimated tokens and cost), sending nothing
+    and needing no key. ``before`` as ``compute_semdist`` takes it (a check that would refuse the
+    run refuses its dry run too)."""
+    from voxjudge.llm.options import open_embedder
+
+    texts = _asked(references, systems)[-1]
+    embedder = open_embedder(spec, base_url=base_url, options=options, dry_run=True)
+    try:
+        if before is not None:
+            before(embedder.spec)
+        return embedder.estimate(texts)
+    finally:
+        embedder.close()
 
 
 def compute_semdist(

@@ -25,7 +25,13 @@ from voxjudge.cli.common import (
     write_all,
     write_out,
 )
-from voxjudge.cli.embedder_options import add_embedder_options, embed_options, embedder_args
+from voxjudge.cli.embedder_options import (
+    add_embedder_limits,
+    add_embedder_options,
+    embed_options,
+    embedder_args,
+    embedder_estimate,
+)
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -62,6 +68,7 @@ def register(groups) -> None:
     p.add_argument("--speaker-sep", default="-", help="id prefix separator for --by-speaker (default: '-')")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     add_embedder_options(p, purpose="SemDist per utterance and for the corpus")
+    add_embedder_limits(p)
     p.add_argument("--out", metavar="FILE", help="write per-utterance records to FILE (.jsonl, .csv, .tsv, .json)")
     add_align_limit(p)
     p.set_defaults(func=cmd_metrics)
@@ -101,6 +108,7 @@ def register(groups) -> None:
     add_embedder_options(
         p, purpose="SemDist of both systems (mean over utterances) and the paired bootstrap of its difference"
     )
+    add_embedder_limits(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument(
         "--out", metavar="FILE", help="per-utterance records of both systems (id, wer_a, wer_b, ...; .jsonl, .csv)"
@@ -138,16 +146,20 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.out:  # (the writers' imports cost start-up time)
         check_outputs(records=[args.out], inputs=[args.ref, args.hyp])
     units = _metric_units(args.unit)
+    embedder, options = embedder_args(args), embed_options(args)  # checked before the files are read
     # 100,000s of texts and rows, none in a cycle: a collection, even the one that follows a
     # pause while they are alive, would only walk them. They are freed when the command returns.
     with gc_paused(), align_limit(args):
-        return _metrics(args, units)
+        return _metrics(args, units, embedder, options)
 
 
-def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
+def _metrics(args: argparse.Namespace, units: tuple[str, ...], embedder: dict, options) -> int:
     from voxjudge.asr.measures import compute_metrics
 
     paired = read_pair(args, args.ref, args.hyp)
+    if args.dry_run:
+        print_json(embedder_estimate(args, "asr metrics", paired.references, [paired.hypotheses], options))
+        return 0
     # Per-utterance rows, and the hit/substitution/deletion/insertion split of the CER, cost as
     # much as the counting: computed only when an output shows them.
     per_utterance = bool(args.out or args.per_utterance or args.by_speaker)
@@ -163,8 +175,8 @@ def _metrics(args: argparse.Namespace, units: tuple[str, ...]) -> int:
             per_utterance=per_utterance,
             char_counts=per_utterance or args.json or units[0] != "word",
             progress=progress,
-            **embedder_args(args),
-            embed_options=embed_options(args),
+            **embedder,
+            embed_options=options,
         )
     summary = result.summary()
     utterances = result.per_utterance() if per_utterance else []
@@ -244,7 +256,10 @@ def cmd_align(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compared(args: argparse.Namespace, pa, pb):
+def _compared(args: argparse.Namespace, pa, pb, embedder: dict, options, progress):
+    """``progress``: the bar's update, which the embeddings count (as in asr metrics)."""
+    from contextlib import nullcontext
+
     from voxjudge.asr.compare import compare_systems
 
     return compare_systems(
@@ -259,8 +274,9 @@ def _compared(args: argparse.Namespace, pa, pb):
         confidence=args.confidence,
         seed=args.bootstrap_seed,
         top=args.top,
-        **embedder_args(args),
-        embed_options=embed_options(args),
+        **embedder,
+        embed_options=options,
+        embed_progress=lambda _what: nullcontext(progress),
     )
 
 
@@ -274,12 +290,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     check_bootstrap_options(args)
     check_outputs(records=[args.out], files=[args.report], inputs=[args.ref, args.hyp_a, args.hyp_b])
     check_report_options(args)
+    embedder, options = embedder_args(args), embed_options(args)
     ref = read_file(args, args.ref)
     pa = pair_texts(ref, read_file(args, args.hyp_a))
     pb = pair_texts(ref, read_file(args, args.hyp_b))
     warn_leading_ids(args, pa, pb)
-    with align_limit(args), progress_bar("comparing"):
-        comparison = _compared(args, pa, pb)
+    if args.dry_run:
+        print_json(embedder_estimate(args, "asr compare", pa.references, [pa.hypotheses, pb.hypotheses], options))
+        return 0
+    with align_limit(args), progress_bar("comparing") as progress:
+        comparison = _compared(args, pa, pb, embedder, options, progress)
     summary = comparison.summary()
     summary["names"] = {"a": names[0], "b": names[1]}
     records = []

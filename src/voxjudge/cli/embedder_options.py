@@ -35,6 +35,32 @@ def add_embedder_options(p, purpose: str, *, note: str = "", texts: str = AS_GIV
         p.add_argument("--no-cache", action="store_true", help=NO_CACHE_HELP)
 
 
+EMBEDDER_CALLS = (
+    "how the --embedder's texts are sent (asr score's judge options, the same flags with the same meaning). "
+    "A cost limit needs the model's price (the shipped table, or --prices); exit status 3 when the embedder "
+    "stops the run (--max-cost reached, a server that cannot be reached, a text it cannot embed): nothing "
+    "is written, and rerunning the same command sends only what the cache lacks. Each option but --dry-run "
+    "needs --embedder"
+)
+
+
+def add_embedder_limits(p) -> None:
+    """The options of asr score's judge group that hold for an embedder (asr metrics and asr
+    compare): calls and their limits, the Ray engine and --dry-run. Not --ray-shards (an
+    embedder resumes from the cache) nor --base-url (the embedder's server is --embedder-base-url)."""
+    from voxjudge.cli.judge_options import add_call_options, add_dry_run, add_engine_options
+
+    g = p.add_argument_group("embedder calls", EMBEDDER_CALLS)
+    add_call_options(g)
+    add_engine_options(
+        g,
+        "the embedding batches the cache lacks, whose --rpm and --tpm then hold for the whole cluster (the "
+        "same vectors as a local run)",
+        workers="embedder actors on Ray (default: 2); with an in-process model each takes an equal share of the CPUs",
+    )
+    add_dry_run(g, "--embedder: ", "the distinct texts it would be sent, requests, tokens and cost")
+
+
 def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
     """``embedder`` and ``embedder_base_url`` as the library takes them; a server without an
     embedder, or an empty spec, is an error rather than a setting silently dropped."""
@@ -48,7 +74,40 @@ def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def embed_options(args: argparse.Namespace):
-    """The embedder's cache as ``JudgeOptions`` (a command without judge options)."""
+    """The embedder's cache, limits and engine as ``JudgeOptions`` (a command without judge
+    options), checked as asr score checks its own (``judge_options``). A limit given without
+    --embedder is refused: it would be accepted and then ignored."""
+    from voxjudge.cli.judge_options import judge_options
+    from voxjudge.errors import InputError
     from voxjudge.llm.options import JudgeOptions
 
-    return JudgeOptions(use_cache=not args.no_cache, cache=args.cache)
+    if not hasattr(args, "max_cost"):  # a command without add_embedder_limits (asr train): the cache only
+        return JudgeOptions(use_cache=not args.no_cache, cache=args.cache)
+    if not args.embedder:
+        given = [flag for dest, (flag, default) in _limits().items() if getattr(args, dest, default) != default]
+        if given:
+            raise InputError(f"{given[0]} applies to the embedder's calls: give --embedder SPEC with it")
+    return judge_options(args)
+
+
+def _limits() -> dict[str, tuple[str, object]]:
+    """The options of ``add_embedder_limits`` by attribute: their flag and default (not given)."""
+    scratch = argparse.ArgumentParser(add_help=False)
+    add_embedder_limits(scratch)
+    return {
+        a.dest: (a.option_strings[0], a.default) for a in scratch._actions if a.option_strings and a.dest != "dry_run"
+    }
+
+
+def embedder_estimate(args: argparse.Namespace, command: str, references, systems, options) -> dict:
+    """--dry-run of a command whose only model is its embedder: what the embedder would be sent and
+    cost (``asr.semdist.estimate_semdist``), or, without --embedder, that nothing would be."""
+    if not args.embedder:
+        return {
+            "embedder": "none",
+            "requests": 0,
+            "note": f"nothing to send: {command} calls no model without --embedder; nothing was computed",
+        }
+    from voxjudge.asr.semdist import estimate_semdist
+
+    return estimate_semdist(args.embedder, references, systems, base_url=args.embedder_base_url, options=options)

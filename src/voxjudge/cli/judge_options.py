@@ -38,6 +38,25 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
         help="cache of model answers and embeddings (default: $VOXJUDGE_CACHE or the user cache dir)",
     )
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache (answers and embeddings)")
+    add_call_options(g)
+    add_engine_options(
+        g,
+        "model calls, whose --rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster, and for "
+        "asr score with an offline judge the corpus's chunks (the same records, byte for byte)",
+        workers="judge actors on Ray (default: 2); an offline judge's actors take one CPU each",
+    )
+    g.add_argument(
+        "--ray-shards",
+        metavar="DIR",
+        help="where Ray workers write results as they complete, for a rerun to resume from "
+        "(default: ray-shards beside the cache; removed when a run completes; safe to delete)",
+    )
+
+
+def add_call_options(g) -> None:
+    """How model calls are made and paid for: concurrency, rate limits, retries, timeout, cost
+    limit, prices and the call log. A judge's group has them, and so has a command's embedder
+    (``embedder_options.add_embedder_limits``): one definition, one meaning (``judge_options``)."""
     g.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default: 8)")
     g.add_argument("--rpm", type=float, metavar="N", help="client-side limit: requests per minute")
     g.add_argument("--tpm", type=float, metavar="N", help="client-side limit: tokens per minute")
@@ -46,32 +65,28 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
     g.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly before spending more than this")
     g.add_argument("--prices", metavar="FILE", help="price table JSON overriding the shipped one")
     g.add_argument("--log", metavar="FILE", help="append one JSONL record per model call to FILE")
+
+
+def add_engine_options(g, work: str, *, workers: str) -> None:
+    """--engine, --ray-address and --ray-workers; ``work``: what runs on Ray, ``workers``: the help
+    of --ray-workers."""
     g.add_argument(
         "--engine",
         choices=("local", "ray"),
         default="local",
-        help="where the work runs: this process (default) or a Ray cluster (pip install 'voxjudge[ray]'): "
-        "model calls, whose --rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster, and for "
-        "asr score with an offline judge the corpus's chunks (the same records, byte for byte)",
+        help=f"where the work runs: this process (default) or a Ray cluster (pip install 'voxjudge[ray]'): {work}",
     )
     g.add_argument(
         "--ray-address",
         metavar="ADDR",
         help="Ray cluster to join, e.g. auto after `ray start --head` (default: a Ray started here)",
     )
-    g.add_argument(
-        "--ray-workers",
-        type=int,
-        default=2,
-        metavar="N",
-        help="judge actors on Ray (default: 2); an offline judge's actors take one CPU each",
-    )
-    g.add_argument(
-        "--ray-shards",
-        metavar="DIR",
-        help="where Ray workers write results as they complete, for a rerun to resume from "
-        "(default: ray-shards beside the cache; removed when a run completes; safe to delete)",
-    )
+    g.add_argument("--ray-workers", type=int, default=2, metavar="N", help=workers)
+
+
+def add_dry_run(g, who: str = "", what: str = "requests, tokens and cost") -> None:
+    """--dry-run: estimate, send nothing, need no key; ``who``: which models it covers."""
+    g.add_argument("--dry-run", action="store_true", help=f"{who}estimate {what}; send nothing (no key)")
 
 
 def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = None):
@@ -89,7 +104,7 @@ def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = 
     if engine == "ray" and args.ray_workers < 1:
         raise ConfigError("--ray-workers must be at least 1")
     return JudgeOptions(
-        base_url=args.base_url,
+        base_url=getattr(args, "base_url", None),  # a command with only an embedder has no judge's server
         use_cache=not args.no_cache,
         cache=args.cache,
         records=args.log or default_log,

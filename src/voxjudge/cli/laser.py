@@ -53,7 +53,7 @@ def register(cmds) -> None:
         "no LASER score by definition (the score divides by reference words), which the summary's coverage "
         "states, and the exit status stays 0",
     )
-    add_llm_labelling_options(p)
+    add_llm_labelling_options(p, dry_run="LLM judges and --embedder: ")
     p.add_argument(
         "--jobs",
         type=int,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from voxjudge.cli.judge_options import add_judge_options
+from voxjudge.cli.judge_options import add_dry_run, add_judge_options
 from voxjudge.errors import InputError
 
 JUDGE_HELP = (
@@ -44,16 +44,15 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
     )
 
 
-def add_llm_labelling_options(p) -> None:
-    """How an LLM judge labels LASER pairs; shared by asr score and asr judge-card."""
+def add_llm_labelling_options(p, *, dry_run: str = "LLM judges: ") -> None:
+    """How an LLM judge labels LASER pairs; shared by asr score and asr judge-card. ``dry_run``:
+    which models --dry-run estimates."""
     p.add_argument(
         "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
     )
     p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
     p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
-    p.add_argument(
-        "--dry-run", action="store_true", help="LLM judges: estimate requests, tokens and cost; send nothing (no key)"
-    )
+    add_dry_run(p, dry_run)
 
 
 def _file_name(name: str) -> str:

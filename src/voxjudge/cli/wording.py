@@ -17,6 +17,8 @@ FLAGS = {
     "judge": "--judge",
     "label_map": "--label-map FILE",
     "max_align_minutes": "--max-align-minutes",
+    "max_cost": "--max-cost",
+    "engine_ray": "--engine ray",
     "human_col": "--human-col",
     "hyp": "--hyp",
     "metric": "--metric",

@@ -97,9 +97,13 @@ class Embedder(RetriedCalls):
         max_cost: float | None = None,
         prices: PriceTable | None = None,
         backend: EmbedBackend | None = None,
+        connect: bool = True,
     ):
+        """``connect=False``: a dry run's embedder (``estimate``): no key, no client, no SDK."""
         self.model_spec = parse_embedder_spec(spec, base_url) if isinstance(spec, str) else spec
-        self.backend: EmbedBackend = backend if backend is not None else create_embed_backend(self.model_spec)
+        if backend is None:
+            backend = create_embed_backend(self.model_spec, connect=connect)
+        self.backend: EmbedBackend = backend
         options = dict(getattr(self.backend, "options", {}))
         options.update({k: v for k, v in self.model_spec.options.items() if k not in EMBED_TRANSPORT_OPTIONS})
         self.options = dict(sorted(options.items()))
@@ -126,6 +130,7 @@ class Embedder(RetriedCalls):
         if self.backend.limits.local:
             self.concurrency = 1  # an in-process engine already uses every thread it has
         self.dim: int | None = None
+        self._reserved = 0.0  # the worst-case cost of the calls in flight (--max-cost holds it)
         self.workers_used = 0  # worker processes the last engine run used (0: this process)
 
     @property
@@ -236,13 +241,49 @@ class Embedder(RetriedCalls):
                 progress(done, total)
 
         queue = iter(batches)
+        stopped: list[BudgetExceeded] = []
 
         async def worker() -> None:
             for batch in queue:
-                await one(batch)
+                if stopped:
+                    return
+                try:
+                    await one(batch)
+                except BudgetExceeded as e:  # no new call; those in flight finish and are cached
+                    stopped.append(e)
+                    return
 
         await asyncio.gather(*(worker() for _ in range(min(len(batches), self.concurrency * 2))))
+        if stopped:
+            raise stopped[0]
         return found, reasons
+
+    def estimate(self, texts: Sequence[str]) -> dict[str, Any]:
+        """Dry run: what ``embed(texts)`` would send and cost, sending nothing. The texts are
+        counted as ``embed`` sees them (each distinct non-empty text once; cached ones are free),
+        in the batches it would send (the backend's cap); tokens are estimated from the bytes
+        (``estimate_tokens``, as the cost limit counts them) and priced from the price table,
+        ``None`` when it has no price for the model."""
+        distinct = list(dict.fromkeys(t for t in texts if t.strip()))
+        keys = self.keys(distinct)
+        stored = self.cache.get_vectors(keys) if self.cache is not None and distinct else {}
+        missing = [t for t, key in zip(distinct, keys) if key not in stored]
+        size = max(1, self.backend.limits.max_batch)
+        tokens = sum(estimate_tokens(t) for t in missing)
+        price = self.meter.price
+        out: dict[str, Any] = {
+            "embedder": self.spec,
+            "texts": len(distinct),
+            "cached_texts": len(distinct) - len(missing),
+            "texts_to_send": len(missing),
+            "batch_size": size,
+            "requests": -(-len(missing) // size),
+            "input_tokens_estimate": tokens,
+            "cost_usd_estimate": None if price is None else price.cost(Usage(tokens, 0)),
+        }
+        if price is None:
+            out["cost"] = f"unknown: no price known for {self.model_spec.name} in the price table"
+        return out
 
     # ---- one batch -------------------------------------------------------------------------------
 
@@ -267,9 +308,12 @@ class Embedder(RetriedCalls):
 
     async def _call(self, texts: list[str]) -> np.ndarray:
         tokens = sum(estimate_tokens(t) for t in texts)
-        self._check_budget(tokens)
-        log = self._call_log(texts)
-        result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+        reserved = self._reserve_budget(tokens)
+        try:
+            log = self._call_log(texts)
+            result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+        finally:
+            self._reserved -= reserved
         usage = result.usage if isinstance(result.usage, Usage) else Usage()
         self.meter.add(usage)
         vectors = self._checked(result.vectors, len(texts))
@@ -304,15 +348,19 @@ class Embedder(RetriedCalls):
             what = "answered" if answer else "cached"
             raise PermanentError(f"{self.model_spec.provider}: {what} vectors of {dim} dimensions, expected {self.dim}")
 
-    def _check_budget(self, tokens: int) -> None:
+    def _reserve_budget(self, tokens: int) -> float:
+        """Hold the worst-case cost of a call about to start, so parallel calls cannot overshoot
+        the limit (as ``Judge`` does); the caller gives it back when the call ends."""
         if self.max_cost is None or self.meter.price is None:
-            return
+            return 0.0
         worst = self.meter.price.cost(Usage(tokens, 0))
-        if (self.meter.cost or 0.0) + worst > self.max_cost:
+        if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
             raise BudgetExceeded(
                 f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
-                "rerun with a higher limit to continue from the cache"
+                "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
             )
+        self._reserved += worst
+        return worst
 
     def _call_log(self, texts: list[str]) -> Callable[..., None]:
         def log(**fields: Any) -> None:

@@ -113,12 +113,15 @@ def parse_embedder_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
     return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
 
 
-def create_embed_backend(spec: JudgeSpec) -> EmbedBackend:
+def create_embed_backend(spec: JudgeSpec, *, connect: bool = True) -> EmbedBackend:
+    """``connect=False`` (a dry run): a built-in backend checks its options and declares its
+    limits and identity, but reads no key and creates no client (nor imports the SDK); a
+    registered factory is called as usual."""
     try:
         if spec.provider in _CUSTOM:
             return _CUSTOM[spec.provider](spec)
         module, _, attr = _BUILTIN[spec.provider].partition(":")
-        return getattr(importlib.import_module(module), attr)(spec)
+        return getattr(importlib.import_module(module), attr)(spec, connect=connect)
     except ModuleNotFoundError as e:
         missing = (e.name or "").split(".")[0]
         wanted = _EXTRAS.get(spec.provider)

@@ -84,6 +84,7 @@ def open_embedder(
     cache: Cache | str | Path | None | bool = True,
     options: JudgeOptions | None = None,
     engine: str = "local",
+    dry_run: bool = False,
 ) -> Embedder:
     """The embedder ``spec`` names: ``default`` (offline, shipped in a wheel), ``e5/...``,
     ``openai/<model>`` (``base_url`` for a compatible server), ``gemini/<model>``, ``fake/hash``.
@@ -93,6 +94,9 @@ def open_embedder(
     and the engine; ``engine="ray"`` spreads embedding batches over Ray workers. An unknown
     spec, a missing extra or a bad option is a ``ConfigError`` at once; a server that cannot be
     reached stops the first ``embed`` call with an error (no fallback to another model).
+
+    ``dry_run``: an embedder for ``estimate`` only: no key, no client, no SDK, no call log, no
+    Ray (the cache is read, so cached texts count as free).
     """
     from voxjudge.llm.embed import Embedder
     from voxjudge.llm.errors import ConfigError
@@ -102,11 +106,21 @@ def open_embedder(
         cache = None
     elif cache is True and options.cache is not None:
         cache = options.cache
-    # base_url is this model's server; options.base_url is the chat judge's
-    embedder = Embedder(spec, base_url=base_url, cache=cache, **options._calls())
     chosen = engine if engine != "local" else options.engine
-    if chosen == "ray":
-        embedder.engine = options._ray_engine()
-    elif chosen != "local":
+    if chosen not in ("local", "ray"):
         raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
+    if chosen == "ray" and options.max_cost is not None and not dry_run:
+        # the Ray workers' embedders share rate limits but no budget: a limit there would be ignored
+        raise ConfigError(
+            "an embedder on Ray cannot hold {max_cost} (its workers share no budget): drop the cost limit or "
+            "{engine_ray}",
+            options={"max_cost": "max_cost", "engine_ray": 'engine="ray"'},
+        )
+    calls = options._calls()
+    if dry_run:
+        calls["records"] = None  # a dry run writes no call log
+    # base_url is this model's server; options.base_url is the chat judge's
+    embedder = Embedder(spec, base_url=base_url, cache=cache, connect=not dry_run, **calls)
+    if chosen == "ray" and not dry_run:
+        embedder.engine = options._ray_engine()
     return embedder

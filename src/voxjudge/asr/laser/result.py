@@ -17,7 +17,7 @@ class LaserResult:
     utterances: list[UtteranceScore]
     summary: dict[str, Any]
     human: dict[str, float] | None = field(default=None, repr=False)
-    estimate: dict[str, Any] | None = None  # a dry run: what an LLM run would send and cost
+    estimate: dict[str, Any] | None = None  # a dry run: what the run would send and cost
 
     @property
     def run(self) -> dict[str, str]:

@@ -5,7 +5,8 @@ this process; an LLM spec (``openai/<model>``, ``fake/<script>`` ...) is built h
 ``options.llm`` (a ``JudgeOptions``: cache, limits, retries, engine) and closed when the run
 ends, or the caller passes a ready ``Judge`` (and closes it). Everything a run needs is in
 ``LaserOptions``; the answer is a ``LaserResult`` -- for a dry run, one whose ``estimate`` says
-what an LLM run would send and cost, with nothing scored.
+what the run would send and cost (an LLM judge's requests, or an offline judge's embedder's, or
+that an offline judge without one sends nothing), with nothing scored.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class LaserOptions:
     mode: str = "pairs"  # pairs | sentence
     batch_size: int = 32  # pairs per request (pairs mode)
     prefilter: bool = True  # pairs the rules settle with certainty never reach the model
-    dry_run: bool = False  # estimate requests, tokens and cost; send nothing
+    dry_run: bool = False  # estimate the judge's or the embedder's requests, tokens and cost; send nothing
     llm: JudgeOptions = field(default_factory=JudgeOptions)
     # offline judges: worker processes (None: one per core; results identical to one process);
     # with ``llm.engine == "ray"`` the chunks go to ``llm.ray_workers`` Ray actors instead
@@ -142,6 +143,10 @@ def _run(
         if paired is None:
             ids = list(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
             paired = _Rows(list(zip(ids, references, hypotheses)), len(ids))
+        if options.dry_run:
+            return LaserResult(
+                settings, [], {}, estimate=_offline_estimate(judge, paired, meaning_rows, options, calibration)
+            )
         semdist = None
         if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
             paired = _Rows(list(paired), len(paired))
@@ -235,6 +240,35 @@ def _calibration_file(judge: str, options: LaserOptions, settings: dict):
         if given:
             settings["calibration_sha256"] = given.sha256
     return given
+
+
+def _offline_estimate(judge: str, paired, meaning_rows, options: LaserOptions, calibration) -> dict[str, Any]:
+    """A dry run with an offline judge: the judge sends nothing; the embedder, when there is one,
+    is estimated as SemDist would ask it (``asr.semdist.estimate_semdist``), after the check that
+    would refuse the real run before its first call."""
+    from voxjudge.asr.laser.judges import people_model
+
+    estimate: dict[str, Any] = {"judge": judge, "requests": 0}
+    if not options.embedder:
+        estimate["note"] = (
+            f"nothing to send: the {judge} judge runs on this machine and no embedder is given; nothing was scored"
+        )
+        return estimate
+    from voxjudge.asr.semdist import estimate_semdist
+
+    refs, hyps = [], []
+    for _, ref, hyp in paired if meaning_rows is None else meaning_rows:
+        refs.append(ref)
+        hyps.append(hyp)
+    estimate["embedder"] = estimate_semdist(
+        options.embedder,
+        refs,
+        [hyps],
+        base_url=options.embedder_base_url,
+        options=options.llm,
+        before=lambda spec: people_model(judge, spec, calibration),
+    )
+    return estimate
 
 
 def _semdist(paired, options: LaserOptions, progress, before) -> tuple[dict, str, dict]:

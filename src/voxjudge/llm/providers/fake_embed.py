@@ -26,7 +26,7 @@ from voxjudge.llm.usage import estimate_tokens
 
 
 class FakeEmbedBackend:
-    def __init__(self, spec: JudgeSpec):
+    def __init__(self, spec: JudgeSpec, *, connect: bool = True):  # connect: nothing to connect to
         if spec.model not in ("hash", "words"):
             raise ConfigError(f"fake: no embedder {spec.model!r}; use fake/hash or fake/words")
         self.spec = spec

@@ -1,0 +1,200 @@
+"""A paid embedder under the same rules in every command that takes one (asr score, metrics,
+compare): --dry-run sends nothing, needs no key and says what would be sent and cost; --max-cost
+and the other call limits are the judge options' own flags with the same meaning. Against a local
+server that counts what it is sent (``FakeLLMServer``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from voxjudge.cli.main import build_parser, main
+from voxjudge.llm.fakeserver import FakeLLMServer
+
+# 6 utterances: one identical pair, one empty hypothesis and a reference seen twice, so the run
+# embeds 7 distinct texts (the dedup SemDist does: identical pairs and empty sides are never sent)
+REFS = ["u1 the cat sat", "u2 hello world", "u3 same text", "u4 the cat sat", "u5 nothing here", "u6 a b c"]
+HYPS = ["u1 the cat sat down", "u2 hello word", "u3 same text", "u4 the cat sat on", "u5", "u6 a b d"]
+SENT = {"the cat sat", "the cat sat down", "hello world", "hello word", "the cat sat on", "a b c", "a b d"}
+BATCHES = -(-len(SENT) // 2)  # in batches of 2
+PRICEY = {"input_per_mtok": 1_000_000.0, "output_per_mtok": 0.0}  # 1 USD a token
+
+
+@pytest.fixture
+def files(tmp_path):
+    ref, hyp, hyp_b = tmp_path / "ref.txt", tmp_path / "hyp.txt", tmp_path / "hyp_b.txt"
+    ref.write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    hyp.write_text("\n".join(HYPS) + "\n", encoding="utf-8")
+    hyp_b.write_text("\n".join(REFS) + "\n", encoding="utf-8")  # system B is perfect: it adds no text
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"models": {"openai/pricey": PRICEY}}), encoding="utf-8")
+    return {"ref": str(ref), "hyp": str(hyp), "hyp_b": str(hyp_b), "prices": str(prices), "dir": tmp_path}
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer() as s:
+        yield s
+
+
+def command(name: str, files, *extra: str) -> list[str]:
+    """``asr score|metrics|compare`` on the files (score with the rules judge), the cache in tmp."""
+    base = {
+        "score": ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--judge", "rules"],
+        "metrics": ["asr", "metrics", "--ref", files["ref"], "--hyp", files["hyp"]],
+        "compare": ["asr", "compare", "--ref", files["ref"], "--hyp-a", files["hyp"], "--hyp-b", files["hyp_b"]],
+    }[name]
+    return [*base, "--ids", "--cache", str(files["dir"] / "cache.sqlite"), *extra]
+
+
+COMMANDS = ("score", "metrics", "compare")
+
+
+def _embedding(estimate: dict, name: str) -> dict:
+    return estimate["embedder"] if name == "score" else estimate
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_sends_nothing_and_says_what_the_real_run_sends(name, files, server, capsys):
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"]]
+    out = files["dir"] / "out.jsonl"
+    assert (
+        main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url, "--dry-run", "--out", str(out)))
+        == 0
+    )
+    estimate = _embedding(json.loads(capsys.readouterr().out), name)
+    assert server.count() == 0 and not out.exists()  # nothing sent, nothing scored or written
+    tokens = sum(-(-len(t.encode()) // 4) for t in SENT)
+    assert estimate == {
+        "embedder": "openai/pricey",
+        "texts": len(SENT),
+        "cached_texts": 0,
+        "texts_to_send": len(SENT),
+        "batch_size": 2,
+        "requests": BATCHES,
+        "input_tokens_estimate": tokens,
+        "cost_usd_estimate": pytest.approx(tokens * 1.0),
+    }
+    # the real run sends exactly those texts, in as many requests; its dry run then finds them cached
+    assert main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url)) == 0
+    capsys.readouterr()
+    sent = [t for _, body in server.requests for t in body["input"]]
+    assert sorted(sent) == sorted(SENT) and server.count() == BATCHES
+    assert main(command(name, files, "--embedder", "openai/pricey?batch_size=2", *url, "--dry-run")) == 0
+    again = _embedding(json.loads(capsys.readouterr().out), name)
+    assert again["cached_texts"] == len(SENT) and again["requests"] == 0 and again["cost_usd_estimate"] == 0
+    assert server.count() == BATCHES
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_needs_no_key_and_says_when_the_cost_is_unknown(name, files, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setitem(sys.modules, "openai", None)  # no client either: the SDK cannot even be imported
+    assert main(command(name, files, "--embedder", "openai/text-embedding-3-small", "--dry-run")) == 0
+    priced = _embedding(json.loads(capsys.readouterr().out), name)
+    assert priced["texts"] == len(SENT) and priced["requests"] == 1 and priced["cost_usd_estimate"] > 0
+    assert "cost" not in priced
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")  # with a key: still no client, nothing sent to OpenAI's host
+    assert main(command(name, files, "--embedder", "openai/text-embedding-3-small", "--dry-run")) == 0
+    assert _embedding(json.loads(capsys.readouterr().out), name) == priced
+    assert main(command(name, files, "--embedder", "openai/unpriced-model", "--dry-run")) == 0
+    unknown = _embedding(json.loads(capsys.readouterr().out), name)
+    assert (
+        unknown["cost_usd_estimate"] is None
+        and unknown["cost"] == "unknown: no price known for openai/unpriced-model in the price table"
+    )
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_dry_run_with_nothing_to_pay_for_plans_nothing_and_says_so(name, files, capsys):
+    out = files["dir"] / "out.jsonl"
+    assert main(command(name, files, "--dry-run", "--out", str(out))) == 0
+    captured = capsys.readouterr()
+    estimate = json.loads(captured.out)
+    assert estimate["requests"] == 0 and estimate["note"].startswith("nothing to send")
+    assert "nothing was" in estimate["note"] and not out.exists()
+
+
+def test_a_dry_run_refuses_what_the_real_run_refuses(files, capsys):
+    # the default judge has no laser_calibrated model for this embedder: refused before any call, dry or not
+    argv = command("score", files, "--embedder", "openai/text-embedding-3-small", "--dry-run")
+    argv[argv.index("rules")] = "default"
+    assert main(argv) == 2
+    assert "no model fitted with the embedder openai/text-embedding-3-small" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_max_cost_stops_an_embedding_run_in_every_command_alike(name, files, server, capsys):
+    out = files["dir"] / "out.jsonl"
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"], "--concurrency", "1"]
+    spec = "openai/pricey?batch_size=1"
+    code = main(command(name, files, "--embedder", spec, *url, "--max-cost", "8", "--out", str(out)))
+    err = capsys.readouterr().err
+    assert code == 3 and "cost limit of 8 USD reached" in err and "Traceback" not in err
+    assert 0 < server.count() < len(SENT) and not out.exists()
+    # a higher limit goes on from the cache: nothing is paid twice
+    assert main(command(name, files, "--embedder", spec, *url, "--max-cost", "1000", "--out", str(out))) == 0
+    assert server.count() == len(SENT) and out.exists()
+
+
+@pytest.mark.parametrize("name", ("metrics", "compare"))
+def test_call_limits_need_an_embedder(name, files, capsys):
+    for extra in (["--max-cost", "1"], ["--rpm", "60"], ["--engine", "ray"], ["--log", "calls.jsonl"]):
+        assert main(command(name, files, *extra)) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"voxjudge: error: {extra[0]} applies to the embedder's calls: give --embedder SPEC with it"
+
+
+@pytest.mark.parametrize("name", ("metrics", "compare"))
+def test_the_limits_are_asr_scores_own_flags_with_the_same_meaning(name, files, server, capsys):
+    parsers = {p.prog.split()[-1]: p for p in _asr_parsers()}
+
+    def options(parser):
+        return {
+            a.option_strings[0]: (a.dest, a.default, a.type, a.help)
+            for a in parser._actions
+            if a.option_strings and a.option_strings[0] in SHARED
+        }
+
+    assert options(parsers[name]) == options(parsers["score"]) | _own_help(parsers[name])
+    # --log writes the embedder's calls, as in asr score
+    log = files["dir"] / "calls.jsonl"
+    url = ["--embedder-base-url", server.url + "/v1", "--no-cache", "--log", str(log)]
+    assert main(command(name, files, "--embedder", "openai/x", *url, "--rpm", "6000", "--timeout", "30")) == 0
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c["event"] for c in calls] == ["call"] and calls[0]["texts"] == len(SENT)
+
+
+SHARED = (
+    "--concurrency", "--rpm", "--tpm", "--max-retries", "--timeout", "--max-cost", "--prices", "--log",
+    "--engine", "--ray-address", "--ray-workers", "--dry-run",
+)  # fmt: skip
+
+
+def _own_help(parser):  # --dry-run and --engine say what they cover in each command; the rest is identical
+    return {
+        a.option_strings[0]: (a.dest, a.default, a.type, a.help)
+        for a in parser._actions
+        if a.option_strings and a.option_strings[0] in ("--dry-run", "--engine", "--ray-workers")
+    }
+
+
+def _asr_parsers():
+    parser = build_parser(["asr"])
+    asr = next(a for a in parser._actions if a.dest == "group").choices["asr"]
+    cmds = next(a for a in asr._actions if a.dest == "command").choices
+    return [cmds["score"], cmds["metrics"], cmds["compare"]]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_cost_limit_an_embedder_on_ray_cannot_hold_is_refused(name, files, capsys):
+    # Ray's embedding workers share rate limits but no budget: --max-cost would be ignored there
+    argv = command(name, files, "--embedder", "fake/hash", "--engine", "ray", "--max-cost", "1", "--no-cache")
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "voxjudge: error: an embedder on Ray cannot hold --max-cost (its workers share no budget): drop the cost "
+        "limit or --engine ray"
+    )
