@@ -270,3 +270,27 @@ def test_an_embedder_server_without_an_embedder_or_an_empty_spec_is_an_error(tmp
         assert "give --embedder openai/<model> with it" in capsys.readouterr().err
         assert main([*base, "--embedder", ""]) == 2
         assert "--embedder needs a spec" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8080/v1", "not a url"])
+def test_an_embedder_server_without_http_or_https_is_refused_at_once_naming_its_flag(tmp_path, capsys, url):
+    # `asr metrics --embedder openai/x --embedder-base-url 127.0.0.1:8080/v1` took 98 s: 7 attempts, then exit 3
+    import time
+
+    files = ["--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids"]
+    server = ["--embedder", "openai/x", "--embedder-base-url", url, "--no-cache"]
+    ratings = "examples/human/ratings_sample.csv"
+    for argv in (
+        ["asr", "metrics", *files, *server],
+        ["asr", "compare", "--ref", f"{EN}/ref.txt", "--hyp-a", f"{EN}/sys_a.txt", "--hyp-b", f"{EN}/sys_b.txt",
+         "--ids", *server],
+        ["asr", "score", *files, "--judge", "rules", *server],
+        ["asr", "judge-card", "--ratings", ratings, "--judge", "rules", *server],
+        ["asr", "train", "--ratings", ratings, "--out", str(tmp_path / "cal.json"), *server],
+    ):  # fmt: skip
+        start = time.monotonic()
+        assert main(argv) == 2, argv
+        assert time.monotonic() - start < 10, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"voxjudge: error: --embedder-base-url {url!r} is not a server URL: it needs http:// or")
+        assert err.count("\n") == 1, err

@@ -37,13 +37,17 @@ def add_embedder_options(p, purpose: str, *, note: str = "", texts: str = AS_GIV
 
 def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
     """``embedder`` and ``embedder_base_url`` as the library takes them; a server without an
-    embedder, or an empty spec, is an error rather than a setting silently dropped."""
+    embedder, an empty spec, or a server URL no request can go to, is an error rather than a
+    setting silently dropped (or retried for minutes)."""
     from voxjudge.errors import InputError
+    from voxjudge.llm.spec import server_url
 
     if args.embedder is not None and not args.embedder.strip():
         raise InputError("--embedder needs a spec: default, openai/<model>, gemini/<model> or fake/hash")
-    if args.embedder_base_url and not args.embedder:
+    if args.embedder_base_url is not None and not args.embedder:
         raise InputError("--embedder-base-url names the embedder's server: give --embedder openai/<model> with it")
+    if args.embedder_base_url is not None:
+        server_url(args.embedder_base_url, "embedder_base_url")
     return {"embedder": args.embedder, "embedder_base_url": args.embedder_base_url}
 
 

@@ -36,6 +36,12 @@ class JudgeOptions:
     ray_workers: int = 2
     ray_shards: str | Path | None = None
 
+    def __post_init__(self) -> None:
+        if self.base_url is not None:  # refused here, before any input is read, not after retries
+            from voxjudge.llm.spec import server_url
+
+            server_url(self.base_url)
+
     def judge(self, spec: str, *, dry_run: bool = False):
         """The ``Judge`` these options describe. A dry run creates no backend (no key, no SDK)."""
         from voxjudge.llm.judge import Judge
