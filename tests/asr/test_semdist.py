@@ -294,3 +294,28 @@ def test_an_embedder_server_without_http_or_https_is_refused_at_once_naming_its_
         err = capsys.readouterr().err
         assert err.startswith(f"voxjudge: error: --embedder-base-url {url!r} is not a server URL: it needs http:// or")
         assert err.count("\n") == 1, err
+
+
+def test_base_url_is_the_llm_judges_and_an_offline_judge_refuses_it(tmp_path, capsys, monkeypatch):
+    # `asr score --judge rules --base-url URL` exited 0 (the URL ignored), and with `--embedder openai/x`
+    # the embeddings went to OpenAI's own host, not to the server given
+    from voxjudge.asr.laser import LaserOptions, run_laser
+    from voxjudge.errors import InputError
+    from voxjudge.llm.fakeserver import FakeLLMServer
+    from voxjudge.llm.options import JudgeOptions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    files = ["--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids", "--no-cache"]
+    with FakeLLMServer() as srv:
+        url = srv.url + "/v1"
+        for judge, embedder in (("rules", []), ("default", []), ("model:any.json", []),
+                                ("default", ["--embedder", "openai/text-embedding-3-small"]),
+                                ("rules", ["--embedder", "fake/hash"])):  # fmt: skip
+            assert main(["asr", "score", *files, "--judge", judge, "--base-url", url, *embedder]) == 2
+            err = capsys.readouterr().err
+            want = f"voxjudge: error: --base-url is an LLM judge's server, and the offline judge {judge!r} calls none"
+            want += "; give the embedder's server with --embedder-base-url\n" if embedder else "\n"
+            assert err == want
+        assert srv.requests == []  # nothing was sent anywhere
+    with pytest.raises(InputError, match=r"JudgeOptions\(base_url=...\) is an LLM judge's server"):
+        run_laser(["a b"], ["a c"], judge="rules", options=LaserOptions(llm=JudgeOptions(base_url=url)))

@@ -56,6 +56,20 @@ class JudgeOptions:
             judge.engine = self._ray_engine()
         return judge
 
+    def unused_server(self, offline: str, *, embedder: bool = False) -> None:
+        """Refuse ``base_url`` where no model judge will call it, rather than drop it in silence;
+        ``offline`` says so of the run's judges ("the offline judge 'rules' calls none"),
+        ``embedder``: one is given (its server is another setting, which the message names)."""
+        if self.base_url is None:
+            return
+        from voxjudge.errors import InputError
+
+        raise InputError(
+            f"{{base_url}} is an LLM judge's server, and {offline}"
+            + ("; give the embedder's server with {embedder_base_url}" if embedder else ""),
+            options={"base_url": "JudgeOptions(base_url=...)", "embedder_base_url": "embedder_base_url"},
+        )
+
     def _calls(self) -> dict:
         """The settings a ``Judge`` and an ``Embedder`` both take from these options."""
         from voxjudge.llm.retry import RetryPolicy
