@@ -5,6 +5,7 @@ hand), its rules without a model call, its stop on a failed text, and where it s
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -273,3 +274,84 @@ def test_an_embedder_server_without_an_embedder_or_an_empty_spec_is_an_error(tmp
         assert "give --embedder openai/<model> with it" in capsys.readouterr().err
         assert main([*base, "--embedder", ""]) == 2
         assert "--embedder needs a spec" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8080/v1", "not a url"])
+def test_an_embedder_server_without_http_or_https_is_refused_at_once_naming_its_flag(tmp_path, capsys, url):
+    # `asr metrics --embedder openai/x --embedder-base-url 127.0.0.1:8080/v1` took 98 s: 7 attempts, then exit 3
+    import time
+
+    files = ["--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids"]
+    server = ["--embedder", "openai/x", "--embedder-base-url", url, "--no-cache"]
+    ratings = "examples/human/ratings_sample.csv"
+    for argv in (
+        ["asr", "metrics", *files, *server],
+        ["asr", "compare", "--ref", f"{EN}/ref.txt", "--hyp-a", f"{EN}/sys_a.txt", "--hyp-b", f"{EN}/sys_b.txt",
+         "--ids", *server],
+        ["asr", "score", *files, "--judge", "rules", *server],
+        ["asr", "judge-card", "--ratings", ratings, "--judge", "rules", *server],
+        ["asr", "train", "--ratings", ratings, "--out", str(tmp_path / "cal.json"), *server],
+    ):  # fmt: skip
+        start = time.monotonic()
+        assert main(argv) == 2, argv
+        assert time.monotonic() - start < 10, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"voxjudge: error: --embedder-base-url {url!r} is not a server URL: it needs http:// or")
+        assert err.count("\n") == 1, err
+
+
+def test_base_url_is_the_llm_judges_and_an_offline_judge_refuses_it(tmp_path, capsys, monkeypatch):
+    # `asr score --judge rules --base-url URL` exited 0 (the URL ignored), and with `--embedder openai/x`
+    # the embeddings went to OpenAI's own host, not to the server given
+    from voxjudge.asr.laser import LaserOptions, run_laser
+    from voxjudge.errors import InputError
+    from voxjudge.llm.fakeserver import FakeLLMServer
+    from voxjudge.llm.options import JudgeOptions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    files = ["--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids", "--no-cache"]
+    with FakeLLMServer() as srv:
+        url = srv.url + "/v1"
+        for judge, embedder in (("rules", []), ("default", []), ("model:any.json", []),
+                                ("default", ["--embedder", "openai/text-embedding-3-small"]),
+                                ("rules", ["--embedder", "fake/hash"])):  # fmt: skip
+            assert main(["asr", "score", *files, "--judge", judge, "--base-url", url, *embedder]) == 2
+            err = capsys.readouterr().err
+            want = f"voxjudge: error: --base-url is an LLM judge's server, and the offline judge {judge!r} calls none"
+            want += "; give the embedder's server with --embedder-base-url\n" if embedder else "\n"
+            assert err == want
+        assert srv.requests == []  # nothing was sent anywhere
+    with pytest.raises(InputError, match=r"JudgeOptions\(base_url=...\) is an LLM judge's server"):
+        run_laser(["a b"], ["a c"], judge="rules", options=LaserOptions(llm=JudgeOptions(base_url=url)))
+
+
+def test_embedder_none_is_no_embedder_byte_for_byte(tmp_path, capsys):
+    # the summaries say `embedder: "none"` and the help said "default: none"; `--embedder none` was refused
+    files = ["--ref", f"{EN}/ref.txt", "--hyp", f"{EN}/sys_b.txt", "--ids"]
+    ratings = "examples/human/ratings_sample.csv"
+    pairs = tmp_path / "hi.tsv"  # the Hindi pairs asr train fits a pair model on in tests/cli/test_cli_laser.py
+    lines = (Path(__file__).parents[1] / "data" / "laser_pairs.tsv").read_text(encoding="utf-8").splitlines()
+    pairs.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.startswith("hi\t")]) + "\n", encoding="utf-8")
+    commands = {
+        "metrics": ["asr", "metrics", *files, "--json", "--out", "{out}"],
+        "compare": ["asr", "compare", "--ref", f"{EN}/ref.txt", "--hyp-a", f"{EN}/sys_a.txt", "--hyp-b",
+                    f"{EN}/sys_b.txt", "--ids", "--json", "--resamples", "200", "--out", "{out}"],
+        "score": ["asr", "score", *files, "--judge", "rules", "--json", "--out", "{out}"],
+        "judge-card": ["asr", "judge-card", "--ratings", ratings, "--judge", "rules", "--resamples", "50",
+                       "--split-halves", "20", "--json", "--out", "{out}"],
+        "train": ["asr", "train", "--ratings", ratings, "--out", "{out}", "--json"],
+        "train pairs": ["asr", "train", str(pairs), "--out", "{out}", "--json"],
+    }  # fmt: skip
+    for name, argv in commands.items():
+        seen = []
+        for extra in ([], ["--embedder", "none"], ["--embedder", "None"]):
+            out = tmp_path / f"{name}-{len(seen)}.{'json' if name.startswith('train') else 'jsonl'}"
+            assert main([a.replace("{out}", str(out)) for a in argv] + extra) == 0, (name, extra)
+            captured = capsys.readouterr()
+            seen.append((captured.out.replace(str(out), "OUT"), out.read_bytes()))
+        assert seen[1] == seen[0] and seen[2] == seen[0], name
+    for command in (["asr", "metrics"], ["asr", "score"]):
+        assert main([*command, *files, "--embedder", "none", "--embedder-base-url", "http://127.0.0.1:9/v1"]) == 2
+        assert "give --embedder openai/<model> with it" in capsys.readouterr().err
+    for command in (["asr", "metrics"], ["asr", "compare"], ["asr", "score"], ["asr", "judge-card"], ["asr", "train"]):
+        assert "fake/hash, or none (the default: no embedder" in _help(capsys, *command), command

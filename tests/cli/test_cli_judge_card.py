@@ -162,6 +162,26 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
             "ratings need columns hyp, a score (score, human_mean or rating; another column with --ratings-col)",
         ),
         (["--ratings", "{ratings}", "--ratings-group-col", "speaker"], "speaker (named by --ratings-group-col)"),
+        # --base-url is for the card's LLM judges: with none it would be ignored in silence
+        (
+            ["--ratings", "{ratings}", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url is an LLM judge's server, and no judge of the card (default: all offline) calls one",
+        ),
+        (
+            [
+                "--ratings",
+                "{ratings}",
+                "--judge",
+                "rules",
+                "--judge",
+                "default",
+                "--embedder",
+                "openai/x",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+            ],
+            "(rules, default: all offline) calls one; give the embedder's server with --embedder-base-url",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(human, capsys, argv, message):
@@ -239,14 +259,15 @@ def test_an_llm_judge_over_an_openai_compatible_server(tmp_path, capsys):
         encoding="utf-8",
     )
     with FakeLLMServer() as srv:
-        code, stdout, stderr = _run(
-            capsys, "--preferences", prefs, "--judge", "openai/judge-model", "--base-url", srv.url + "/v1",
-            "--no-cache", "--resamples", 50, "--json",
+        code, stdout, stderr = _run(  # --base-url is the LLM judge's: the offline one beside it runs as ever
+            capsys, "--preferences", prefs, "--judge", "rules", "--judge", "openai/judge-model", "--base-url",
+            srv.url + "/v1", "--no-cache", "--resamples", 50, "--json",
         )  # fmt: skip
         sent = srv.count()
     s = json.loads(stdout)
     assert code == 0, stderr
     assert s["coverage"]["LASER openai/judge-model"] == {"scored": 6, "total": 6} and sent >= 1
+    assert s["coverage"]["LASER rules"] == {"scored": 6, "total": 6}
     assert s["preferences"]["triplets"] == 3 and s["preferences"]["votes"] == 4
     assert s["runs"]["LASER openai/judge-model"]["usage"]["requests"] == sent
 

@@ -183,6 +183,20 @@ def test_export_train_and_use_a_model(capsys, tmp_path, examples):
             ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--judge", "model:{tmp}/r.txt"],
             "not a voxjudge LASER model",
         ),
+        # --base-url is an LLM judge's server: an offline judge refuses it rather than ignore it
+        (
+            ["asr", "classify", "{tmp}/nohyp.tsv", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url is an LLM judge's server, and the offline judge 'default' calls none",
+        ),
+        (
+            ["asr", "classify", "{tmp}/nohyp.tsv", "--judge", "rules", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url is an LLM judge's server, and the offline judge 'rules' calls none",
+        ),
+        # a server for an embedder a pair model never takes
+        (
+            ["asr", "train", "{tmp}/badlabel.tsv", "--out", "{tmp}/m.json", "--embedder-base-url", "http://h/v1"],
+            "--embedder-base-url names the embedder's server: give --embedder openai/<model> with it",
+        ),
     ],
 )
 def test_bad_input(capsys, tmp_path, argv, message):

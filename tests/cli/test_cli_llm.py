@@ -185,3 +185,26 @@ def test_local_provider_reports_what_is_missing(tmp_path):
         expected = "pip install 'voxjudge\\[local\\]'"
     with pytest.raises(ConfigError, match=expected):
         Judge(f"local/{tmp_path / 'missing.gguf'}", cache=None)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:1/v1", "not a url"])
+def test_a_base_url_without_http_or_https_is_refused_at_once_by_every_command(capsys, tmp_path, prompts, examples, url):
+    # `asr score --judge openai/x --base-url 127.0.0.1:1/v1` was retried 7 times (about 100 s), then exit 3
+    import time
+
+    hi, pairs = examples / "asr" / "hi", examples / "pairwise" / "pairs.jsonl"
+    judge = ["--judge", "openai/x", "--base-url", url, "--no-cache"]
+    for argv in (
+        ["asr", "score", "--ref", str(hi / "ref.txt"), "--hyp", str(hi / "sys_b.txt"), "--ids", *judge],
+        ["asr", "score", "--ref", str(hi / "ref.txt"), "--hyp", str(hi / "sys_b.txt"), "--ids", *judge, "--dry-run"],
+        ["llm", "run", str(prompts), *judge],
+        ["llm", "ping", *judge],
+        ["pairwise", "judge", "--pairs", str(pairs), "--samples", "2", "--out", str(tmp_path / "j.jsonl"), *judge],
+    ):
+        start = time.monotonic()
+        assert main(argv) == 2, argv
+        assert time.monotonic() - start < 10, argv
+        err = capsys.readouterr().err
+        example = f"http://{url}" if " " not in url else "http://127.0.0.1:8080/v1"
+        want = f"--base-url {url!r} is not a server URL: it needs http:// or https:// and a host, e.g. {example}"
+        assert err == f"voxjudge: error: {want}\n", argv

@@ -1,21 +1,27 @@
 """What retrying cannot fix is reported at once, with the URL: a refused connection (a real port
 on 127.0.0.1 that nothing listens on), a TLS handshake with a plain-HTTP server, a name that does
 not resolve. Every provider path that can meet one: the aiohttp transport, the official openai,
-anthropic and gemini SDKs, and the labelling engine (label_many) over them."""
+anthropic and gemini SDKs, and the labelling engine (label_many) over them. And a URL no client
+can send a request to (no http:// or https://): refused where the client is made, and, should one
+get past (a redirect off HTTP), never retried."""
 
 from __future__ import annotations
 
 import socket
 import ssl
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from voxjudge.llm import Item, Judge, Request, RetryPolicy, Task, label_many
-from voxjudge.llm.errors import TransientError
+from voxjudge.llm import Item, Judge, Request, RetryPolicy, Task, errors, label_many
+from voxjudge.llm.errors import ConfigError, TransientError
 from voxjudge.llm.fakeserver import FakeLLMServer
+from voxjudge.llm.options import JudgeOptions, open_embedder
 from voxjudge.llm.providers._common import classify, unreachable_reason
 from voxjudge.llm.records import read_records
+from voxjudge.llm.spec import JudgeSpec, parse_spec
 
 SCHEMA = {
     "type": "object",
@@ -151,3 +157,86 @@ def test_asr_score_on_a_refused_port_stops_in_seconds_and_says_why(examples, ref
     assert code == 3 and took < 10, took  # was 107-116 s
     assert f"stopped early: openai: cannot reach {url}: connection refused" in err
     assert "Once the server answers, rerun the same command" in err and "from the cache" not in err
+
+
+class _RedirectsOffHTTP(BaseHTTPRequestHandler):
+    """Answers every POST with a redirect to ftp://: a URL neither aiohttp nor httpx can send to."""
+
+    def do_POST(self):  # noqa: N802 -- the handler's API
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(307)
+        self.send_header("Location", "ftp://127.0.0.1/v1/elsewhere")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def redirects_off_http():
+    """The base URL of a server on 127.0.0.1 whose every answer is a redirect off HTTP."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _RedirectsOffHTTP)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+QUICK = RetryPolicy(base_delay=0.01, max_delay=0.02)  # a retry, were there one, costs nothing here
+
+
+@pytest.mark.parametrize("spec", ["openai/qwen2.5", "openai/qwen2.5?transport=sdk"])
+def test_a_url_no_client_can_send_to_stops_the_run_at_once_and_is_never_retried(spec, redirects_off_http, tmp_path):
+    # The HTTP layer, whatever let the URL in: a client error about the URL itself is permanent
+    # (it was a TransientError: `asr metrics --embedder-base-url 127.0.0.1:8080/v1` took 98 s,
+    # 7 attempts, then exit 3). Like a 401 it stops the run: a ConfigError, exit status 2.
+    _needs(spec)
+    j = Judge(spec, base_url=redirects_off_http, cache=None, retry=QUICK, records=tmp_path / "calls.jsonl")
+    with pytest.raises(ConfigError, match="no request can be sent to .*a server URL needs http:// or https://"):
+        j.complete_sync(Request.simple("x", schema=SCHEMA))
+    j.close()
+    assert j.meter.retries == 0
+    assert [rec["event"] for rec in read_records(tmp_path / "calls.jsonl")] == ["error"]
+    embedder = open_embedder(spec, base_url=redirects_off_http, cache=None)
+    embedder.retry = QUICK
+    try:
+        with pytest.raises(ConfigError, match="no request can be sent to"):
+            embedder.embed(["one", "two"])
+    finally:
+        embedder.close()
+    assert embedder.meter.retries == 0
+
+
+def test_what_counts_as_a_url_no_client_can_send_to():
+    aiohttp = pytest.importorskip("aiohttp")
+    httpx = pytest.importorskip("httpx")
+    openai = pytest.importorskip("openai")
+    sdk = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions"))
+    sdk.__cause__ = httpx.UnsupportedProtocol("Request URL is missing an 'http://' or 'https://' protocol.")
+    for exc in (
+        aiohttp.NonHttpUrlClientError("127.0.0.1:8080/v1/embeddings"),
+        aiohttp.InvalidUrlClientError("http://[::1/v1"),
+        aiohttp.NonHttpUrlRedirectClientError("ftp://x/v1"),
+        sdk,  # the SDK's wrapper is named like a connection error, which is retried
+    ):
+        found = classify(exc, "openai", "127.0.0.1:8080/v1")
+        assert isinstance(found, errors.UnusableURL) and "http:// or https://" in str(found), exc
+    assert isinstance(classify(httpx.ConnectTimeout("slow"), "openai"), TransientError)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8080/v1", "not a url", "localhost:1", "ftp://127.0.0.1/v1", "http://", ""])
+def test_a_base_url_without_http_or_https_is_refused_where_the_client_is_made(url):
+    pytest.importorskip("aiohttp")
+    with pytest.raises(ConfigError, match="needs http:// or https://") as judge:
+        Judge("openai/x", base_url=url, cache=None)
+    assert judge.value.worded({"base_url": "--base-url"}).startswith(f"--base-url {url!r} is not a server URL")
+    with pytest.raises(ConfigError, match="needs http:// or https://") as embedder:
+        open_embedder("openai/x", base_url=url, cache=None)
+    assert embedder.value.worded({"embedder_base_url": "--embedder-base-url"}).startswith("--embedder-base-url ")
+    with pytest.raises(ConfigError, match="needs http:// or https://"):
+        JudgeOptions(base_url=url)
+    with pytest.raises(ConfigError, match="needs http:// or https://"):  # a spec made by hand, too
+        JudgeSpec("openai", "x", url)
+    assert parse_spec("openai/x", " http://127.0.0.1:8080/v1/ ").base_url == "http://127.0.0.1:8080/v1"

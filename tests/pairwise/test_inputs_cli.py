@@ -150,11 +150,29 @@ def test_cli_end_to_end_on_examples(examples, tmp_path, capsys):
             ["pairwise", "judge", "--pairs", "{pairs}", "--judge", "nonsense", "--out", "{tmp}/o.jsonl"],
             "is not provider/model",
         ),
+        (  # the acoustic judge calls no server: the URL is refused, not ignored
+            [
+                "pairwise",
+                "judge",
+                "--pairs",
+                "{pairs}",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--out",
+                "{tmp}/o.jsonl",
+            ],
+            "--base-url is an LLM judge's server, and the offline acoustic judge calls none",
+        ),
+        (
+            ["pairwise", "select", "--candidates", "{candidates}", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url is an LLM judge's server, and the offline acoustic judge calls none",
+        ),
     ],
 )
 def test_cli_bad_input(examples, tmp_path, capsys, argv, message):
     (tmp_path / "bad.jsonl").write_text('{"x": 1}\n')
-    argv = [a.format(tmp=tmp_path, pairs=examples / "pairwise" / "pairs.jsonl") for a in argv]
+    d = examples / "pairwise"
+    argv = [a.format(tmp=tmp_path, pairs=d / "pairs.jsonl", candidates=d / "candidates.jsonl") for a in argv]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
 

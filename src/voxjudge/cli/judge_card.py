@@ -137,7 +137,7 @@ def cmd_judge_card(args: argparse.Namespace) -> int:
 
 def card_options(args: argparse.Namespace):
     """The checked options: (preferences, ratings, judges, LASER options, card keyword arguments)."""
-    from voxjudge.asr.laser import LaserOptions, LaserRubric
+    from voxjudge.asr.laser import LaserOptions, LaserRubric, is_offline
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.asr.preference import read_preferences
 
@@ -160,10 +160,14 @@ def card_options(args: argparse.Namespace):
         llm=judge_options(args),
         **embedder_args(args),
     )
+    judges = list(dict.fromkeys(args.judges or ["default"]))
+    if all(is_offline(spec) for spec in judges):  # --base-url is for the card's LLM judges
+        options.llm.unused_server(
+            f"no judge of the card ({', '.join(judges)}: all offline) calls one", embedder=bool(options.embedder)
+        )
     prefs = read_preferences(args.preferences, group_column=args.group_col) if args.preferences else None
     ratings, join = _ratings(args)
     systems = _systems(args) if ratings else None
-    judges = list(dict.fromkeys(args.judges or ["default"]))
     card = {
         "names": {"preferences": args.preferences, "ratings": args.ratings},
         "split_halves": args.split_halves,

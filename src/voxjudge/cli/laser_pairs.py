@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from voxjudge.cli.common import check_outputs, print_json, write_all, write_out
-from voxjudge.cli.judge_options import finish, make_judge
+from voxjudge.cli.judge_options import finish, judge_options, make_judge
 from voxjudge.cli.laser_options import add_laser_options
 from voxjudge.cli.views import render_agreement
 from voxjudge.errors import InputError
@@ -92,6 +92,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric, RubricPair, is_offline
     from voxjudge.asr.laser.run import decide_language
 
+    if is_offline(args.judge):
+        judge_options(args).unused_server(f"the offline judge {args.judge!r} calls none")
     if args.engine == "ray" and is_offline(args.judge):  # a list of pairs is labelled in one go, here
         raise InputError(
             f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "

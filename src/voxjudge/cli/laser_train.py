@@ -60,7 +60,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_calibration(args, rubric)
     if not args.pairs:
         raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
-    if args.embedder:
+    if embedder_args(args)["embedder"]:  # (a server without an embedder is refused there, not dropped)
         raise InputError(
             "--embedder fits laser_calibrated with meaning, with --ratings/--preferences; a pair judge "
             "takes no embedder"

@@ -7,7 +7,14 @@ import sys
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all, write_out
-from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, make_judge, say_notices, usage_line
+from voxjudge.cli.judge_options import (
+    EXIT_INCOMPLETE,
+    add_judge_options,
+    judge_options,
+    make_judge,
+    say_notices,
+    usage_line,
+)
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -134,6 +141,7 @@ def _pair_judge(args, rubric):
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
     if args.judge == "acoustic":
+        judge_options(args).unused_server("the offline acoustic judge calls none")
         if args.engine == "ray":
             return _ray_acoustic(args, rubric), None
         return AcousticPairJudge(rubric), None

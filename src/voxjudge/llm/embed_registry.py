@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from voxjudge.llm.errors import ConfigError, PermanentError
-from voxjudge.llm.spec import JudgeSpec
+from voxjudge.llm.spec import JudgeSpec, server_url
 from voxjudge.llm.types import Usage
 
 DEFAULT = "e5/multilingual-e5-small"  # what ``default`` means (chosen by bench/embedders.py: docs/model-judges.md)
@@ -105,12 +105,13 @@ def parse_embedder_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
         raise ConfigError(f"unknown embedding provider {provider!r} in {spec!r}; known: {', '.join(embed_providers())}")
     model, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
-    if base_url and provider not in ("openai", "gemini"):
+    if base_url is not None and provider not in ("openai", "gemini"):
         raise ConfigError(
             f"{{embedder_base_url}} applies to openai/ and gemini/ embedders, not {provider}/",
             options={"embedder_base_url": "base_url"},
         )
-    return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
+    url = server_url(base_url, "embedder_base_url").rstrip("/") if base_url is not None else None
+    return JudgeSpec(provider, model, url, options)
 
 
 def create_embed_backend(spec: JudgeSpec, *, connect: bool = True) -> EmbedBackend:

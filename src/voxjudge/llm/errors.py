@@ -35,6 +35,12 @@ class Unreachable(PermanentError):
         self.url = url
 
 
+class UnusableURL(PermanentError):
+    """The client cannot send a request to the URL at all (no http:// or https://, no host: e.g. a
+    base URL given as ``127.0.0.1:8080/v1``, or a redirect to ``ftp://``): every call would fail
+    alike, so the wrapper neither retries it nor goes on, and stops the run at once."""
+
+
 class BudgetExceeded(LLMError):
     """The run reached its cost limit; calls already made are kept."""
 

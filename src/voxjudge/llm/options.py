@@ -36,6 +36,12 @@ class JudgeOptions:
     ray_workers: int = 2
     ray_shards: str | Path | None = None
 
+    def __post_init__(self) -> None:
+        if self.base_url is not None:  # refused here, before any input is read, not after retries
+            from voxjudge.llm.spec import server_url
+
+            server_url(self.base_url)
+
     def judge(self, spec: str, *, dry_run: bool = False):
         """The ``Judge`` these options describe. A dry run creates no backend (no key, no SDK)."""
         from voxjudge.llm.judge import Judge
@@ -49,6 +55,20 @@ class JudgeOptions:
         if self.engine == "ray" and not dry_run:
             judge.engine = self._ray_engine()
         return judge
+
+    def unused_server(self, offline: str, *, embedder: bool = False) -> None:
+        """Refuse ``base_url`` where no model judge will call it, rather than drop it in silence;
+        ``offline`` says so of the run's judges ("the offline judge 'rules' calls none"),
+        ``embedder``: one is given (its server is another setting, which the message names)."""
+        if self.base_url is None:
+            return
+        from voxjudge.errors import InputError
+
+        raise InputError(
+            f"{{base_url}} is an LLM judge's server, and {offline}"
+            + ("; give the embedder's server with {embedder_base_url}" if embedder else ""),
+            options={"base_url": "JudgeOptions(base_url=...)", "embedder_base_url": "embedder_base_url"},
+        )
 
     def _calls(self) -> dict:
         """The settings a ``Judge`` and an ``Embedder`` both take from these options."""

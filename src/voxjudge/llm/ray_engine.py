@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import ray
 
+from voxjudge.errors import VoxjudgeError
 from voxjudge.llm import negotiate
 from voxjudge.llm.cache import default_cache_path
 from voxjudge.llm.judge import Judge
@@ -114,7 +115,12 @@ class _Worker:
         meter = UsageMeter(self.judge.meter.price)
         context = contextvars.copy_context()
         context.run(BATCH_METER.set, meter)  # this share's calls count in its own meter
-        result, records = await asyncio.get_running_loop().create_task(self._work(shares), context=context)
+        try:
+            result, records = await asyncio.get_running_loop().create_task(self._work(shares), context=context)
+        except VoxjudgeError as e:
+            # An error that stops the run (a 401, a URL no request can go to) goes back as a value for
+            # the driver to raise as itself: Ray Data keeps only its traceback, as text.
+            return {"part": np.array([pickle.dumps(e)], dtype=object)}
         await asyncio.to_thread(self.shard.write, records)
         used = {k: getattr(meter, k) for k in _METER_FIELDS}
         part = (result, used, self.judge.stop_reason, negotiate.take_notices())
@@ -356,7 +362,10 @@ class RayEngine:
         parts = []
         try:
             for row in dataset.iter_rows():
-                result, used, stop_reason, notices = pickle.loads(row["part"])
+                got = pickle.loads(row["part"])
+                if isinstance(got, BaseException):
+                    raise got
+                result, used, stop_reason, notices = got
                 for name, value in used.items():
                     setattr(judge.meter, name, getattr(judge.meter, name) + value)
                 judge.stop_reason = judge.stop_reason or stop_reason

@@ -16,7 +16,8 @@ from typing import Any
 
 import ray
 
-from voxjudge.llm.errors import ConfigError, LLMError
+from voxjudge.errors import VoxjudgeError
+from voxjudge.llm.errors import ConfigError
 
 
 def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
@@ -66,13 +67,17 @@ def _raylet_messages_to_stderr() -> None:
 
 
 def voxjudge_cause(error: BaseException) -> BaseException:
-    """The judge's own error (bad key, bad spec) out of Ray's wrappers, so the CLI says it in one line."""
-    seen = error
+    """The judge's own error (bad key, bad spec, a model that failed for good, a URL no request
+    can go to) out of Ray's wrappers, so the CLI says it in one line: the innermost voxjudge
+    error of the chain. Ray's wrapper of an error is an instance of its class too, but says it
+    with a traceback; a ``ConfigError`` (an ``InputError``, not an ``LLMError``) raised in a
+    worker used to come out as the wrapper, a traceback and exit status 1."""
+    found, seen = None, error
     for _ in range(10):
-        if isinstance(seen, LLMError):
-            return seen
+        if isinstance(seen, VoxjudgeError):
+            found = seen
         nxt = getattr(seen, "cause", None) or seen.__cause__
-        if nxt is None:
+        if nxt is None or nxt is seen:
             break
         seen = nxt
-    return error
+    return found or error

@@ -2,8 +2,9 @@
 
 ``RetryPolicy`` says how long to wait; ``RetriedCalls`` (the part of ``Judge`` that makes one
 backend call) says whether to try again: transient errors (429, 5xx, timeouts) back off and
-retry; a permanent error, or a 500 repeated word for word, is not retried; 401/403/404 stop the
-run; a server that cannot be reached gets two quick retries, then every later call fails at once.
+retry; a permanent error, or a 500 repeated word for word, is not retried; 401/403/404 and a URL
+no request can go to (``UnusableURL``) stop the run; a server that cannot be reached gets two
+quick retries, then every later call fails at once.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from voxjudge.llm.cache import Cache
-from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable, UnusableURL
 from voxjudge.llm.limits import RateLimiter
 from voxjudge.llm.records import RecordLog
 from voxjudge.llm.secrets import redact
@@ -188,7 +189,7 @@ class RetriedCalls:
                         status=e.status,
                         latency=time.perf_counter() - start,
                     )
-                    if e.status in _FATAL_STATUS:
+                    if e.status in _FATAL_STATUS or isinstance(e, UnusableURL):
                         raise ConfigError(f"{self.call_spec.name}: {message}") from None
                     # Its kind survives (an embedder halves a batch on ``TooLarge``), its text is redacted.
                     kind = type(e) if type(e).__init__ is PermanentError.__init__ else PermanentError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from voxjudge.llm.errors import ConfigError
 
@@ -28,6 +28,10 @@ class JudgeSpec:
     model: str
     base_url: str | None = None
     options: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.base_url is not None:  # a spec made by hand is held to what parse_spec checks
+            server_url(self.base_url)
 
     @property
     def name(self) -> str:
@@ -76,7 +80,30 @@ def _digest(path: str, mtime_ns: int, size: int) -> str:  # keyed by mtime and s
     return "sha256:" + h.hexdigest()
 
 
+def server_url(url: str, setting: str = "base_url") -> str:
+    """``url`` (stripped) when it can name a server: http:// or https://, a host, no spaces. Else a
+    ``ConfigError`` naming ``setting``, at once: no request can go anywhere else, and retrying
+    would only fail alike (``127.0.0.1:8080/v1`` was retried for 98 s, then gave up)."""
+    text = url.strip()
+    spaced = any(c.isspace() for c in text)
+    try:
+        parts = urlsplit(text)
+        ok = parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not spaced
+        parts.port  # noqa: B018 -- a port that is not a number raises here
+    except ValueError:  # e.g. an unclosed [IPv6 literal
+        ok = False
+    if ok:
+        return text
+    example = f"http://{text}" if text and "://" not in text and not spaced else "http://127.0.0.1:8080/v1"
+    raise ConfigError(
+        f"{{{setting}}} {url!r} is not a server URL: it needs http:// or https:// and a host, e.g. {example}",
+        options={setting: "base_url"},
+    )
+
+
 def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
+    """``provider/model[?options]``; ``base_url`` (an OpenAI-compatible server) is checked here,
+    where every judge is made, so a URL no request can go to is refused before the first call."""
     text = spec.strip()
     provider, sep, rest = text.partition("/")
     if not sep or not rest:
@@ -89,12 +116,13 @@ def parse_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
         raise ConfigError(f"unknown provider {provider!r} in {spec!r}; known: {', '.join(PROVIDERS)}")
     model, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
-    if base_url and provider not in ("openai", "anthropic", "gemini"):
+    if base_url is not None and provider not in ("openai", "anthropic", "gemini"):
         raise ConfigError(
             f"{{base_url}} applies to openai/, anthropic/ and gemini/ judges, not {provider}/",
             options={"base_url": "base_url"},
         )
-    return JudgeSpec(provider, model, base_url.rstrip("/") if base_url else None, options)
+    url = server_url(base_url).rstrip("/") if base_url is not None else None
+    return JudgeSpec(provider, model, url, options)
 
 
 # Providers added with ``registry.register_provider`` (the registry tells this module, so a spec

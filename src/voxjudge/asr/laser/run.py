@@ -115,6 +115,8 @@ def _run(
 
     from voxjudge.asr.laser.judges import is_offline, offline_labeler, people_model
 
+    if isinstance(judge, str) and is_offline(judge):  # before any input is read
+        options.llm.unused_server(f"the offline judge {judge!r} calls none", embedder=bool(options.embedder))
     progress = progress or _no_progress
     rubric = options.rubric or LaserRubric.load()
     boot = _boot(options)

@@ -9,7 +9,7 @@ import os
 import time
 from typing import Any
 
-from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable, UnusableURL
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 _TRANSIENT_NAMES = ("Timeout", "Connect", "RemoteProtocol", "ReadError", "WriteError", "PoolTimeout", "Overloaded")
@@ -83,9 +83,26 @@ def unreachable(exc: BaseException, provider: str, url: str | None) -> Unreachab
     return Unreachable(f"{provider}: cannot reach {url or 'the API'}: {why}", url=url)
 
 
+def unusable_url(exc: BaseException, provider: str, url: str | None) -> UnusableURL | None:
+    """The client refused the URL itself, from anywhere in the exception's chain (aiohttp's
+    ``InvalidURL`` and ``NonHttpUrlClientError``, httpx's ``UnsupportedProtocol`` and ``InvalidURL``,
+    their redirect variants included), or None. No request left: a retry would fail alike."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if any(k.__name__ in _URL_ERROR_NAMES for k in type(e).__mro__):
+            return UnusableURL(
+                f"{provider}: no request can be sent to {url or 'the URL'} ({type(e).__name__}: {_first_line(e)}); "
+                "a server URL needs http:// or https:// and a host"
+            )
+        e = e.__cause__ or e.__context__
+    return None
+
+
 def classify(exc: BaseException, provider: str, url: str | None = None) -> TransientError | PermanentError:
     """Map an SDK or HTTP exception to what the wrapper should do about it."""
-    dead = unreachable(exc, provider, url)
+    dead = unusable_url(exc, provider, url) or unreachable(exc, provider, url)
     if dead is not None:
         return dead
     status = getattr(exc, "status_code", None)
@@ -108,6 +125,7 @@ def _first_line(e: BaseException) -> str:
 
 
 _TLS_NAMES = {"ClientSSLError", "ClientConnectorSSLError", "ClientConnectorCertificateError"}
+_URL_ERROR_NAMES = {"InvalidURL", "NonHttpUrlClientError", "UnsupportedProtocol"}
 _UNREACHABLE_ERRNO = {errno.ENETUNREACH: "the network is unreachable", errno.EHOSTUNREACH: "no route to host"}
 
 

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from voxjudge.llm.errors import PermanentError, TransientError
-from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after, unreachable
+from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after, unreachable, unusable_url
 
 
 def error_for_status(provider: str, status: int, headers: Any, body: bytes) -> TransientError | PermanentError:
@@ -51,7 +51,8 @@ class JSONTransport:
                 body = await resp.read()
                 status, headers = resp.status, resp.headers
         except aiohttp.ClientError as exc:  # connection refused/reset, server disconnected, bad payload
-            dead = unreachable(exc, self.provider, self.base_url)  # refused, DNS, TLS: waiting will not help
+            # a URL no request can go to; refused, DNS, TLS: waiting will not help either
+            dead = unusable_url(exc, self.provider, url) or unreachable(exc, self.provider, self.base_url)
             raise dead or TransientError(f"{self.provider}: {type(exc).__name__}: {exc}") from exc
         if status >= 400:
             raise error_for_status(self.provider, status, headers, body)

@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from voxjudge.llm import negotiate
-from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable, UnusableURL
 from voxjudge.llm.grammar import GrammarError
 from voxjudge.llm.providers._common import (
     api_key,
@@ -315,7 +315,7 @@ class OpenAIBackend:
 
 
 def _with_mode(err: PermanentError | TransientError, mode: str) -> PermanentError | TransientError:
-    if isinstance(err, Unreachable):
+    if isinstance(err, (Unreachable, UnusableURL)):
         return err  # no answer in any mode
     message = f"{err} [response_format: {mode}]"
     if isinstance(err, TransientError):
