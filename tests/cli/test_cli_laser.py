@@ -263,3 +263,15 @@ def test_train_reproduces_the_shipped_model_and_reports_grouped_cv(capsys, tmp_p
     for judge in ("hybrid", "rules"):
         assert set(cv[judge]["per_class"]) == {"match", "no_penalty", "minor", "major"}
         assert 0.7 < cv[judge]["accuracy"] <= 1 and cv[judge]["kappa_ci"][0] <= cv[judge]["kappa"]
+
+
+def test_train_on_a_lopsided_pairs_file_fits_instead_of_crashing(capsys, tmp_path):
+    """One minor pair among forty majors: some inner folds have one tier to learn. Before, the
+    classifier was fitted on it anyway and the command died in a scikit-learn traceback."""
+    words = ["घर", "पानी", "किताब", "सड़क", "बाजार", "दिन", "रात", "समय", "काम", "नाम"]
+    rows = [f"{a},{b},major" for a in words for b in words if a != b][:40] + ["लड़का,लड़के,minor"]
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("ref,hyp,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["asr", "train", str(pairs), "--out", str(tmp_path / "m.json")]) == 0
+    assert main(["asr", "train", str(pairs), "--out", str(tmp_path / "cv.json"), "--cv", "5"]) == 0
+    assert "41 pairs (hi)" in capsys.readouterr().out

@@ -136,10 +136,16 @@ def _fold_hits(prep: _Prepared, train: np.ndarray, test: np.ndarray, setting: Se
 
 def _predict_indices(prep: _Prepared, train: np.ndarray, test: np.ndarray, setting: Setting) -> dict[int, str]:
     fit = [i for i in train if prep.learnable[i]]
-    vocab, clf = _fit([prep.feats[i] for i in fit], [prep.tiers[i] for i in fit], setting)
     todo = [i for i in test if prep.learnable[i]]
     out = {i: prep.rules[i].label for i in test}
-    if todo:
+    seen = {prep.tiers[i] for i in fit}
+    if todo and len(seen) < 2:
+        # a fold of a small or lopsided file left one tier (or none) to learn: what a fit on it would say,
+        # that tier (none: the rules' label); a classifier cannot be fitted on one class
+        for i in todo:
+            out[i] = next(iter(seen), out[i])
+    elif todo:
+        vocab, clf = _fit([prep.feats[i] for i in fit], [prep.tiers[i] for i in fit], setting)
         for i, y in zip(todo, clf.predict(_vectorize([prep.feats[i] for i in todo], vocab))):
             out[i] = str(y)
     return out
