@@ -40,6 +40,9 @@ class Metric:
     # what the figure is fitted to people from (laser_calibrated's model), None for the others:
     # the card names it so, since on the shipped human sets it is not out of fold
     fitted: str | None = None
+    # the calibration file it came from, as asr score's summary names it: {"calibration": ...,
+    # "calibration_sha256": ...} (no digest: the shipped one)
+    calibration: dict[str, str] = field(default_factory=dict)
 
     def scored(self, keys: Sequence[Texts]) -> int:
         return sum(self.values[k] is not None for k in keys)
@@ -185,6 +188,7 @@ def judge_card(
                     True,
                     dict(zip(keys, figures["laser_calibrated"])),
                     fitted=run.get("laser_calibrated_model"),
+                    calibration={k: run[k] for k in ("calibration", "calibration_sha256") if run.get(k)},
                 )
             )
         if semdist is None and figures.get("semdist") is not None:
@@ -197,6 +201,7 @@ def judge_card(
         "metrics": [
             {"name": m.name, "label": label(m), "higher_is_better": m.higher_is_better}
             | ({"fitted": m.fitted} if m.fitted else {})
+            | m.calibration
             for m in metrics
         ],
         # over the rows (rated hypotheses, preference sides), as the figures count them
@@ -336,7 +341,8 @@ def _correlations(rows: list[Rating], metrics: list[Metric], boot: dict, name: s
 def laser_scorer(options=None, progress=None) -> LaserScorer:
     """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
     offline judges in this process, LLM specs built from ``options.llm`` and closed after their
-    run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
+    run. ``options``: a ``LaserOptions`` (its ``calibration``, best a ``CalibrationFile`` read once,
+    goes to the judges that take one: default and ``model:``); ``progress`` as ``run_laser`` takes it."""
     from dataclasses import replace
 
     from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
@@ -346,11 +352,16 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         opts = options or LaserOptions()
         if not is_offline(spec):  # an LLM judge reads the meaning itself: the embedder serves the offline ones
             opts = replace(opts, embedder=None)
+        if spec == "rules" or not is_offline(spec):  # the rubric's own tiers, or a model's judgement: no calibration
+            opts = replace(opts, calibration=None)
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
             k: result.summary[k]
-            for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder", "lang", "lang_decided")
+            for k in (
+                *("llm", "usage", "stopped", "laser_calibrated_model", "calibration", "calibration_sha256"),
+                *("embedder", "lang", "lang_decided"),
+            )
             if result.summary.get(k) is not None
         }
         fitted = result.settings.get("laser_calibrated_model")
@@ -388,8 +399,12 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
             runs[f"{found.get('lang', code)} ({'lang column' if code else 'detected'}; {n})"] = found
         if len(runs) == 1:
             return values, {**next(iter(runs.values())), "figures": figures}
-        # one judge, so one model of laser_calibrated and one embedder; the accounting stays per language
-        shared = {k: v for k, v in next(iter(runs.values())).items() if k in ("laser_calibrated_model", "embedder")}
+        # one judge, so one calibration, one model of laser_calibrated and one embedder; the accounting
+        # stays per language
+        one_run = next(iter(runs.values())).items()
+        shared = {
+            k: v for k, v in one_run if k in ("laser_calibrated_model", "calibration", "calibration_sha256", "embedder")
+        }
         by_lang = {k: {n: v for n, v in r.items() if n not in shared} for k, r in runs.items()}
         return values, {**shared, "by_lang": by_lang, "figures": figures}
 
@@ -404,7 +419,8 @@ def dry_run(
 
     from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
 
-    options = replace(options or LaserOptions(), dry_run=True)
+    # only the LLM judges are estimated: the embedder and a calibration serve the offline ones
+    options = replace(options or LaserOptions(), dry_run=True, embedder=None, calibration=None)
     keys = unique_texts(preferences, ratings)
     refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
     ids = [f"h{k + 1}" for k in range(len(keys))]

@@ -137,13 +137,22 @@ def _definitions(s: dict, shown: dict[str, str]) -> str:
         parts.append("LASER = 1 - penalty / reference words, floored at 0")
     if any(n.startswith("SemDist") for n in names):
         parts.append("SemDist = 1 - cosine of sentence embeddings")
-    parts += [
-        f"{m['name']} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: "
-        "their training halves made it)"
-        for m in s["metrics"]
-        if m.get("fitted")
-    ]
+    parts += [_fitted(m, shown[m["name"]]) for m in s["metrics"] if m.get("fitted")]
     return "; ".join(parts)
+
+
+def _fitted(m: dict, shown: str) -> str:
+    """What a row fitted to people is: laser_calibrated, its model, and the calibration it came
+    from (a file given with --calibration: its name and the start of its sha256, as asr score names it)."""
+    if not m.get("calibration_sha256"):
+        return (
+            f"{shown} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: their "
+            "training halves made it)"
+        )
+    return (
+        f"{shown} = laser_calibrated, {m['fitted']}, from calibration {m['calibration']} (sha256 "
+        f"{m['calibration_sha256'][:12]}; in sample on the data it was fitted on)"
+    )
 
 
 def _card_differences(
