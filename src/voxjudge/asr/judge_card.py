@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from voxjudge.asr.laser.people import FITTED
 from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement
 from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
@@ -53,11 +54,13 @@ class Metric:
         return None if v is None else (v if self.higher_is_better else 1 - v)
 
 
-# what the card shows for a metric whose correlations use 1 - value (``Metric.goodness``), as
-# ``asr score --human`` names them; the JSON keys and the --out columns keep the metric's own name,
-# since they hold its own values
+# what the card shows for a metric: "1 - WER" for one whose correlations use 1 - value
+# (``Metric.goodness``), as ``asr score --human`` names them, and "(fitted to people)" after a
+# figure fitted to people (the house rule: named so wherever it appears); the JSON keys and the
+# --out columns keep the metric's own name, since they hold its own values
 def label(m: Metric) -> str:
-    return m.name if m.higher_is_better else f"1 - {m.name}"
+    shown = m.name if m.higher_is_better else f"1 - {m.name}"
+    return f"{shown} ({FITTED})" if m.fitted else shown
 
 
 # the identity columns of a card's rows, in the order the records give them

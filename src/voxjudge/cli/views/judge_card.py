@@ -123,7 +123,7 @@ def _definitions(s: dict, shown: dict[str, str]) -> str:
     """The footnote: what each figure on the card is, and only those on it."""
     names = list(shown)
     parts = []
-    flipped = [shown[n] for n in names if shown[n] != n]
+    flipped = [f"1 - {m['name']}" for m in s["metrics"] if not m["higher_is_better"]]
     if flipped:
         parts.append(
             f"{', '.join(flipped)}: the card correlates 1 - each of these (lower is better for them), as asr score "
