@@ -334,3 +334,26 @@ def test_judge_card_dry_run_estimates_the_llm_judges_beside_a_calibration(capsys
     code, stdout, err = _card(capsys, [*argv, "--calibration", str(trained), "--embedder", "fake/hash"])
     assert code == 0, err
     assert list(json.loads(stdout)["judges"]) == ["openai/gpt-4o-mini"]
+
+
+def test_judge_card_refuses_a_calibration_before_an_llm_judge_is_asked(capsys, trained, rated, monkeypatch, tmp_path):
+    """The offline judges run first: a calibration without a model for the embedder stops the card
+    before the LLM judge listed before them is sent anything (the rows keep the order given)."""
+    from voxjudge.llm.providers import fake
+
+    asked = []
+
+    def answer(request, index):
+        asked.append(index)
+        return {"items": []}
+
+    monkeypatch.setitem(fake._SCRIPTS, "card-first", answer)
+    argv = ["--ratings", rated, "--judge", "fake/card-first", "--judge", "default", "--calibration", str(trained)]
+    argv += ["--cache", str(tmp_path / "c.sqlite"), "--max-retries", "0"]
+    code, _, err = _card(capsys, [*argv, "--embedder", "fake/hash?dim=32"])
+    assert code == 2 and "no model fitted with the embedder fake/hash?dim=32" in err and asked == []
+    code, stdout, _ = _card(capsys, [*argv, "--embedder", "fake/hash", "--json"])
+    assert asked and [m["name"] for m in json.loads(stdout)["metrics"]][2:4] == [
+        "LASER fake/card-first",
+        "LASER default",
+    ]

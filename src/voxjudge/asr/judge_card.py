@@ -179,9 +179,18 @@ def judge_card(
     # detected once), as 'asr score' decides it for a file
     lang_of = {(r.reference, r.hypothesis): r.lang for r in ratings if r.lang}
     by_lang = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
+    # the offline judges first: what can refuse the card (an embedder its calibration has no model
+    # for, a calibration of another rubric) refuses it before an LLM judge is paid; rows keep the
+    # order given
+    from voxjudge.asr.laser import is_offline
+
+    scored = {
+        spec: laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
+        for spec in sorted(judges, key=lambda spec: not is_offline(spec))
+    }
     semdist = None
     for spec in judges:
-        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
+        values, run = scored[spec]
         figures = run.pop("figures", {})
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
         if figures.get("laser_calibrated") is not None:
