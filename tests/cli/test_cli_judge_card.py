@@ -126,7 +126,7 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
         "1 - WER",
         "1 - CER",
         "LASER default",
-        "LASER default calibrated",
+        "LASER default calibrated (fitted to people)",
         "LASER rules",
     ]
     pairs = [r.split("│")[1].strip() for r in differences.splitlines() if r.startswith("│")]
@@ -134,13 +134,13 @@ def test_the_table_puts_every_metric_side_by_side(human, capsys):
         "(1 - CER) - (1 - WER)",
         "LASER default - (1 - WER)",
         "LASER default - (1 - CER)",
-        "LASER default calibrated - (1 - WER)",
-        "LASER default calibrated - (1 - CER)",
-        "LASER default calibrated - LASER default",
+        "LASER default calibrated (fitted to people) - (1 - WER)",
+        "LASER default calibrated (fitted to people) - (1 - CER)",
+        "LASER default calibrated (fitted to people) - LASER default",
         "LASER rules - (1 - WER)",
         "LASER rules - (1 - CER)",
         "LASER rules - LASER default",
-        "LASER rules - LASER default calibrated",
+        "LASER rules - LASER default calibrated (fitted to people)",
     ]
     assert "prefer 100% (n=15)" in stdout and "a tie counts as disagreement" in stdout
     assert "ratings" not in stdout.split("\n", 3)[2]  # no ratings column without --ratings

@@ -226,3 +226,134 @@ def test_classify_uses_the_file(capsys, trained, tmp_path):
         assert main(["asr", "classify", str(pairs), "--out", str(out), *extra]) == 0
         labels[name] = json.loads(out.read_text(encoding="utf-8").splitlines()[0])["label"]
     assert labels == {"shipped": "minor", "file": "no_penalty"}
+
+
+# asr judge-card --calibration FILE: the same file, read and checked as asr score reads it, on the card
+
+
+@pytest.fixture
+def rated(tmp_path):
+    """Four rated English hypotheses; the first has a filler (the file: no penalty; shipped: minor)."""
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        "id,lang,ref,hyp,score\n"
+        "r1,en,i want to go home,i want um to go home,4.5\n"
+        "r2,en,the cat sat on the mat,the cat sat on a mat,3.9\n"
+        "r3,en,we walk home after school,we talk home after school,2.0\n"
+        "r4,en,birds sing every morning,birds sing every morning,5.0\n",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def _card(capsys, argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["asr", "judge-card", *argv, "--resamples", "50", "--split-halves", "10"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_judge_card_puts_the_files_laser_calibrated_on_the_card(capsys, trained, rated, tmp_path):
+    out = tmp_path / "card.jsonl"
+    code, stdout, err = _card(
+        capsys,
+        ["--ratings", rated, "--embedder", "fake/hash", "--calibration", str(trained), "--json", "--out", str(out)],
+    )
+    assert code == 0, err
+    s = json.loads(stdout)
+    (calibrated,) = [m for m in s["metrics"] if m.get("fitted")]
+    sha = hashlib.sha256(trained.read_bytes()).hexdigest()
+    # named as asr score's summary names it: the file and its sha256
+    assert (calibrated["name"], calibrated["calibration"], calibrated["calibration_sha256"]) == (
+        "LASER default calibrated",
+        str(trained),
+        sha,
+    )
+    assert calibrated["fitted"].endswith("(fake/hash?dim=64)")
+    assert s["runs"]["LASER default"]["calibration"] == str(trained)
+    assert s["runs"]["LASER default"]["calibration_sha256"] == sha
+    records = {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert records["r1"]["LASER default"] == 1.0  # the file's tier for a filler: no penalty
+    model = json.loads(trained.read_text(encoding="utf-8"))["people"]["fake/hash?dim=64"]
+    for r in records.values():
+        z = model["intercept"] + model["rubric"] * (1 - r["LASER default"]) ** 0.5
+        z += model["meaning"] * r["SemDist (fake/hash?dim=64)"] ** 0.5
+        assert r["LASER default calibrated"] == pytest.approx(min(1.0, max(0.0, z)), abs=1e-12)
+    # the same records as asr score --calibration gives for these texts
+    ref, hyp, scored = tmp_path / "ref.txt", tmp_path / "hyp.txt", tmp_path / "scored.jsonl"
+    ref.write_text("".join(f"{k} {r['reference']}\n" for k, r in records.items()), encoding="utf-8")
+    hyp.write_text("".join(f"{k} {r['hypothesis']}\n" for k, r in records.items()), encoding="utf-8")
+    argv = ["--ref", str(ref), "--hyp", str(hyp), "--ids", "--lang", "en", "--embedder", "fake/hash"]
+    _summary(capsys, [*argv, "--calibration", str(trained), "--out", str(scored)])
+    for u in map(json.loads, scored.read_text(encoding="utf-8").splitlines()):
+        assert (u["laser"], u["laser_calibrated"]) == (
+            records[u["id"]]["LASER default"],
+            records[u["id"]]["LASER default calibrated"],
+        )
+
+
+def test_judge_card_reads_the_file_once_for_every_judge_and_language(capsys, trained, examples, monkeypatch):
+    from voxjudge.asr.laser import calibration_file
+
+    read = []
+    real = calibration_file.read_file
+    monkeypatch.setattr(calibration_file, "read_file", lambda *a, **k: read.append(a) or real(*a, **k))
+    ratings = str(examples / "human" / "ratings_sample.csv")  # three languages: one run each per judge
+    argv = ["--ratings", ratings, "--calibration", str(trained), "--judge", "default", "--judge", "rules"]
+    code, stdout, err = _card(capsys, [*argv, "--embedder", "fake/hash", "--methods", "pearson"])
+    assert code == 0, err
+    assert read == [(str(trained),)]  # once, by the command; the rules judge keeps the rubric's tiers
+    footnote = " ".join(stdout.split())
+    assert (
+        f"= laser_calibrated, fitted to people from the rubric score and semantic distance (fake/hash?dim=64), "
+        f"from calibration {trained} (sha256 {hashlib.sha256(trained.read_bytes()).hexdigest()[:12]}" in footnote
+    )
+
+
+def test_judge_card_checks_the_file_as_asr_score_does(capsys, trained, rated, tmp_path):
+    bad = _edited(trained, tmp_path, _set("calibrations", "*", "near", "catastrophic"))
+    code, stdout, err = _card(capsys, ["--ratings", rated, "--calibration", bad])
+    assert code == 2 and "calibrations.*.near is 'catastrophic': a tier must be" in err and bad in err
+    code, _, err = _card(capsys, ["--ratings", rated, "--embedder", "fake/hash?dim=32", "--calibration", str(trained)])
+    assert code == 2 and "no model fitted with the embedder fake/hash?dim=32" in err and str(trained) in err
+    code, _, err = _card(capsys, ["--ratings", rated, "--judge", "rules", "--calibration", str(trained)])
+    assert code == 2 and "--calibration goes with the default and model: judges" in err
+    other = _edited(trained, tmp_path, lambda d: d.update(rubric_sha256="0" * 16))
+    code, _, err = _card(capsys, ["--ratings", rated, "--calibration", other])
+    assert code == 2 and "calibration was fitted under rubric 0000000000000000" in err
+    assert _card(capsys, ["--ratings", rated, "--calibration", other, "--allow-rubric-mismatch"])[0] == 0
+    before = trained.read_bytes()
+    code, _, err = _card(capsys, ["--ratings", rated, "--calibration", str(trained), "--out", str(trained)])
+    assert code == 2 and "is also an input of this command" in err and trained.read_bytes() == before
+
+
+def test_judge_card_dry_run_estimates_the_llm_judges_beside_a_calibration(capsys, trained, rated):
+    """The embedder and the calibration serve the offline judges: a dry run of the LLM judges beside
+    them estimates (no key, nothing sent) rather than refusing either option."""
+    argv = ["--ratings", rated, "--judge", "openai/gpt-4o-mini", "--judge", "default", "--dry-run"]
+    code, stdout, err = _card(capsys, [*argv, "--calibration", str(trained), "--embedder", "fake/hash"])
+    assert code == 0, err
+    assert list(json.loads(stdout)["judges"]) == ["openai/gpt-4o-mini"]
+
+
+def test_judge_card_refuses_a_calibration_before_an_llm_judge_is_asked(capsys, trained, rated, monkeypatch, tmp_path):
+    """The offline judges run first: a calibration without a model for the embedder stops the card
+    before the LLM judge listed before them is sent anything (the rows keep the order given)."""
+    from voxjudge.llm.providers import fake
+
+    asked = []
+
+    def answer(request, index):
+        asked.append(index)
+        return {"items": []}
+
+    monkeypatch.setitem(fake._SCRIPTS, "card-first", answer)
+    argv = ["--ratings", rated, "--judge", "fake/card-first", "--judge", "default", "--calibration", str(trained)]
+    argv += ["--cache", str(tmp_path / "c.sqlite"), "--max-retries", "0"]
+    code, _, err = _card(capsys, [*argv, "--embedder", "fake/hash?dim=32"])
+    assert code == 2 and "no model fitted with the embedder fake/hash?dim=32" in err and asked == []
+    code, stdout, _ = _card(capsys, [*argv, "--embedder", "fake/hash", "--json"])
+    assert asked and [m["name"] for m in json.loads(stdout)["metrics"]][2:4] == [
+        "LASER fake/card-first",
+        "LASER default",
+    ]

@@ -216,7 +216,7 @@ def test_laser_report_keeps_its_scripts_and_counts(reports, browser):
     labels = page.eval_on_selector_all("svg.chart", "s => s.map(x => x.getAttribute('aria-label'))")
     assert labels == [
         "Penalty by error type", "LASER vs WER per utterance", "LASER vs human score", "1 - WER vs human score",
-        "laser_calibrated (fitted) vs human score",  # the default judge's figure fitted to people
+        "laser_calibrated (fitted to people) vs human score",  # the default judge's figure fitted to people
     ]  # fmt: skip
     beside = page.locator("section", has_text="Beside the score").first.inner_text()
     assert "laser_calibrated (mean, fitted to people)" in beside and "case/punctuation only" in beside

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from voxjudge.asr.laser.people import FITTED
 from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement
 from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
@@ -40,6 +41,9 @@ class Metric:
     # what the figure is fitted to people from (laser_calibrated's model), None for the others:
     # the card names it so, since on the shipped human sets it is not out of fold
     fitted: str | None = None
+    # the calibration file it came from, as asr score's summary names it: {"calibration": ...,
+    # "calibration_sha256": ...} (no digest: the shipped one)
+    calibration: dict[str, str] = field(default_factory=dict)
 
     def scored(self, keys: Sequence[Texts]) -> int:
         return sum(self.values[k] is not None for k in keys)
@@ -50,11 +54,13 @@ class Metric:
         return None if v is None else (v if self.higher_is_better else 1 - v)
 
 
-# what the card shows for a metric whose correlations use 1 - value (``Metric.goodness``), as
-# ``asr score --human`` names them; the JSON keys and the --out columns keep the metric's own name,
-# since they hold its own values
+# what the card shows for a metric: "1 - WER" for one whose correlations use 1 - value
+# (``Metric.goodness``), as ``asr score --human`` names them, and "(fitted to people)" after a
+# figure fitted to people (the house rule: named so wherever it appears); the JSON keys and the
+# --out columns keep the metric's own name, since they hold its own values
 def label(m: Metric) -> str:
-    return m.name if m.higher_is_better else f"1 - {m.name}"
+    shown = m.name if m.higher_is_better else f"1 - {m.name}"
+    return f"{shown} ({FITTED})" if m.fitted else shown
 
 
 # the identity columns of a card's rows, in the order the records give them
@@ -173,9 +179,18 @@ def judge_card(
     # detected once), as 'asr score' decides it for a file
     lang_of = {(r.reference, r.hypothesis): r.lang for r in ratings if r.lang}
     by_lang = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
+    # the offline judges first: what can refuse the card (an embedder its calibration has no model
+    # for, a calibration of another rubric) refuses it before an LLM judge is paid; rows keep the
+    # order given
+    from voxjudge.asr.laser import is_offline
+
+    scored = {
+        spec: laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
+        for spec in sorted(judges, key=lambda spec: not is_offline(spec))
+    }
     semdist = None
     for spec in judges:
-        values, run = laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
+        values, run = scored[spec]
         figures = run.pop("figures", {})
         metrics.append(Metric(f"LASER {spec}", True, dict(zip(keys, values)), run))
         if figures.get("laser_calibrated") is not None:
@@ -185,6 +200,7 @@ def judge_card(
                     True,
                     dict(zip(keys, figures["laser_calibrated"])),
                     fitted=run.get("laser_calibrated_model"),
+                    calibration={k: run[k] for k in ("calibration", "calibration_sha256") if run.get(k)},
                 )
             )
         if semdist is None and figures.get("semdist") is not None:
@@ -197,6 +213,7 @@ def judge_card(
         "metrics": [
             {"name": m.name, "label": label(m), "higher_is_better": m.higher_is_better}
             | ({"fitted": m.fitted} if m.fitted else {})
+            | m.calibration
             for m in metrics
         ],
         # over the rows (rated hypotheses, preference sides), as the figures count them
@@ -336,7 +353,8 @@ def _correlations(rows: list[Rating], metrics: list[Metric], boot: dict, name: s
 def laser_scorer(options=None, progress=None) -> LaserScorer:
     """Score hypotheses with a LASER judge by spec through the one LASER entry (``run_laser``):
     offline judges in this process, LLM specs built from ``options.llm`` and closed after their
-    run. ``options``: a ``LaserOptions``; ``progress`` as ``run_laser`` takes it."""
+    run. ``options``: a ``LaserOptions`` (its ``calibration``, best a ``CalibrationFile`` read once,
+    goes to the judges that take one: default and ``model:``); ``progress`` as ``run_laser`` takes it."""
     from dataclasses import replace
 
     from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
@@ -348,11 +366,16 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
             opts = replace(opts, embedder=None)
         elif opts.llm.base_url is not None:  # the LLM judges' server: the card's offline judges call none
             opts = replace(opts, llm=replace(opts.llm, base_url=None))
+        if spec == "rules" or not is_offline(spec):  # the rubric's own tiers, or a model's judgement: no calibration
+            opts = replace(opts, calibration=None)
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
             k: result.summary[k]
-            for k in ("llm", "usage", "stopped", "laser_calibrated_model", "embedder", "lang", "lang_decided")
+            for k in (
+                *("llm", "usage", "stopped", "laser_calibrated_model", "calibration", "calibration_sha256"),
+                *("embedder", "lang", "lang_decided"),
+            )
             if result.summary.get(k) is not None
         }
         fitted = result.settings.get("laser_calibrated_model")
@@ -390,8 +413,12 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
             runs[f"{found.get('lang', code)} ({'lang column' if code else 'detected'}; {n})"] = found
         if len(runs) == 1:
             return values, {**next(iter(runs.values())), "figures": figures}
-        # one judge, so one model of laser_calibrated and one embedder; the accounting stays per language
-        shared = {k: v for k, v in next(iter(runs.values())).items() if k in ("laser_calibrated_model", "embedder")}
+        # one judge, so one calibration, one model of laser_calibrated and one embedder; the accounting
+        # stays per language
+        one_run = next(iter(runs.values())).items()
+        shared = {
+            k: v for k, v in one_run if k in ("laser_calibrated_model", "calibration", "calibration_sha256", "embedder")
+        }
         by_lang = {k: {n: v for n, v in r.items() if n not in shared} for k, r in runs.items()}
         return values, {**shared, "by_lang": by_lang, "figures": figures}
 
@@ -406,7 +433,8 @@ def dry_run(
 
     from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
 
-    options = replace(options or LaserOptions(), dry_run=True)
+    # only the LLM judges are estimated: the embedder and a calibration serve the offline ones
+    options = replace(options or LaserOptions(), dry_run=True, embedder=None, calibration=None)
     keys = unique_texts(preferences, ratings)
     refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
     ids = [f"h{k + 1}" for k in range(len(keys))]

@@ -8,7 +8,7 @@ from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwar
 from voxjudge.cli.common import add_input_options, check_outputs, print_json, progress_bar, read_pair, write_all
 from voxjudge.cli.embedder_options import add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import add_judge_options, finish, judge_options
-from voxjudge.cli.laser_options import add_llm_labelling_options
+from voxjudge.cli.laser_options import add_calibration_option, add_llm_labelling_options
 from voxjudge.cli.views import render_judge_card
 from voxjudge.errors import InputError
 
@@ -94,9 +94,18 @@ def register(cmds) -> None:
     p.add_argument("--split-halves", type=int, default=1000, metavar="N", help="raters' random splits (default: 1000)")
     add_bootstrap_options(p)
     add_judge_options(p, judge=None)
-    add_embedder_options(p, purpose="SemDist beside the judges, and laser_calibrated with meaning")
+    add_embedder_options(
+        p,
+        purpose="SemDist beside the judges, and laser_calibrated with meaning",
+        note="; the shipped laser_calibrated was fitted with 'default' only, so any other embedder needs "
+        "--calibration FILE fitted with it ('asr train --ratings ... --embedder SPEC --out FILE') or --judge "
+        "rules (SemDist without laser_calibrated)",
+    )
+    add_calibration_option(p, named="The card names the file (and, in --json, its sha256) beside laser_calibrated")
     p.add_argument(
-        "--allow-rubric-mismatch", action="store_true", help="use a learned model trained under another rubric"
+        "--allow-rubric-mismatch",
+        action="store_true",
+        help="use a learned model or a calibration fitted under another rubric",
     )
     p.add_argument(
         "--out",
@@ -118,7 +127,9 @@ def cmd_judge_card(args: argparse.Namespace) -> int:
         prefs, ratings, judges, options, _ = card_options(args)
         print_json(dry_run(prefs or (), ratings or (), judges, options))
         return 0
-    check_outputs(records=[args.out])
+    check_outputs(
+        records=[args.out], inputs=[args.preferences, args.ratings, args.ref, args.hyp, args.rubric, args.calibration]
+    )
     card = card_from_args(args)
     write_all({args.out: card.records})
     print_json(card.summary) if args.json else print(render_judge_card(card.summary))
@@ -150,6 +161,7 @@ def card_options(args: argparse.Namespace):
     if not methods or any(m not in ("pearson", "spearman", "kendall") for m in methods):
         raise InputError(f"--methods takes pearson, spearman and/or kendall, comma-separated (got {args.methods!r})")
     get_normalizer(args.normalize)  # an unknown preset fails before any work
+    judges = list(dict.fromkeys(args.judges or ["default"]))
     options = LaserOptions(
         lang=args.lang,
         rubric=LaserRubric.load(args.rubric),
@@ -158,6 +170,7 @@ def card_options(args: argparse.Namespace):
         batch_size=args.batch_size,
         prefilter=not args.no_prefilter,
         llm=judge_options(args),
+        calibration=_calibration(args, judges),
         **embedder_args(args),
     )
     judges = list(dict.fromkeys(args.judges or ["default"]))
@@ -179,6 +192,24 @@ def card_options(args: argparse.Namespace):
         **boot,
     }
     return prefs, ratings, judges, options, card
+
+
+def _calibration(args: argparse.Namespace, judges: list[str]):
+    """--calibration read and checked once (as asr score reads it), for every judge of the card that
+    takes one (default, model:); None: the shipped one. A card with no such judge refuses it, as
+    asr score does for those judges, rather than leave it unused."""
+    if not args.calibration:
+        return None
+    from voxjudge.asr.laser import is_offline
+
+    if not any(is_offline(j) and j != "rules" for j in judges):
+        raise InputError(
+            "--calibration goes with the default and model: judges (none on this card: "
+            f"{', '.join(judges)}); the rules judge uses the rubric's default tiers and an LLM judge has none"
+        )
+    from voxjudge.asr.laser.calibration_file import read_file
+
+    return read_file(args.calibration)
 
 
 def card_from_args(args: argparse.Namespace):

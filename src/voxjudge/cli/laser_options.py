@@ -33,6 +33,12 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
         action="store_true",
         help="use a learned model even though it was trained under another rubric",
     )
+    add_calibration_option(p, named="asr score's summary names the file and its sha256")
+
+
+def add_calibration_option(p, *, named: str) -> None:
+    """--calibration FILE (asr score, asr classify, asr judge-card): a user's calibration file, read
+    once and checked whole by ``calibration_file.read_file``; ``named``: where the command names it."""
     p.add_argument(
         "--calibration",
         metavar="FILE",
@@ -40,7 +46,7 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
         help="default and model: judges: a calibration written by 'asr train --ratings/--preferences --out FILE' "
         "(the evidence tiers, and laser_calibrated for each embedder it was fitted with) instead of the shipped "
         "one; the learned model's own language (Hindi for the default judge) keeps the tiers it was trained "
-        "under. asr score's summary names the file and its sha256",
+        f"under. {named}",
     )
 
 

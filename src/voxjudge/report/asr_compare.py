@@ -26,7 +26,7 @@ def compare_report(
              for k in ("hits", "substitutions", "deletions", "insertions")]  # fmt: skip
     u = s["utterances"]
     m, bs = s["significance"]["mapsswe"], s["significance"]["paired_bootstrap_wer"]
-    p_boot = f"p < {1 / bs['n_resamples']:.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+    p_boot = _bootstrap_p(bs)
     sig = table(
         ["test", "statistic", "interval", "p-value"],
         [
@@ -96,12 +96,19 @@ def _semdist_note(s: dict[str, Any]) -> str:
     )
 
 
+def _bootstrap_p(bs: dict[str, Any]) -> str:
+    """A paired bootstrap's p-value; 0 (no resample crossed zero) is shown as the bound it stands for."""
+    from voxjudge.stats.bootstrap import p_value_bound
+
+    return f"p < {p_value_bound(bs['n_resamples']):.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+
+
 def _semdist_significance(s: dict[str, Any]) -> list[list[str]]:
     """The paired bootstrap of the SemDist difference, when the comparison had an embedder."""
     if "significance_semdist" not in s:
         return []
     bs = s["significance_semdist"]["paired_bootstrap_semdist"]
-    p_boot = f"p < {1 / bs['n_resamples']:.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+    p_boot = _bootstrap_p(bs)
     return [[f"paired bootstrap of the SemDist difference ({bs['n_resamples']} resamples, seed {bs['seed']})",
              f"{bs['difference']:+.4f}",
              f"{100 * bs['confidence']:.0f}% CI [{bs['ci_low']:+.4f}, {bs['ci_high']:+.4f}]", p_boot]]  # fmt: skip

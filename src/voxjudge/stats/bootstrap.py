@@ -48,6 +48,13 @@ class BootstrapDifference:
         return asdict(self)
 
 
+def p_value_bound(n_resamples: int) -> float:
+    """What a ``paired_bootstrap`` p-value of 0 stands for: no resample crossed zero, so the p-value
+    is below the smallest one the resamples could give, ``2 / n_resamples`` (one resample on the
+    far side, doubled for two sides); capped at 1. Say "p < bound", never "p = 0"."""
+    return min(1.0, 2 / n_resamples)
+
+
 def paired_bootstrap(
     a: Sequence[float],
     b: Sequence[float],
@@ -62,7 +69,8 @@ def paired_bootstrap(
     Without ``denominator`` the statistic is the mean per item. With it, the statistic is a ratio
     of sums, which is how corpus WER is formed (errors / reference words), so
     ``paired_bootstrap(errors_a, errors_b, denominator=ref_words)`` bootstraps the WER difference.
-    The p-value is twice the share of resampled differences on the far side of zero (capped at 1).
+    The p-value is twice the share of resampled differences on the far side of zero (capped at 1);
+    0 when none is there, which only says p < ``p_value_bound(n_resamples)`` (2 / resamples).
     """
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)

@@ -66,6 +66,8 @@ def score_files(
     from voxjudge.io.writers import RecordStream, check_outputs, write_outputs
 
     given = options.calibration if options else None
+    if hasattr(given, "sha256"):  # a CalibrationFile the caller read: the path it was read from
+        given = None if given.source == "shipped" else given.source
     check_outputs(records=[files.out], files=[files.report], inputs=[files.ref, files.hyp, files.human, given])
     if files.wants_report:  # the charts need matplotlib: missing, it fails before any work
         from voxjudge.report.charts import require_matplotlib

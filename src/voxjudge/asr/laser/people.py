@@ -26,6 +26,9 @@ import numpy as np
 from voxjudge.errors import InputError
 
 RUBRIC_ONLY = "none"  # the embedder key of a model fitted without meaning
+# what is fitted to people is named as such wherever it appears (a row, a column, a heading)
+FITTED = "fitted to people"
+LABEL = f"laser_calibrated ({FITTED})"
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class PeopleModel:
     def describe(self) -> str:
         terms = "the rubric score and semantic distance" if self.uses_meaning else "the rubric score"
         via = f" ({self.embedder})" if self.uses_meaning else ""
-        return f"fitted to people from {terms}{via}"
+        return f"{FITTED} from {terms}{via}"
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from voxjudge.asr.laser.people import FITTED, LABEL
 from voxjudge.asr.laser.scoring import UtteranceScore
 from voxjudge.report import build_report, charts, figure, row, section, table
 from voxjudge.report.document import Report
@@ -151,7 +152,7 @@ def _beside(summary: dict[str, Any]) -> str:
         values.append(summary.get("semdist"))
         notes.append(f"SemDist = 1 - cosine of the sentence embeddings ({summary['embedder']}); 0 = the same meaning")
     if "laser_calibrated" in summary:
-        heads.append("laser_calibrated (mean, fitted to people)")
+        heads.append(f"laser_calibrated (mean, {FITTED})")
         values.append(summary["laser_calibrated"])
         model = summary.get("laser_calibrated_model")
         notes.append(f"laser_calibrated = a figure fitted to human ratings and preferences: {model}")
@@ -162,7 +163,7 @@ def _utterance_columns(summary: dict[str, Any]) -> list[tuple[str, Any]]:
     """The per-utterance figures beside LASER that this run has, as (heading, getter)."""
     out: list[tuple[str, Any]] = []
     if "laser_calibrated" in summary:
-        out.append(("laser_calibrated", lambda u: u.laser_calibrated))
+        out.append((LABEL, lambda u: u.laser_calibrated))
     if summary.get("embedder", "none") != "none":
         out.append(("SemDist", lambda u: u.semdist))
     return out
@@ -221,7 +222,10 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         parts.append(section("LASER against WER", figure(chart)))
     if human and summary.get("agreement"):
         rated = [u for u in scored_utts if u.id in human]
-        rows = [[name, *(correlation_text(c) for c in cs)] for name, cs in summary["agreement"].items()]
+        rows = [  # the figure fitted to people is named so, as in the text view
+            [LABEL if name == "laser_calibrated" else name, *(correlation_text(c) for c in cs)]
+            for name, cs in summary["agreement"].items()
+        ]
         plots = []
         against = [
             ("laser-vs-human", "LASER vs human score", [u.laser for u in rated]),
@@ -229,7 +233,7 @@ def laser_report(result, inputs: dict[str, Any] | None = None) -> Report:
         ]
         if "laser_calibrated" in summary:
             ys = [u.laser_calibrated for u in rated]
-            against.append(("calibrated-vs-human", "laser_calibrated (fitted) vs human score", ys))
+            against.append(("calibrated-vs-human", f"{LABEL} vs human score", ys))
         for name, title, ys in against:
             chart = charts.scatter(
                 name,

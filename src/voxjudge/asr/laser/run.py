@@ -17,13 +17,16 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxjudge.asr.laser.result import LaserResult, laser_result
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.errors import InputError
 from voxjudge.io.writers import RecordStream
 from voxjudge.llm.options import JudgeOptions
+
+if TYPE_CHECKING:
+    from voxjudge.asr.laser.calibration_file import CalibrationFile
 
 # progress("what is being done") -> a context yielding update(done, total) or None
 Progress = Callable[[str], AbstractContextManager]
@@ -54,8 +57,9 @@ class LaserOptions:
     embedder: str | None = None  # default | openai/<model> | gemini/<model> | fake/hash ...
     embedder_base_url: str | None = None
     # the default and model: judges: a calibration file (``asr train --ratings/--preferences --out``:
-    # tiers, and laser_calibrated per embedder) instead of the shipped one
-    calibration: str | Path | None = None
+    # tiers, and laser_calibrated per embedder) instead of the shipped one -- its path, or the
+    # ``CalibrationFile`` a caller read once for several runs (asr judge-card: one per judge)
+    calibration: str | Path | CalibrationFile | None = None
 
 
 def _no_progress(_what: str) -> AbstractContextManager:
@@ -234,9 +238,11 @@ class _Rows:
 
 def _calibration_file(judge: str, options: LaserOptions, settings: dict):
     """The calibration file given (read once here; None: the judge's own), named in the summary."""
-    from voxjudge.asr.laser.calibration_file import read_file
+    from voxjudge.asr.laser.calibration_file import CalibrationFile, read_file
 
-    given = read_file(options.calibration) if options.calibration else None
+    given = options.calibration
+    if given is not None and not isinstance(given, CalibrationFile):
+        given = read_file(given)
     if judge != "rules":
         settings["calibration"] = given.describe() if given else "shipped (models/evidence.json)"
         if given:

@@ -93,8 +93,10 @@ def _text_settings(summary: dict) -> str:
 
 
 def _bootstrap_p(p: float, resamples: int) -> str:
-    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 1/B."""
-    return f"p < {1 / resamples:.2g}" if p == 0 else f"p={p:.4g}"
+    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 2/B (it is two-sided)."""
+    from voxjudge.stats.bootstrap import p_value_bound
+
+    return f"p < {p_value_bound(resamples):.2g}" if p == 0 else f"p={p:.4g}"
 
 
 def render_compare(s: dict, names: list[str]) -> str:

@@ -123,7 +123,7 @@ def _definitions(s: dict, shown: dict[str, str]) -> str:
     """The footnote: what each figure on the card is, and only those on it."""
     names = list(shown)
     parts = []
-    flipped = [shown[n] for n in names if shown[n] != n]
+    flipped = [f"1 - {m['name']}" for m in s["metrics"] if not m["higher_is_better"]]
     if flipped:
         parts.append(
             f"{', '.join(flipped)}: the card correlates 1 - each of these (lower is better for them), as asr score "
@@ -137,13 +137,22 @@ def _definitions(s: dict, shown: dict[str, str]) -> str:
         parts.append("LASER = 1 - penalty / reference words, floored at 0")
     if any(n.startswith("SemDist") for n in names):
         parts.append("SemDist = 1 - cosine of sentence embeddings")
-    parts += [
-        f"{m['name']} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: "
-        "their training halves made it)"
-        for m in s["metrics"]
-        if m.get("fitted")
-    ]
+    parts += [_fitted(m, shown[m["name"]]) for m in s["metrics"] if m.get("fitted")]
     return "; ".join(parts)
+
+
+def _fitted(m: dict, shown: str) -> str:
+    """What a row fitted to people is: laser_calibrated, its model, and the calibration it came
+    from (a file given with --calibration: its name and the start of its sha256, as asr score names it)."""
+    if not m.get("calibration_sha256"):
+        return (
+            f"{shown} = laser_calibrated, {m['fitted']} (on the shipped human sets it is in sample: their "
+            "training halves made it)"
+        )
+    return (
+        f"{shown} = laser_calibrated, {m['fitted']}, from calibration {m['calibration']} (sha256 "
+        f"{m['calibration_sha256'][:12]}; in sample on the data it was fitted on)"
+    )
 
 
 def _card_differences(

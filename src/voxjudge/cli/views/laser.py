@@ -61,8 +61,10 @@ def render_laser(s: dict) -> str:
             a = Table(title=f"Agreement with human scores ({level:g}% bootstrap CI)")
             for col in ("metric", "pearson", "spearman", "kendall"):
                 a.add_column(col, justify="left" if col == "metric" else "right")
-            for name, cs in s["agreement"].items():
-                a.add_row(name, *(correlation_text(c) for c in cs))
+            from voxjudge.asr.laser.people import LABEL
+
+            for name, cs in s["agreement"].items():  # the figure fitted to people is named so
+                a.add_row(LABEL if name == "laser_calibrated" else name, *(correlation_text(c) for c in cs))
             con.print(a)
         if s.get("disputed"):
             con.print(f"disputed: {s['disputed']} model labels contradict a confident rule or the pair's operation")
