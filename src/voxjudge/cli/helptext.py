@@ -82,7 +82,7 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic --by-speaker",
         f"voxjudge asr metrics --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --normalize hindi "
         "--unit grapheme --json",
-        f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids "
+        f"voxjudge asr metrics --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_a.txt --ids --normalize basic "
         "--embedder openai/text-embedding-3-small --dry-run",
     ],
     "asr align": [
@@ -94,7 +94,7 @@ EXAMPLES: dict[str, list[str]] = {
         f"voxjudge asr compare --ref {ASR_EN}/ref.txt --hyp-a {ASR_EN}/sys_a.txt --hyp-b {ASR_EN}/sys_b.txt "
         "--ids --normalize basic",
         f"voxjudge asr compare --ref {ASR_EN}/ref.txt --hyp-a {ASR_EN}/sys_a.txt --hyp-b {ASR_EN}/sys_b.txt "
-        "--ids --embedder fake/hash --max-cost 0.05 --rpm 600 --json",
+        "--ids --normalize basic --embedder fake/hash --max-cost 0.05 --rpm 600 --json",
     ],
     "asr score": [
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --human {ASR_HI}/human_b.tsv "
