@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import socket
 import ssl
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests import servers
 from voxjudge.llm import Item, Judge, Request, RetryPolicy, Task, errors, label_many
 from voxjudge.llm.errors import ConfigError, TransientError
 from voxjudge.llm.fakeserver import FakeLLMServer
@@ -159,29 +158,11 @@ def test_asr_score_on_a_refused_port_stops_in_seconds_and_says_why(examples, ref
     assert "Once the server answers, rerun the same command" in err and "from the cache" not in err
 
 
-class _RedirectsOffHTTP(BaseHTTPRequestHandler):
-    """Answers every POST with a redirect to ftp://: a URL neither aiohttp nor httpx can send to."""
-
-    def do_POST(self):  # noqa: N802 -- the handler's API
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(307)
-        self.send_header("Location", "ftp://127.0.0.1/v1/elsewhere")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def redirects_off_http():
     """The base URL of a server on 127.0.0.1 whose every answer is a redirect off HTTP."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _RedirectsOffHTTP)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with servers.redirects_off_http() as url:
+        yield url
 
 
 QUICK = RetryPolicy(base_delay=0.01, max_delay=0.02)  # a retry, were there one, costs nothing here

@@ -342,30 +342,13 @@ def test_an_error_that_stops_the_run_in_a_worker_comes_out_as_one_line(tmp_path,
     # A URL no request can go to (here a redirect off HTTP) stops the run like a 401: a ConfigError
     # raised in a worker. Ray Data kept only its traceback, as text: the command printed Ray's
     # traceback and exited 1 instead of one line and exit status 2.
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from tests.servers import redirects_off_http
 
-    class OffHTTP(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 -- the handler's API
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.send_response(307)
-            self.send_header("Location", "ftp://127.0.0.1/v1/elsewhere")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), OffHTTP)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     prompts = tmp_path / "p.jsonl"
     prompts.write_text("".join(json.dumps({"id": f"p{k}", "prompt": f"item {k}"}) + "\n" for k in range(4)))
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
+    with redirects_off_http() as url:
         argv = ["llm", "run", str(prompts), "--judge", "openai/m", "--base-url", url, "--engine", "ray"]
         code = main([*argv, "--ray-workers", "1", "--no-cache", "--out", str(tmp_path / "o.jsonl")])
-    finally:
-        server.shutdown()
-        server.server_close()
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("voxjudge:")]
     assert (
         code == 2 and len(err) == 1 and err[0].startswith("voxjudge: error: openai/m: openai: no request can be sent")
