@@ -88,6 +88,26 @@ def test_a_dry_run_sends_nothing_and_says_what_the_real_run_sends(name, files, s
     assert server.count() == BATCHES
 
 
+def test_a_judge_cards_dry_run_says_what_its_embedder_would_be_sent(files, server, capsys, monkeypatch):
+    # the card's rated hypotheses are the six utterances: its SemDist embeds the same 7 texts
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("ref,hyp,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    card = ["asr", "judge-card", "--ratings", str(ratings), "--judge", "rules", "--resamples", "50"]
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"]]
+    argv = [*card, "--cache", str(files["dir"] / "cache.sqlite"), "--embedder", "openai/pricey?batch_size=2", *url]
+    assert main([*argv, "--dry-run"]) == 0
+    estimate = json.loads(capsys.readouterr().out)
+    assert server.count() == 0 and estimate["judges"] == {}  # nothing sent, no key needed
+    assert estimate["embedder"]["texts"] == len(SENT) and estimate["embedder"]["requests"] == BATCHES
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert main(argv) == 0  # the real card sends what its dry run said
+    capsys.readouterr()
+    assert server.count() == BATCHES and sorted(t for _, b in server.requests for t in b["input"]) == sorted(SENT)
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_dry_run_needs_no_key_and_says_when_the_cost_is_unknown(name, files, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
