@@ -63,6 +63,15 @@ def train_files(
     return as_json(cals, models, meta), report
 
 
+def embedded_pairs(ratings: str | Path | None, preferences: str | Path | None) -> tuple[list[str], list[str]]:
+    """(references, hypotheses): the pairs whose SemDist ``train_files`` takes with an embedder
+    (``calibration.tasks``: each rating, each side of each triplet), for its dry run."""
+    rows = C.read_ratings(ratings) if ratings else []
+    hats = C.read_hats(preferences) if preferences else []
+    pairs = [(r["ref"], r["hyp"]) for r in rows] + [(h["reference"], h[s]) for s in ("hyp_a", "hyp_b") for h in hats]
+    return [ref for ref, _ in pairs], [hyp for _, hyp in pairs]
+
+
 def _notice(ratings, preferences) -> str:
     """The shipped data's licence notice when both shipped sets were used (the shipped file's),
     else the names of the files it was fitted on."""
