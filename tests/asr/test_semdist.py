@@ -355,3 +355,34 @@ def test_embedder_none_is_no_embedder_byte_for_byte(tmp_path, capsys):
         assert "give --embedder openai/<model> with it" in capsys.readouterr().err
     for command in (["asr", "metrics"], ["asr", "compare"], ["asr", "score"], ["asr", "judge-card"], ["asr", "train"]):
         assert "fake/hash, or none (the default: no embedder" in _help(capsys, *command), command
+
+
+def test_the_library_takes_embedder_none_as_no_embedder_byte_for_byte():
+    # the CLI's --embedder none and the library agree (llm.options.embedder_spec); "none" was refused
+    # as not provider/model by compute_metrics, compare_systems, run_laser and train_files
+    from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
+    from voxjudge.asr.laser.calibrate import train_files
+
+    refs, hyps = ["the cat sat", "hello world", "a b c"], ["the cat sat down", "hello word", "a b c"]
+    ratings = "examples/human/ratings_sample.csv"
+    dry = dict(lang="en", dry_run=True)
+
+    def outputs(embedder):
+        laser = run_laser(refs, hyps, judge="rules", options=LaserOptions(lang="en", embedder=embedder))
+        plan = run_laser(refs, hyps, judge="openai/gpt-4o-mini", options=LaserOptions(**dry, embedder=embedder))
+        return json.dumps(
+            [
+                compute_metrics(refs, hyps, embedder=embedder).summary(),
+                compare_systems(refs, hyps, refs, n_resamples=50, embedder=embedder).summary(),
+                laser.summary,
+                laser.records,
+                plan.estimate,
+                train_files(ratings, None, LaserRubric.load(), embedder=embedder),
+            ],
+            sort_keys=True,
+        )
+
+    want = outputs(None)
+    for none in ("none", "NONE", " None "):
+        assert outputs(none) == want, none
+    assert LaserOptions(embedder="None").embedder is None

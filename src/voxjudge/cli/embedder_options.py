@@ -70,7 +70,9 @@ def add_embedder_limits(p) -> None:
 def _embedder_spec(text: str) -> str | None:
     """``none`` is no embedder, as the summaries name its absence: the option then reads as if
     it were not given (args.embedder is None), whatever the command does with it."""
-    return None if text.strip().lower() == "none" else text
+    from voxjudge.llm.options import embedder_spec
+
+    return embedder_spec(text)
 
 
 def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:

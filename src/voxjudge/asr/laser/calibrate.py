@@ -32,8 +32,9 @@ def train_files(
     cache and limits), ``laser_calibrated`` gets a model with meaning for it too; ``cv`` folds
     give the out-of-fold report of the whole procedure."""
     from voxjudge.asr.semdist import distances_for
-    from voxjudge.llm.options import open_embedder
+    from voxjudge.llm.options import embedder_spec, open_embedder
 
+    embedder = embedder_spec(embedder)  # "none": no embedder
     if not ratings and not preferences:
         raise InputError("calibration needs sentence ratings, preference triplets, or both")
     rows = C.read_ratings(ratings) if ratings else []
