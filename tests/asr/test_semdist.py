@@ -386,3 +386,23 @@ def test_the_library_takes_embedder_none_as_no_embedder_byte_for_byte():
     for none in ("none", "NONE", " None "):
         assert outputs(none) == want, none
     assert LaserOptions(embedder="None").embedder is None
+
+
+def test_metrics_and_compare_check_the_embedders_spec_and_server_before_counting(monkeypatch):
+    # the URL was checked only when the embedder was opened, after every line was counted and aligned
+    import voxjudge.asr.measures as measures
+    from voxjudge.llm.errors import ConfigError
+
+    def counted(*_args, **_kwargs):
+        raise AssertionError("counted before the embedder was checked")
+
+    monkeypatch.setattr(measures, "count_units", counted)
+    bad = {"embedder": "openai/x", "embedder_base_url": "127.0.0.1:8080/v1"}
+    for run in (
+        lambda **kw: compute_metrics(["a b"], ["a c"], **kw),
+        lambda **kw: compare_systems(["a b"], ["a c"], ["a b"], **kw),
+    ):
+        with pytest.raises(ConfigError, match="is not a server URL"):
+            run(**bad)
+        with pytest.raises(ConfigError, match="not provider/model"):
+            run(embedder="nomodel")
