@@ -355,3 +355,54 @@ def test_embedder_none_is_no_embedder_byte_for_byte(tmp_path, capsys):
         assert "give --embedder openai/<model> with it" in capsys.readouterr().err
     for command in (["asr", "metrics"], ["asr", "compare"], ["asr", "score"], ["asr", "judge-card"], ["asr", "train"]):
         assert "fake/hash, or none (the default: no embedder" in _help(capsys, *command), command
+
+
+def test_the_library_takes_embedder_none_as_no_embedder_byte_for_byte():
+    # the CLI's --embedder none and the library agree (llm.options.embedder_spec); "none" was refused
+    # as not provider/model by compute_metrics, compare_systems, run_laser and train_files
+    from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
+    from voxjudge.asr.laser.calibrate import train_files
+
+    refs, hyps = ["the cat sat", "hello world", "a b c"], ["the cat sat down", "hello word", "a b c"]
+    ratings = "examples/human/ratings_sample.csv"
+    dry = dict(lang="en", dry_run=True)
+
+    def outputs(embedder):
+        laser = run_laser(refs, hyps, judge="rules", options=LaserOptions(lang="en", embedder=embedder))
+        plan = run_laser(refs, hyps, judge="openai/gpt-4o-mini", options=LaserOptions(**dry, embedder=embedder))
+        return json.dumps(
+            [
+                compute_metrics(refs, hyps, embedder=embedder).summary(),
+                compare_systems(refs, hyps, refs, n_resamples=50, embedder=embedder).summary(),
+                laser.summary,
+                laser.records,
+                plan.estimate,
+                train_files(ratings, None, LaserRubric.load(), embedder=embedder),
+            ],
+            sort_keys=True,
+        )
+
+    want = outputs(None)
+    for none in ("none", "NONE", " None "):
+        assert outputs(none) == want, none
+    assert LaserOptions(embedder="None").embedder is None
+
+
+def test_metrics_and_compare_check_the_embedders_spec_and_server_before_counting(monkeypatch):
+    # the URL was checked only when the embedder was opened, after every line was counted and aligned
+    import voxjudge.asr.measures as measures
+    from voxjudge.llm.errors import ConfigError
+
+    def counted(*_args, **_kwargs):
+        raise AssertionError("counted before the embedder was checked")
+
+    monkeypatch.setattr(measures, "count_units", counted)
+    bad = {"embedder": "openai/x", "embedder_base_url": "127.0.0.1:8080/v1"}
+    for run in (
+        lambda **kw: compute_metrics(["a b"], ["a c"], **kw),
+        lambda **kw: compare_systems(["a b"], ["a c"], ["a b"], **kw),
+    ):
+        with pytest.raises(ConfigError, match="is not a server URL"):
+            run(**bad)
+        with pytest.raises(ConfigError, match="not provider/model"):
+            run(embedder="nomodel")

@@ -88,6 +88,51 @@ def test_a_dry_run_sends_nothing_and_says_what_the_real_run_sends(name, files, s
     assert server.count() == BATCHES
 
 
+def test_a_judge_cards_dry_run_says_what_its_embedder_would_be_sent(files, server, capsys, monkeypatch):
+    # the card's rated hypotheses are the six utterances: its SemDist embeds the same 7 texts
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("ref,hyp,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    card = ["asr", "judge-card", "--ratings", str(ratings), "--judge", "rules", "--resamples", "50"]
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"]]
+    argv = [*card, "--cache", str(files["dir"] / "cache.sqlite"), "--embedder", "openai/pricey?batch_size=2", *url]
+    assert main([*argv, "--dry-run"]) == 0
+    estimate = json.loads(capsys.readouterr().out)
+    assert server.count() == 0 and estimate["judges"] == {}  # nothing sent, no key needed
+    assert estimate["embedder"]["texts"] == len(SENT) and estimate["embedder"]["requests"] == BATCHES
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert main(argv) == 0  # the real card sends what its dry run said
+    capsys.readouterr()
+    assert server.count() == BATCHES and sorted(t for _, b in server.requests for t in b["input"]) == sorted(SENT)
+
+
+def test_asr_train_takes_the_embedders_limits_and_dry_run(files, server, capsys, monkeypatch):
+    # fitting laser_calibrated with meaning embeds the ratings' texts: the same 7 as the other commands
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    out = files["dir"] / "calibration.json"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"], "--concurrency", "1"]
+    argv = ["asr", "train", "--ratings", str(ratings), "--out", str(out), "--cache", str(files["dir"] / "c.sqlite")]
+    assert main([*argv, "--embedder", "openai/pricey?batch_size=2", *url, "--dry-run"]) == 0
+    estimate = json.loads(capsys.readouterr().out)
+    assert server.count() == 0 and not out.exists()  # nothing sent, no key, nothing written
+    assert estimate["texts"] == len(SENT) and estimate["requests"] == BATCHES and estimate["cost_usd_estimate"] > 0
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    spec = "openai/pricey?batch_size=1"
+    assert main([*argv, "--embedder", spec, *url, "--max-cost", "8"]) == 3
+    assert "cost limit of 8 USD reached" in capsys.readouterr().err
+    assert 0 < server.count() < len(SENT) and not out.exists()
+    assert main([*argv, "--embedder", spec, *url, "--max-cost", "1000"]) == 0  # the rest, from the cache on
+    assert server.count() == len(SENT) and out.exists()
+    assert main([*argv, "--max-cost", "1"]) == 2  # a limit without an embedder is refused, not ignored
+    assert "--max-cost applies to the embedder's calls" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_dry_run_needs_no_key_and_says_when_the_cost_is_unknown(name, files, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -85,6 +85,9 @@ def compare_systems(
 ) -> Comparison:
     """A against B (``Comparison``); with ``embedder`` (a spec, as ``compute_metrics`` takes it),
     SemDist of both, each distinct text embedded once, and a paired bootstrap of its difference."""
+    from voxjudge.asr.semdist import semdist_embedder
+
+    embedder = semdist_embedder(embedder, embedder_base_url)  # "none": no embedder; checked before any work
     if not (len(references) == len(hypotheses_a) == len(hypotheses_b)):
         raise ValueError("references and both hypothesis lists must have the same length")
     kw = dict(normalizer=normalizer, split=split, char_unit=char_unit)

@@ -357,17 +357,11 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     goes to the judges that take one: default and ``model:``); ``progress`` as ``run_laser`` takes it."""
     from dataclasses import replace
 
-    from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
+    from voxjudge.asr.laser import LaserOptions, run_laser
 
     def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        opts = options or LaserOptions()
-        if not is_offline(spec):  # an LLM judge reads the meaning itself: the embedder serves the offline ones
-            opts = replace(opts, embedder=None)
-        elif opts.llm.base_url is not None:  # the LLM judges' server: the card's offline judges call none
-            opts = replace(opts, llm=replace(opts.llm, base_url=None))
-        if spec == "rules" or not is_offline(spec):  # the rubric's own tiers, or a model's judgement: no calibration
-            opts = replace(opts, calibration=None)
+        opts = judge_options(spec, options or LaserOptions())
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
@@ -425,24 +419,51 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     return run
 
 
+def judge_options(spec: str, options):
+    """The card's ``LaserOptions`` as the judge ``spec`` takes them: the embedder and a calibration
+    serve the offline judges (an LLM judge reads the meaning itself and has no tiers to calibrate;
+    the rules judge keeps the rubric's own), the LLM judges' server is none of the offline ones'."""
+    from dataclasses import replace
+
+    from voxjudge.asr.laser import is_offline
+
+    if not is_offline(spec):
+        options = replace(options, embedder=None)
+    elif options.llm.base_url is not None:
+        options = replace(options, llm=replace(options.llm, base_url=None))
+    if spec == "rules" or not is_offline(spec):
+        options = replace(options, calibration=None)
+    return options
+
+
 def dry_run(
     preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = (), judges: Sequence[str] = (), options=None
 ) -> dict[str, Any]:
-    """What each LLM judge of a card would send and cost (``Judge.estimate``); nothing is sent."""
+    """What a card would send and cost, nothing sent: each LLM judge's requests (``Judge.estimate``)
+    and, with an embedder, what it would be sent for SemDist (the estimate of the first offline
+    judge's run: the others find the texts in the cache). Every judge's run is checked as the real
+    card checks it, offline judges first (a calibration with no model for the embedder refuses)."""
     from dataclasses import replace
 
     from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
 
-    # only the LLM judges are estimated: the embedder and a calibration serve the offline ones
-    options = replace(options or LaserOptions(), dry_run=True, embedder=None, calibration=None)
+    options = replace(options or LaserOptions(), dry_run=True)
     keys = unique_texts(preferences, ratings)
     refs, hyps = [k[0] for k in keys], [k[1] for k in keys]
     ids = [f"h{k + 1}" for k in range(len(keys))]
-    return {
-        "hypotheses": len(keys),
-        "judges": {
-            spec: run_laser(refs, hyps, ids, judge=spec, options=options).estimate
-            for spec in judges
-            if not is_offline(spec)
-        },
+    estimates = {
+        spec: run_laser(refs, hyps, ids, judge=spec, options=judge_options(spec, options)).estimate
+        for spec in sorted(judges, key=lambda spec: not is_offline(spec))
     }
+    out: dict[str, Any] = {
+        "hypotheses": len(keys),
+        "judges": {spec: estimates[spec] for spec in judges if not is_offline(spec)},
+    }
+    if options.embedder:
+        offline = [spec for spec in judges if is_offline(spec)]
+        out["embedder"] = (
+            estimates[offline[0]]["embedder"]
+            if offline
+            else {"embedder": options.embedder, "requests": 0, "note": "nothing to send: no offline judge on the card"}
+        )
+    return out

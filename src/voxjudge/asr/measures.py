@@ -118,6 +118,10 @@ def compute_metrics(
 
     A line whose alignment would take longer than ``longform``'s limit (``longform.limit``)
     raises ``longform.LineTooLong`` before anything is counted."""
+    if embedder is not None:  # "none": no embedder; a spec or server no request can go to fails before counting
+        from voxjudge.asr.semdist import semdist_embedder
+
+        embedder = semdist_embedder(embedder, embedder_base_url)
     if char_unit not in ("char", "grapheme"):
         raise ValueError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
     units = tuple(units)

@@ -133,6 +133,21 @@ def _asked(references: Sequence[str], systems: Sequence[Sequence[str]]):
     return refs, hyp_lists, outs, asked_lists, texts
 
 
+def semdist_embedder(spec: str | None, base_url: str | None = None) -> str | None:
+    """The embedder a SemDist entry takes (``compute_metrics``, ``compare_systems``): None for none
+    (``llm.options.embedder_spec``), else the spec, checked with its server before any work
+    (``parse_embedder_spec``: a spec or URL no request can go to), as ``run_laser`` opens its
+    embedder before it scores."""
+    from voxjudge.llm.options import embedder_spec
+
+    spec = embedder_spec(spec)
+    if spec:
+        from voxjudge.llm.embed_registry import parse_embedder_spec
+
+        parse_embedder_spec(spec, base_url)
+    return spec
+
+
 def estimate_semdist(
     spec: str,
     references: Sequence[str],

@@ -51,8 +51,8 @@ EMBEDDER_CALLS = (
 
 
 def add_embedder_limits(p) -> None:
-    """The options of asr score's judge group that hold for an embedder (asr metrics and asr
-    compare): calls and their limits, the Ray engine and --dry-run. Not --ray-shards (an
+    """The options of asr score's judge group that hold for an embedder (asr metrics, asr
+    compare and asr train): calls and their limits, the Ray engine and --dry-run. Not --ray-shards (an
     embedder resumes from the cache) nor --base-url (the embedder's server is --embedder-base-url)."""
     from voxjudge.cli.judge_options import add_call_options, add_dry_run, add_engine_options
 
@@ -70,7 +70,9 @@ def add_embedder_limits(p) -> None:
 def _embedder_spec(text: str) -> str | None:
     """``none`` is no embedder, as the summaries name its absence: the option then reads as if
     it were not given (args.embedder is None), whatever the command does with it."""
-    return None if text.strip().lower() == "none" else text
+    from voxjudge.llm.options import embedder_spec
+
+    return embedder_spec(text)
 
 
 def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
@@ -95,10 +97,7 @@ def embed_options(args: argparse.Namespace):
     --embedder is refused: it would be accepted and then ignored."""
     from voxjudge.cli.judge_options import judge_options
     from voxjudge.errors import InputError
-    from voxjudge.llm.options import JudgeOptions
 
-    if not hasattr(args, "max_cost"):  # a command without add_embedder_limits (asr train): the cache only
-        return JudgeOptions(use_cache=not args.no_cache, cache=args.cache)
     if not args.embedder:
         given = [flag for dest, (flag, default) in _limits().items() if getattr(args, dest, default) != default]
         if given:

@@ -83,7 +83,7 @@ def register(cmds) -> None:
         "which judges words, not formatting, so the rows compare like with like; presets and steps are "
         "listed below)",
     )
-    add_llm_labelling_options(p)
+    add_llm_labelling_options(p, dry_run="LLM judges and --embedder: ")
     p.add_argument(
         "--methods",
         default="pearson,spearman",

@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, say_note, write_all
-from voxjudge.cli.embedder_options import add_embedder_options, embed_options, embedder_args
+from voxjudge.cli.embedder_options import (
+    add_embedder_limits,
+    add_embedder_options,
+    embed_options,
+    embedder_args,
+    embedder_estimate,
+)
 from voxjudge.cli.laser_options import lang_code
 from voxjudge.cli.laser_pairs import read_pair_rows
 from voxjudge.cli.views import render_agreement, render_calibration
@@ -44,6 +50,7 @@ def register(cmds) -> None:
     add_embedder_options(
         p, purpose="laser_calibrated with meaning (--ratings/--preferences only; a pair judge takes none)", texts=""
     )
+    add_embedder_limits(p)
     p.add_argument("--json", action="store_true", help="print the CV report as JSON")
     p.set_defaults(func=cmd_train)
 
@@ -65,11 +72,15 @@ def cmd_train(args: argparse.Namespace) -> int:
             "--embedder fits laser_calibrated with meaning, with --ratings/--preferences; a pair judge "
             "takes no embedder"
         )
+    options = embed_options(args)  # a limit without --embedder is refused, not ignored
     rows = read_pair_rows(args.pairs)
     if not args.out and not args.cv:
         raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
     if args.cv == 1 or args.cv < 0:
         raise InputError("--cv needs at least 2 folds")
+    if args.dry_run:  # a pair judge calls no model
+        print_json(embedder_estimate(args, "asr train", [], [[]], options))
+        return 0
     tiers = tiers_of(rows, rubric, args.pairs)
     if args.lang:
         langs = {args.lang}
@@ -114,6 +125,13 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
         raise InputError("word pairs and --ratings/--preferences are two trainings; run them one at a time")
     if not args.out and not args.cv:
         raise InputError("nothing to do: give --out CALIBRATION.json, --cv K, or both")
+    embedder, options = embedder_args(args), embed_options(args)
+    if args.dry_run:
+        from voxjudge.asr.laser.calibrate import embedded_pairs
+
+        refs, hyps = embedded_pairs(args.ratings, args.preferences)
+        print_json(embedder_estimate(args, "asr train", refs, [hyps], options))
+        return 0
     with progress_bar("fitting the evidence calibration and laser_calibrated"):
         text, report = train_files(
             args.ratings,
@@ -121,8 +139,8 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
             rubric,
             cv=args.cv,
             seed=args.seed,
-            **embedder_args(args),
-            options=embed_options(args),
+            **embedder,
+            options=options,
         )
     if args.out:
         write_all({args.out: text})

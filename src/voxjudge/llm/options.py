@@ -97,6 +97,13 @@ class JudgeOptions:
         return RayEngine(address=self.ray_address, workers=self.ray_workers, shards=self.ray_shards)
 
 
+def embedder_spec(spec: str | None) -> str | None:
+    """An embedder spec as every entry takes it (``LaserOptions``, ``compute_metrics``,
+    ``compare_systems``, ``train_files``, the CLI's --embedder): ``none`` in any case, the name the
+    summaries give the absence of one, is no embedder, as None is; any other spec is as given."""
+    return None if spec is None or spec.strip().lower() == "none" else spec
+
+
 def open_embedder(
     spec: str,
     *,

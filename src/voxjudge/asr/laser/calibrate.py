@@ -32,8 +32,9 @@ def train_files(
     cache and limits), ``laser_calibrated`` gets a model with meaning for it too; ``cv`` folds
     give the out-of-fold report of the whole procedure."""
     from voxjudge.asr.semdist import distances_for
-    from voxjudge.llm.options import open_embedder
+    from voxjudge.llm.options import embedder_spec, open_embedder
 
+    embedder = embedder_spec(embedder)  # "none": no embedder
     if not ratings and not preferences:
         raise InputError("calibration needs sentence ratings, preference triplets, or both")
     rows = C.read_ratings(ratings) if ratings else []
@@ -61,6 +62,15 @@ def train_files(
     if cv:
         report["cv"] = C.cross_validate(task_list, rubric, folds=cv, seed=seed, embedder=spec)
     return as_json(cals, models, meta), report
+
+
+def embedded_pairs(ratings: str | Path | None, preferences: str | Path | None) -> tuple[list[str], list[str]]:
+    """(references, hypotheses): the pairs whose SemDist ``train_files`` takes with an embedder
+    (``calibration.tasks``: each rating, each side of each triplet), for its dry run."""
+    rows = C.read_ratings(ratings) if ratings else []
+    hats = C.read_hats(preferences) if preferences else []
+    pairs = [(r["ref"], r["hyp"]) for r in rows] + [(h["reference"], h[s]) for s in ("hyp_a", "hyp_b") for h in hats]
+    return [ref for ref, _ in pairs], [hyp for _, hyp in pairs]
 
 
 def _notice(ratings, preferences) -> str:

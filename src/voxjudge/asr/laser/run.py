@@ -61,6 +61,11 @@ class LaserOptions:
     # ``CalibrationFile`` a caller read once for several runs (asr judge-card: one per judge)
     calibration: str | Path | CalibrationFile | None = None
 
+    def __post_init__(self) -> None:
+        from voxjudge.llm.options import embedder_spec
+
+        object.__setattr__(self, "embedder", embedder_spec(self.embedder))  # "none": no embedder
+
 
 def _no_progress(_what: str) -> AbstractContextManager:
     return nullcontext(None)
