@@ -173,7 +173,6 @@ def card_options(args: argparse.Namespace):
         calibration=_calibration(args, judges),
         **embedder_args(args),
     )
-    judges = list(dict.fromkeys(args.judges or ["default"]))
     if all(is_offline(spec) for spec in judges):  # --base-url is for the card's LLM judges
         options.llm.unused_server(
             f"no judge of the card ({', '.join(judges)}: all offline) calls one", embedder=bool(options.embedder)
