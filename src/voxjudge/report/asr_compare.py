@@ -97,10 +97,9 @@ def _semdist_note(s: dict[str, Any]) -> str:
 
 
 def _bootstrap_p(bs: dict[str, Any]) -> str:
-    """A paired bootstrap's p-value; 0 (no resample crossed zero) is shown as the bound it stands for."""
-    from voxjudge.stats.bootstrap import p_value_bound
+    from voxjudge.stats.bootstrap import p_text
 
-    return f"p < {p_value_bound(bs['n_resamples']):.2g}" if bs["p_value"] == 0 else f"p = {bs['p_value']:.4g}"
+    return p_text(bs["p_value"], bs["n_resamples"])
 
 
 def _semdist_significance(s: dict[str, Any]) -> list[list[str]]:

@@ -55,6 +55,11 @@ def p_value_bound(n_resamples: int) -> float:
     return min(1.0, 2 / n_resamples)
 
 
+def p_text(p_value: float, n_resamples: int, *, equals: str = " = ") -> str:
+    """A paired bootstrap's p-value as shown: 0 as the bound it stands for (``p_value_bound``)."""
+    return f"p < {p_value_bound(n_resamples):.2g}" if p_value == 0 else f"p{equals}{p_value:.4g}"
+
+
 def paired_bootstrap(
     a: Sequence[float],
     b: Sequence[float],

@@ -93,10 +93,9 @@ def _text_settings(summary: dict) -> str:
 
 
 def _bootstrap_p(p: float, resamples: int) -> str:
-    """A bootstrap p-value of 0 only says that no resample crossed zero: p < 2/B (it is two-sided)."""
-    from voxjudge.stats.bootstrap import p_value_bound
+    from voxjudge.stats.bootstrap import p_text
 
-    return f"p < {p_value_bound(resamples):.2g}" if p == 0 else f"p={p:.4g}"
+    return p_text(p, resamples, equals="=")
 
 
 def render_compare(s: dict, names: list[str]) -> str:
