@@ -31,9 +31,9 @@ def _corpus(folder: Path, n: int) -> tuple[Path, Path]:
     return ref, hyp
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
-@pytest.mark.parametrize("whom", ["group", "main process"])
-def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
+def _scoring(tmp_path: Path) -> tuple[subprocess.Popen, list[int], Path]:
+    """A run with two workers, caught while the workers run and records are being written into
+    the temporary file: (the process, its workers, the records file it was asked for)."""
     ref, hyp = _corpus(tmp_path, 60_000)
     out = tmp_path / "records.jsonl"
     argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
@@ -41,7 +41,6 @@ def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     workers: list[int] = []
-    # wait until the workers run and records are being written into the temporary file
     while time.monotonic() < deadline and proc.poll() is None:
         workers = children(proc.pid) or workers
         temps = list(tmp_path.glob(".records.jsonl.*.tmp"))
@@ -49,6 +48,21 @@ def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be interrupted: make the corpus larger"
+    return proc, workers, out
+
+
+def _nothing_left(tmp_path: Path, out: Path, workers: list[int]) -> None:
+    assert not out.exists()
+    assert not list(tmp_path.glob(".records.jsonl.*"))
+    time.sleep(0.5)
+    left = [w for w in workers if alive(w)]
+    assert not left, f"workers still running: {left}"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("whom", ["group", "main process"])
+def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
+    proc, workers, out = _scoring(tmp_path)
     proc.send_signal(signal.SIGINT)
     # a terminal's Ctrl-C reaches the whole foreground group, workers included; `kill -INT` the main one
     for w in workers if whom == "group" else []:
@@ -59,8 +73,17 @@ def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err[-2000:]
     assert "interrupted" in err and "Traceback" not in err
-    assert not out.exists()
-    assert not list(tmp_path.glob(".records.jsonl.*"))
-    time.sleep(0.5)
-    left = [w for w in workers if alive(w)]
-    assert not left, f"workers still running: {left}"
+    _nothing_left(tmp_path, out, workers)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_a_worker_killed_mid_run_is_an_error_not_a_hang(tmp_path):
+    """The kernel's out-of-memory killer ends a worker: the run stops at once with one line and a
+    non-zero status, and leaves no records file (a pool that waited for the lost chunk hung)."""
+    proc, workers, out = _scoring(tmp_path)
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err[-2000:]
+    assert "ended without its result (killed by signal 9" in err and "Traceback" not in err
+    assert err.count("\n") == 1, err
+    _nothing_left(tmp_path, out, workers)

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from voxjudge import _spool
+from voxjudge._workers import ForkedWorkers
 from voxjudge.asr.laser.chunk_records import ChunkResult
 from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
 
@@ -112,33 +113,29 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
     fork = "fork" in multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if fork else None)
     in_flight = 2 * jobs  # bounded: memory does not grow with the corpus
-    # records come back through memory files the workers inherit, not through the pool's pipe
+    # records come back through memory files the workers inherit, not through the pipes
     spools = _spool.Spools.open(in_flight) if settings.records and fork else None
+    lent: deque = deque()  # the memory file of each chunk sent, in order
+
+    def tasks():
+        for chunk in chunks:
+            lent.append(spools.take() if spools else None)
+            yield chunk, lent[-1]
+
     try:
-        with ctx.Pool(jobs, _init_worker, (settings,)) as pool:
-            pending: deque = deque()
-            for chunk in chunks:
-                if len(pending) >= in_flight:
-                    yield from _collected(pending.popleft(), spools)
-                spool = spools.take() if spools else None
-                pending.append((spool, pool.apply_async(_work, (chunk, spool))))
-            while pending:
-                yield from _collected(pending.popleft(), spools)
+        with ForkedWorkers(ctx, jobs, _work, _init_worker, (settings,)) as workers:
+            for result in workers.ordered(tasks(), in_flight):
+                spool = lent.popleft()
+                try:
+                    yield result
+                finally:
+                    # the memory file is lent again once the caller moves on (or stops): records
+                    # it did not write by then are read back first, so a result kept for later
+                    # still holds them
+                    if spool is not None:
+                        result.keep_records()
+                        spools.give_back(spool)
     finally:
         if spools:
             spools.close()
     # the workers froze their own heaps; this process's is the reader's and writer's, and small
-
-
-def _collected(job: tuple, spools) -> Iterator[ChunkResult]:
-    """A chunk's result once its worker is done. Its memory file is lent again when the caller
-    moves on (or stops); records the caller did not write by then are read back into the result
-    first, so a result kept for later still holds them."""
-    spool, pending = job
-    result = pending.get()
-    try:
-        yield result
-    finally:
-        if spool is not None:
-            result.keep_records()
-            spools.give_back(spool)

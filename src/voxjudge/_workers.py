@@ -1,0 +1,143 @@
+"""Worker processes forked once and fed one task at a time, results handed back in task order.
+
+Why not ``multiprocessing.Pool``: a Pool whose worker dies (killed by the kernel when memory runs
+out, say) waits for that worker's result forever, and its ``terminate`` runs three handler
+threads through a shutdown that can block. Here the process that hands out tasks waits on every
+busy worker's pipe *and* on its process at once, so a worker that ends without its result is an
+error (``WorkerLost``) at once; stopping early kills the workers. There are no threads, so a
+worker is never forked while another thread holds a lock.
+
+Each worker has its own pipe and at most one task: the main process sends a task only to a worker
+that is waiting for one, so neither side can block the other on a full pipe (tasks and results
+are both larger than a pipe's buffer).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+
+from voxjudge.errors import VoxjudgeError
+
+
+class WorkerLost(VoxjudgeError):
+    """A worker process ended before it gave back its task's result: the run is incomplete."""
+
+
+def _serve(conn, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+    if initializer is not None:
+        initializer(*initargs)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:  # the main process is gone
+            return
+        if task is None:
+            return
+        try:
+            reply = (True, work(*task))
+        except BaseException as e:  # handed back and raised in the main process, as Pool did
+            reply = (False, e)
+        try:
+            conn.send(reply)
+        except Exception as e:  # a result or an exception that does not pickle
+            conn.send((False, RuntimeError(f"a worker's result could not be sent back: {e!r}")))
+
+
+def _ended(process) -> str:
+    code = process.exitcode
+    if code is not None and code < 0:
+        how = f"killed by signal {-code}" + (" (out of memory?)" if -code == 9 else "")
+    else:
+        how = f"exit status {code}"
+    return f"a worker process (pid {process.pid}) ended without its result ({how}); the run is incomplete"
+
+
+class ForkedWorkers:
+    """``jobs`` processes, each running ``initializer(*initargs)`` once and then ``work(*task)``
+    for each task it is sent. Use as a context manager: leaving it ends every worker."""
+
+    def __init__(self, ctx, jobs: int, work: Callable, initializer: Callable | None = None, initargs: tuple = ()):
+        self._procs: list = []
+        self._conns: list = []
+        self._busy: dict[int, int] = {}  # worker -> the number of the task it is working on
+        try:
+            for _ in range(jobs):
+                ours, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_serve, args=(theirs, work, initializer, initargs), daemon=True)
+                proc.start()
+                theirs.close()
+                self._procs.append(proc)
+                self._conns.append(ours)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> ForkedWorkers:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.close()
+
+    def ordered(self, tasks: Iterable[tuple], window: int) -> Iterator:
+        """The results of ``tasks``, in their order, with at most ``window`` tasks sent or done but
+        not yet handed back (the one being handed back included: it is counted until the caller
+        moves on). A task is taken from ``tasks`` just before it is sent."""
+        from multiprocessing.connection import wait
+
+        tasks = iter(tasks)
+        idle = deque(range(len(self._procs)))
+        busy = self._busy
+        done: dict[int, object] = {}  # task number -> result
+        sent = handed = 0
+        more = True
+        while True:
+            while more and idle and sent - handed < window:
+                task = next(tasks, None)
+                if task is None:
+                    more = False
+                    break
+                worker = idle.popleft()
+                self._conns[worker].send(task)
+                busy[worker] = sent
+                sent += 1
+            if handed in done:
+                yield done.pop(handed)
+                handed += 1
+                continue
+            if not busy:
+                return
+            ready = set(wait([self._conns[w] for w in busy] + [self._procs[w].sentinel for w in busy]))
+            for worker in list(busy):
+                conn, proc = self._conns[worker], self._procs[worker]
+                if conn in ready or (proc.sentinel in ready and conn.poll()):
+                    try:
+                        ok, value = conn.recv()
+                    except EOFError:
+                        proc.join(1)
+                        raise WorkerLost(_ended(proc)) from None
+                    if not ok:
+                        raise value
+                    done[busy.pop(worker)] = value
+                    idle.append(worker)
+                elif proc.sentinel in ready:
+                    proc.join(1)
+                    raise WorkerLost(_ended(proc))
+
+    def close(self) -> None:
+        """End the workers: an idle one is asked to, a busy one is killed at once (a stop part-way,
+        an error, Ctrl-C: what it is doing is no longer wanted)."""
+        for worker, conn in enumerate(self._conns):
+            if worker not in self._busy:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
+            conn.close()
+        for worker, proc in enumerate(self._procs):
+            if worker not in self._busy:
+                proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+        self._procs, self._conns, self._busy = [], [], {}

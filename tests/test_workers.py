@@ -1,0 +1,97 @@
+"""``voxjudge._workers``: forked workers hand results back in task order, a worker's exception is
+raised in the main process, and a worker that ends without its result is an error, never a wait."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+
+import pytest
+
+from voxjudge._workers import ForkedWorkers, WorkerLost
+
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+CTX = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
+
+def _slow_square(n: int, delay: float) -> tuple[int, int]:
+    time.sleep(delay)
+    return n * n, os.getpid()
+
+
+def _fail_on(n: int, bad: int) -> int:
+    if n == bad:
+        raise ValueError(f"task {n} is bad")
+    return n
+
+
+def _die_on(n: int, bad: int) -> int:
+    if n == bad:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+def _unpicklable(n: int):
+    return lambda: n
+
+
+def test_results_come_back_in_task_order_from_every_worker():
+    # later tasks finish first: the order is the tasks', not the finishing order
+    tasks = [(n, 0.05 * (n % 3 == 0)) for n in range(30)]
+    with ForkedWorkers(CTX, 3, _slow_square) as workers:
+        got = list(workers.ordered(iter(tasks), window=4))
+        procs = list(workers._procs)
+    assert [square for square, _ in got] == [n * n for n in range(30)]
+    assert len({pid for _, pid in got}) == 3
+    assert all(not p.is_alive() for p in procs)
+
+
+def test_never_more_tasks_out_than_the_window():
+    taken = []
+
+    def tasks():
+        for n in range(20):
+            taken.append(n)
+            yield (n, 0.0)
+
+    with ForkedWorkers(CTX, 2, _slow_square) as workers:
+        for k, _ in enumerate(workers.ordered(tasks(), window=3)):
+            assert len(taken) - k <= 3  # the one being handed back is still counted
+
+
+def test_a_workers_exception_is_raised_here_and_the_workers_end():
+    with pytest.raises(ValueError, match="task 5 is bad"):
+        with ForkedWorkers(CTX, 2, _fail_on) as workers:
+            procs = list(workers._procs)
+            list(workers.ordered(((n, 5) for n in range(10)), window=4))
+    assert all(not p.is_alive() for p in procs)
+
+
+def test_a_result_that_does_not_pickle_is_an_error_not_a_hang():
+    with pytest.raises(RuntimeError, match="could not be sent back"):
+        with ForkedWorkers(CTX, 2, _unpicklable) as workers:
+            list(workers.ordered(((n,) for n in range(4)), window=2))
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_that_dies_is_an_error_at_once():
+    start = time.monotonic()
+    with pytest.raises(WorkerLost, match=r"ended without its result \(killed by signal 9"):
+        with ForkedWorkers(CTX, 2, _die_on) as workers:
+            procs = list(workers._procs)
+            list(workers.ordered(((n, 3) for n in range(10)), window=4))
+    assert time.monotonic() - start < 10
+    assert all(not p.is_alive() for p in procs)
+
+
+def test_stopping_early_kills_busy_workers_at_once():
+    with ForkedWorkers(CTX, 2, _slow_square) as workers:
+        procs = list(workers._procs)
+        results = workers.ordered(((n, 0.0 if n == 0 else 30.0) for n in range(6)), window=4)
+        assert next(results)[0] == 0
+        start = time.monotonic()
+    results.close()
+    assert time.monotonic() - start < 5
+    assert all(not p.is_alive() for p in procs)
