@@ -95,3 +95,36 @@ def test_stopping_early_kills_busy_workers_at_once():
     results.close()
     assert time.monotonic() - start < 5
     assert all(not p.is_alive() for p in procs)
+
+
+def _idle_then(n: int, delay: float) -> int:
+    time.sleep(delay)
+    return n
+
+
+def test_a_worker_that_dies_between_tasks_is_an_error_not_a_broken_pipe():
+    # killed while it waited for its next task: sending that task must not be a BrokenPipeError,
+    # which the command line takes for a closed stdout and ends with status 0
+    with ForkedWorkers(CTX, 1, _idle_then) as workers:
+        results = workers.ordered(((n, 0.0) for n in range(4)), window=1)
+        assert next(results) == 0
+        proc = workers._procs[0]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.join(5)
+        with pytest.raises(WorkerLost, match=r"killed by signal 9"):
+            next(results)
+
+
+def _dies_part_way_through_its_result(n: int):
+    import struct
+    import sys
+
+    conn = sys._getframe(1).f_locals["conn"]  # _serve's end of the pipe
+    os.write(conn.fileno(), struct.pack("!i", 1000) + b"only the start")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_that_dies_part_way_through_its_result_is_a_lost_worker():
+    with pytest.raises(WorkerLost, match=r"killed by signal 9"):
+        with ForkedWorkers(CTX, 1, _dies_part_way_through_its_result) as workers:
+            list(workers.ordered([(1,)], window=1))

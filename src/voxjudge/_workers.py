@@ -98,7 +98,10 @@ class ForkedWorkers:
                     more = False
                     break
                 worker = idle.popleft()
-                self._conns[worker].send(task)
+                try:
+                    self._conns[worker].send(task)
+                except OSError:  # it died while it waited for this task (not a BrokenPipeError:
+                    raise self._lost(worker) from None  # the command line reads that as stdout gone)
                 busy[worker] = sent
                 sent += 1
             if handed in done:
@@ -113,16 +116,18 @@ class ForkedWorkers:
                 if conn in ready or (proc.sentinel in ready and conn.poll()):
                     try:
                         ok, value = conn.recv()
-                    except EOFError:
-                        proc.join(1)
-                        raise WorkerLost(_ended(proc)) from None
+                    except (EOFError, OSError):  # ended before its result, or part-way through it
+                        raise self._lost(worker) from None
                     if not ok:
                         raise value
                     done[busy.pop(worker)] = value
                     idle.append(worker)
                 elif proc.sentinel in ready:
-                    proc.join(1)
-                    raise WorkerLost(_ended(proc))
+                    raise self._lost(worker)
+
+    def _lost(self, worker: int) -> WorkerLost:
+        self._procs[worker].join(1)
+        return WorkerLost(_ended(self._procs[worker]))
 
     def close(self) -> None:
         """End the workers: an idle one is asked to, a busy one is killed at once (a stop part-way,
