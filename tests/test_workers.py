@@ -128,3 +128,46 @@ def test_a_worker_that_dies_part_way_through_its_result_is_a_lost_worker():
     with pytest.raises(WorkerLost, match=r"killed by signal 9"):
         with ForkedWorkers(CTX, 1, _dies_part_way_through_its_result) as workers:
             list(workers.ordered([(1,)], window=1))
+
+
+def _no_judge() -> None:
+    raise ValueError("no such judge")
+
+
+def test_an_initializers_exception_is_raised_here():
+    with pytest.raises(ValueError, match="no such judge"):
+        with ForkedWorkers(CTX, 2, _idle_then, _no_judge) as workers:
+            list(workers.ordered(((n, 0.0) for n in range(4)), window=2))
+
+
+class _Unpicklable(Exception):
+    def __init__(self, n: int):
+        super().__init__(f"task {n} is bad")
+        self.later = lambda: n
+
+
+class _NotRemade(Exception):
+    def __init__(self, n: int, why: str):
+        super().__init__(f"task {n} is bad: {why}")
+
+
+def _raise_unpicklable(n: int):
+    raise _Unpicklable(n)
+
+
+def _raise_not_remade(n: int):
+    raise _NotRemade(n, "too long")
+
+
+@pytest.mark.parametrize("work", [_raise_unpicklable, _raise_not_remade])
+def test_an_exception_that_does_not_pickle_keeps_its_message(work):
+    with pytest.raises(RuntimeError, match=r"(_Unpicklable|_NotRemade): task 1 is bad"):
+        with ForkedWorkers(CTX, 1, work) as workers:
+            list(workers.ordered([(1,)], window=1))
+
+
+def test_no_window_or_no_workers_is_refused_not_an_empty_result():
+    for jobs, window in [(1, 0), (0, 2)]:
+        with ForkedWorkers(CTX, jobs, _idle_then) as workers:
+            with pytest.raises(ValueError):
+                list(workers.ordered([(1, 0.0)], window=window))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.reduction import ForkingPickler
 
 from voxjudge.errors import VoxjudgeError
 
@@ -25,23 +26,47 @@ class WorkerLost(VoxjudgeError):
 
 
 def _serve(conn, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+    failed = None
     if initializer is not None:
-        initializer(*initargs)
+        try:
+            initializer(*initargs)
+        except BaseException as e:  # raised in the main process with the first task sent here
+            failed = e
     while True:
         try:
             task = conn.recv()
-        except EOFError:  # the main process is gone
+        except (EOFError, OSError):  # the main process is gone (OSError: part-way through a task)
             return
         if task is None:
             return
+        if failed is not None:
+            reply = (False, failed)
+        else:
+            try:
+                reply = (True, work(*task))
+            except BaseException as e:  # handed back and raised in the main process, as Pool did
+                reply = (False, e)
         try:
-            reply = (True, work(*task))
-        except BaseException as e:  # handed back and raised in the main process, as Pool did
-            reply = (False, e)
-        try:
-            conn.send(reply)
-        except Exception as e:  # a result or an exception that does not pickle
-            conn.send((False, RuntimeError(f"a worker's result could not be sent back: {e!r}")))
+            conn.send_bytes(_pickled(*reply))
+        except OSError:  # the main process is gone
+            return
+
+
+def _pickled(ok: bool, value) -> memoryview:
+    """The reply as sent; what would not arrive is a RuntimeError that says what it was: a result
+    that does not pickle, an exception that does not pickle or cannot be made again from its
+    pickle (an ``__init__`` with other arguments than ``args``: checked here, it is small)."""
+    try:
+        data = ForkingPickler.dumps((ok, value))
+        if not ok:
+            ForkingPickler.loads(data)
+        return data
+    except Exception as e:
+        if ok:
+            what = f"a worker's result could not be sent back: {e!r}"
+        else:
+            what = f"a worker's exception could not be sent back: {type(value).__name__}: {value}"
+        return ForkingPickler.dumps((False, RuntimeError(what)))
 
 
 def _ended(process) -> str:
@@ -85,6 +110,8 @@ class ForkedWorkers:
         moves on). A task is taken from ``tasks`` just before it is sent."""
         from multiprocessing.connection import wait
 
+        if window < 1 or not self._procs:  # no task would ever be sent: no results, silently
+            raise ValueError(f"ordered needs a window of 1 or more and a worker (window {window})")
         tasks = iter(tasks)
         idle = deque(range(len(self._procs)))
         busy = self._busy
