@@ -171,3 +171,33 @@ def test_no_window_or_no_workers_is_refused_not_an_empty_result():
         with ForkedWorkers(CTX, jobs, _idle_then) as workers:
             with pytest.raises(ValueError):
                 list(workers.ordered([(1, 0.0)], window=window))
+
+
+def _slow_start() -> None:
+    time.sleep(5)
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_inside_a_large_send_kills_the_worker_at_once(capfd):
+    # the worker is still starting, so the send of a task larger than the pipe blocks; Ctrl-C
+    # there leaves the worker part of a task: it is killed, not asked to end and waited for
+    interrupted = []
+
+    def interrupt(signum, frame):
+        interrupted.append(time.monotonic())
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(KeyboardInterrupt):
+            with ForkedWorkers(CTX, 1, len, _slow_start) as workers:
+                procs = list(workers._procs)
+                list(workers.ordered([(b"x" * (8 << 20),)], window=1))
+        ended = time.monotonic()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert ended - interrupted[0] < 1
+    assert all(not p.is_alive() for p in procs)
+    assert "Traceback" not in capfd.readouterr().err

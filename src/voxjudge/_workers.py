@@ -125,11 +125,13 @@ class ForkedWorkers:
                     more = False
                     break
                 worker = idle.popleft()
+                # busy before the send: a send cut short (Ctrl-C) leaves the worker part of a task,
+                # so ``close`` kills it rather than send it more and wait for it
+                busy[worker] = sent
                 try:
                     self._conns[worker].send(task)
                 except OSError:  # it died while it waited for this task (not a BrokenPipeError:
                     raise self._lost(worker) from None  # the command line reads that as stdout gone)
-                busy[worker] = sent
                 sent += 1
             if handed in done:
                 yield done.pop(handed)
