@@ -201,3 +201,48 @@ def test_ctrl_c_inside_a_large_send_kills_the_worker_at_once(capfd):
     assert ended - interrupted[0] < 1
     assert all(not p.is_alive() for p in procs)
     assert "Traceback" not in capfd.readouterr().err
+
+
+_ORPHANS = """
+import multiprocessing, os, signal, sys, time
+from voxjudge._workers import ForkedWorkers
+
+def work(n):
+    return n
+
+with ForkedWorkers(multiprocessing.get_context("fork"), 2, work) as workers:
+    assert list(workers.ordered([(1,), (2,)], window=2)) == [1, 2]
+    print(*[p.pid for p in workers._procs], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # the main process killed: nothing is closed
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.timeout(60)
+def test_workers_end_when_the_main_process_is_killed():
+    import subprocess
+    import sys
+
+    from tests.processes import alive
+
+    # (not run(): the workers hold the output pipe, reading it to its end would wait for them)
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHANS], stdout=subprocess.PIPE, text=True)
+    proc.wait(timeout=30)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    proc.stdout.close()
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, "workers outlived the main process"
+
+
+@pytest.mark.timeout(120)
+def test_spawned_workers_where_there_is_no_fork():
+    # what a worker is given is pickled then: the work, the pipes (the main process's ends too)
+    with ForkedWorkers(multiprocessing.get_context("spawn"), 2, _slow_square) as workers:
+        got = list(workers.ordered(((n, 0.0) for n in range(6)), window=3))
+    assert [square for square, _ in got] == [n * n for n in range(6)]

@@ -25,7 +25,11 @@ class WorkerLost(VoxjudgeError):
     """A worker process ended before it gave back its task's result: the run is incomplete."""
 
 
-def _serve(conn, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+    # a forked worker holds copies of the main process's ends of the pipes, its own among them:
+    # while it does, it never reads the end of its pipe, and outlives a main process that is killed
+    for end in parent_ends:
+        end.close()
     failed = None
     if initializer is not None:
         try:
@@ -89,7 +93,8 @@ class ForkedWorkers:
         try:
             for _ in range(jobs):
                 ours, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_serve, args=(theirs, work, initializer, initargs), daemon=True)
+                ends = [*self._conns, ours]
+                proc = ctx.Process(target=_serve, args=(theirs, ends, work, initializer, initargs), daemon=True)
                 proc.start()
                 theirs.close()
                 self._procs.append(proc)
