@@ -95,3 +95,154 @@ def test_stopping_early_kills_busy_workers_at_once():
     results.close()
     assert time.monotonic() - start < 5
     assert all(not p.is_alive() for p in procs)
+
+
+def _idle_then(n: int, delay: float) -> int:
+    time.sleep(delay)
+    return n
+
+
+def test_a_worker_that_dies_between_tasks_is_an_error_not_a_broken_pipe():
+    # killed while it waited for its next task: sending that task must not be a BrokenPipeError,
+    # which the command line takes for a closed stdout and ends with status 0
+    with ForkedWorkers(CTX, 1, _idle_then) as workers:
+        results = workers.ordered(((n, 0.0) for n in range(4)), window=1)
+        assert next(results) == 0
+        proc = workers._procs[0]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.join(5)
+        with pytest.raises(WorkerLost, match=r"killed by signal 9"):
+            next(results)
+
+
+def _dies_part_way_through_its_result(n: int):
+    import struct
+    import sys
+
+    conn = sys._getframe(1).f_locals["conn"]  # _serve's end of the pipe
+    os.write(conn.fileno(), struct.pack("!i", 1000) + b"only the start")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_that_dies_part_way_through_its_result_is_a_lost_worker():
+    with pytest.raises(WorkerLost, match=r"killed by signal 9"):
+        with ForkedWorkers(CTX, 1, _dies_part_way_through_its_result) as workers:
+            list(workers.ordered([(1,)], window=1))
+
+
+def _no_judge() -> None:
+    raise ValueError("no such judge")
+
+
+def test_an_initializers_exception_is_raised_here():
+    with pytest.raises(ValueError, match="no such judge"):
+        with ForkedWorkers(CTX, 2, _idle_then, _no_judge) as workers:
+            list(workers.ordered(((n, 0.0) for n in range(4)), window=2))
+
+
+class _Unpicklable(Exception):
+    def __init__(self, n: int):
+        super().__init__(f"task {n} is bad")
+        self.later = lambda: n
+
+
+class _NotRemade(Exception):
+    def __init__(self, n: int, why: str):
+        super().__init__(f"task {n} is bad: {why}")
+
+
+def _raise_unpicklable(n: int):
+    raise _Unpicklable(n)
+
+
+def _raise_not_remade(n: int):
+    raise _NotRemade(n, "too long")
+
+
+@pytest.mark.parametrize("work", [_raise_unpicklable, _raise_not_remade])
+def test_an_exception_that_does_not_pickle_keeps_its_message(work):
+    with pytest.raises(RuntimeError, match=r"(_Unpicklable|_NotRemade): task 1 is bad"):
+        with ForkedWorkers(CTX, 1, work) as workers:
+            list(workers.ordered([(1,)], window=1))
+
+
+def test_no_window_or_no_workers_is_refused_not_an_empty_result():
+    for jobs, window in [(1, 0), (0, 2)]:
+        with ForkedWorkers(CTX, jobs, _idle_then) as workers:
+            with pytest.raises(ValueError):
+                list(workers.ordered([(1, 0.0)], window=window))
+
+
+def _slow_start() -> None:
+    time.sleep(5)
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_inside_a_large_send_kills_the_worker_at_once(capfd):
+    # the worker is still starting, so the send of a task larger than the pipe blocks; Ctrl-C
+    # there leaves the worker part of a task: it is killed, not asked to end and waited for
+    interrupted = []
+
+    def interrupt(signum, frame):
+        interrupted.append(time.monotonic())
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(KeyboardInterrupt):
+            with ForkedWorkers(CTX, 1, len, _slow_start) as workers:
+                procs = list(workers._procs)
+                list(workers.ordered([(b"x" * (8 << 20),)], window=1))
+        ended = time.monotonic()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert ended - interrupted[0] < 1
+    assert all(not p.is_alive() for p in procs)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+_ORPHANS = """
+import multiprocessing, os, signal, sys, time
+from voxjudge._workers import ForkedWorkers
+
+def work(n):
+    return n
+
+with ForkedWorkers(multiprocessing.get_context("fork"), 2, work) as workers:
+    assert list(workers.ordered([(1,), (2,)], window=2)) == [1, 2]
+    print(*[p.pid for p in workers._procs], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # the main process killed: nothing is closed
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.timeout(60)
+def test_workers_end_when_the_main_process_is_killed():
+    import subprocess
+    import sys
+
+    from tests.processes import alive
+
+    # (not run(): the workers hold the output pipe, reading it to its end would wait for them)
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHANS], stdout=subprocess.PIPE, text=True)
+    proc.wait(timeout=30)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    proc.stdout.close()
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, "workers outlived the main process"
+
+
+@pytest.mark.timeout(120)
+def test_spawned_workers_where_there_is_no_fork():
+    # what a worker is given is pickled then: the work, the pipes (the main process's ends too)
+    with ForkedWorkers(multiprocessing.get_context("spawn"), 2, _slow_square) as workers:
+        got = list(workers.ordered(((n, 0.0) for n in range(6)), window=3))
+    assert [square for square, _ in got] == [n * n for n in range(6)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.reduction import ForkingPickler
 
 from voxjudge.errors import VoxjudgeError
 
@@ -24,24 +25,52 @@ class WorkerLost(VoxjudgeError):
     """A worker process ended before it gave back its task's result: the run is incomplete."""
 
 
-def _serve(conn, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+    # a forked worker holds copies of the main process's ends of the pipes, its own among them:
+    # while it does, it never reads the end of its pipe, and outlives a main process that is killed
+    for end in parent_ends:
+        end.close()
+    failed = None
     if initializer is not None:
-        initializer(*initargs)
+        try:
+            initializer(*initargs)
+        except BaseException as e:  # raised in the main process with the first task sent here
+            failed = e
     while True:
         try:
             task = conn.recv()
-        except EOFError:  # the main process is gone
+        except (EOFError, OSError):  # the main process is gone (OSError: part-way through a task)
             return
         if task is None:
             return
+        if failed is not None:
+            reply = (False, failed)
+        else:
+            try:
+                reply = (True, work(*task))
+            except BaseException as e:  # handed back and raised in the main process, as Pool did
+                reply = (False, e)
         try:
-            reply = (True, work(*task))
-        except BaseException as e:  # handed back and raised in the main process, as Pool did
-            reply = (False, e)
-        try:
-            conn.send(reply)
-        except Exception as e:  # a result or an exception that does not pickle
-            conn.send((False, RuntimeError(f"a worker's result could not be sent back: {e!r}")))
+            conn.send_bytes(_pickled(*reply))
+        except OSError:  # the main process is gone
+            return
+
+
+def _pickled(ok: bool, value) -> memoryview:
+    """The reply as sent; what would not arrive is a RuntimeError that says what it was: a result
+    that does not pickle, an exception that does not pickle or cannot be made again from its
+    pickle (an ``__init__`` with other arguments than ``args``: checked here, it is small)."""
+    try:
+        data = ForkingPickler.dumps((ok, value))
+        if not ok:
+            ForkingPickler.loads(data)
+        return data
+    except Exception as e:
+        if ok:
+            what = f"a worker's result could not be sent back: {e!r}"
+        else:
+            what = f"a worker's exception could not be sent back: {type(value).__name__}: {value}"
+        return ForkingPickler.dumps((False, RuntimeError(what)))
 
 
 def _ended(process) -> str:
@@ -64,7 +93,8 @@ class ForkedWorkers:
         try:
             for _ in range(jobs):
                 ours, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_serve, args=(theirs, work, initializer, initargs), daemon=True)
+                ends = [*self._conns, ours]
+                proc = ctx.Process(target=_serve, args=(theirs, ends, work, initializer, initargs), daemon=True)
                 proc.start()
                 theirs.close()
                 self._procs.append(proc)
@@ -85,6 +115,8 @@ class ForkedWorkers:
         moves on). A task is taken from ``tasks`` just before it is sent."""
         from multiprocessing.connection import wait
 
+        if window < 1 or not self._procs:  # no task would ever be sent: no results, silently
+            raise ValueError(f"ordered needs a window of 1 or more and a worker (window {window})")
         tasks = iter(tasks)
         idle = deque(range(len(self._procs)))
         busy = self._busy
@@ -98,8 +130,13 @@ class ForkedWorkers:
                     more = False
                     break
                 worker = idle.popleft()
-                self._conns[worker].send(task)
+                # busy before the send: a send cut short (Ctrl-C) leaves the worker part of a task,
+                # so ``close`` kills it rather than send it more and wait for it
                 busy[worker] = sent
+                try:
+                    self._conns[worker].send(task)
+                except OSError:  # it died while it waited for this task (not a BrokenPipeError:
+                    raise self._lost(worker) from None  # the command line reads that as stdout gone)
                 sent += 1
             if handed in done:
                 yield done.pop(handed)
@@ -113,16 +150,18 @@ class ForkedWorkers:
                 if conn in ready or (proc.sentinel in ready and conn.poll()):
                     try:
                         ok, value = conn.recv()
-                    except EOFError:
-                        proc.join(1)
-                        raise WorkerLost(_ended(proc)) from None
+                    except (EOFError, OSError):  # ended before its result, or part-way through it
+                        raise self._lost(worker) from None
                     if not ok:
                         raise value
                     done[busy.pop(worker)] = value
                     idle.append(worker)
                 elif proc.sentinel in ready:
-                    proc.join(1)
-                    raise WorkerLost(_ended(proc))
+                    raise self._lost(worker)
+
+    def _lost(self, worker: int) -> WorkerLost:
+        self._procs[worker].join(1)
+        return WorkerLost(_ended(self._procs[worker]))
 
     def close(self) -> None:
         """End the workers: an idle one is asked to, a busy one is killed at once (a stop part-way,

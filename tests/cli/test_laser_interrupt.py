@@ -87,3 +87,39 @@ def test_a_worker_killed_mid_run_is_an_error_not_a_hang(tmp_path):
     assert "ended without its result (killed by signal 9" in err and "Traceback" not in err
     assert err.count("\n") == 1, err
     _nothing_left(tmp_path, out, workers)
+
+
+def _head_slow_then_die(real):
+    """``_work`` where the first chunk takes 2 s, so that the other worker runs ahead, fills the
+    window and waits for its next chunk; the chunk at u600 ends its worker 0.2 s after it is done,
+    while it waits."""
+
+    def work(chunk, spool):
+        if chunk[0][0] == "u0":
+            time.sleep(2)
+        result = real(chunk, spool)
+        if chunk[0][0] == "u600":
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)  # (pytest-timeout's handler came with the fork)
+            signal.setitimer(signal.ITIMER_REAL, 0.2)  # SIGALRM's default action ends the process
+        return result
+
+    return work
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs setitimer")
+def test_a_worker_that_dies_while_it_waits_for_a_chunk_is_an_error(tmp_path, monkeypatch, capfd):
+    """The lost worker is found when the next chunk is sent to it: that is an error (status 3),
+    not a broken pipe, which the command line reads as a closed stdout and ends with status 0."""
+    from voxjudge.asr.laser import parallel
+    from voxjudge.cli.main import main
+
+    monkeypatch.setattr(parallel, "CHUNK", 200)
+    monkeypatch.setattr(parallel, "_work", _head_slow_then_die(parallel._work))
+    ref, hyp = _corpus(tmp_path, 2000)
+    out = tmp_path / "records.jsonl"
+    argv = ["asr", "score", "--ref", str(ref), "--hyp", str(hyp), "--ids", "--lang", "en", "--jobs", "2"]
+    code = main([*argv, "--out", str(out)])
+    err = capfd.readouterr().err
+    assert code == 3, err
+    assert "ended without its result (killed by signal 14)" in err
+    assert not out.exists()
