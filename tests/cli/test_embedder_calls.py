@@ -243,3 +243,29 @@ def test_a_cost_limit_an_embedder_on_ray_cannot_hold_is_refused(name, files, cap
         "voxjudge: error: an embedder on Ray cannot hold --max-cost (its workers share no budget): drop the cost "
         "limit or --engine ray"
     )
+
+
+def test_a_judge_card_without_cache_embeds_each_text_once_for_all_its_offline_judges(files, server, capsys):
+    """--no-cache keeps nothing between runs, but within one card its offline judges share what
+    was embedded (a card-long store, deleted afterwards): each text is sent once, as the dry run says."""
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    embedder = ["--embedder", "openai/pricey?batch_size=2", "--embedder-base-url", server.url + "/v1"]
+    embedder += ["--prices", files["prices"]]
+    calibration = files["dir"] / "calibration.json"  # fitted with this embedder: the default judge takes it
+    train = ["asr", "train", "--ratings", str(ratings), "--out", str(calibration), "--no-cache", *embedder]
+    assert main(train) == 0
+    trained = server.count()
+    card = ["asr", "judge-card", "--ratings", str(ratings), "--judge", "rules", "--judge", "default"]
+    argv = [*card, "--calibration", str(calibration), "--no-cache", *embedder, "--resamples", "50"]
+    capsys.readouterr()
+    assert main([*argv, "--dry-run"]) == 0
+    estimate = json.loads(capsys.readouterr().out)["embedder"]
+    assert server.count() == trained and estimate["requests"] == BATCHES
+    assert main([*argv, "--json"]) == 0
+    capsys.readouterr()
+    sent = [t for _, body in server.requests[trained:] for t in body["input"]]
+    assert server.count() - trained == BATCHES and sorted(sent) == sorted(SENT)
+    assert not list(files["dir"].glob("*.sqlite*"))  # nothing kept

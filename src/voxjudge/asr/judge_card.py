@@ -357,11 +357,14 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     goes to the judges that take one: default and ``model:``); ``progress`` as ``run_laser`` takes it."""
     from dataclasses import replace
 
-    from voxjudge.asr.laser import LaserOptions, run_laser
+    from voxjudge.asr.laser import LaserOptions, is_offline, run_laser
+
+    options = options or LaserOptions()
+    shared = _shared_embeddings(options)
 
     def one(spec: str, refs, hyps, lang: str | None):
         ids = [f"h{k + 1}" for k in range(len(refs))]
-        opts = judge_options(spec, options or LaserOptions())
+        opts = judge_options(spec, shared if is_offline(spec) else options)
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
         details = {
@@ -417,6 +420,23 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         return values, {**shared, "by_lang": by_lang, "figures": figures}
 
     return run
+
+
+def _shared_embeddings(options):
+    """``options`` whose embedder, without a cache (``--no-cache``), keeps what it embedded for the
+    card's other offline judges in a store of the card's own, deleted with it: every offline judge
+    embeds the same texts, and the card sends each once (as its dry run counts them)."""
+    if not options.embedder or options.llm.use_cache:
+        return options
+    import tempfile
+    from dataclasses import replace
+    from pathlib import Path
+
+    store = tempfile.TemporaryDirectory(prefix="voxjudge-card-")  # removed when the scorer goes
+    llm = replace(options.llm, use_cache=True, cache=Path(store.name) / "embeddings.sqlite")
+    shared = replace(options, llm=llm)
+    object.__setattr__(shared, "_store", store)  # lives as long as the options that name it
+    return shared
 
 
 def judge_options(spec: str, options):
