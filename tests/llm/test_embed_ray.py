@@ -1,7 +1,7 @@
 """Embedders on a local Ray (num_cpus=2): the batches spread over both workers, and the vectors
 and failures equal the local run's, for the fake provider, a server on 127.0.0.1 and the offline
 e5 model (one engine thread per worker, bit for bit); ``asr score --embedder default --engine ray``
-writes the local run's records byte for byte."""
+writes the local run's records byte for byte; ``--max-cost`` holds for all the workers together."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from voxjudge.cli.main import main  # noqa: E402
 from voxjudge.llm import JudgeOptions, open_embedder  # noqa: E402
 from voxjudge.llm.fakeserver import FakeLLMServer  # noqa: E402
 from voxjudge.llm.ray_engine import ensure_ray  # noqa: E402
+from voxjudge.llm.usage import estimate_tokens  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -100,5 +101,44 @@ def test_asr_score_on_ray_writes_the_local_records(tmp_path, examples):
     command = [sys.executable, "-m", "voxjudge.cli.main", *args, "--out", str(tmp_path / "ray.jsonl")]
     done = subprocess.run([*command, "--engine", "ray"], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
+    want = (tmp_path / "local.jsonl").read_bytes()
+    assert b'"semdist": 0.' in want and (tmp_path / "ray.jsonl").read_bytes() == want
+
+
+def test_max_cost_holds_across_the_ray_workers(tmp_path, capsys):
+    """1 USD a token and a limit that pays for about half the texts: the workers together send no
+    more than the limit (each call's worst case is held in one ledger), the run stops with the
+    local engine's one line and exit 3, and a higher limit then embeds only the rest, from the
+    cache on; the records are the local run's."""
+    refs = [f"u{k} the {k} cats sat on mat {k}" for k in range(16)]
+    hyps = [f"u{k} a {k} cat sat on the mat" for k in range(16)]
+    (tmp_path / "ref.txt").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"models": {"openai/pricey": {"input_per_mtok": 1000000.0, "output_per_mtok": 0.0}}}')
+    texts = {line.partition(" ")[2] for line in refs + hyps}
+    total = sum(estimate_tokens(t) for t in texts)
+    limit = total // 2
+    with FakeLLMServer() as server:
+        base = ["asr", "metrics", "--ref", str(tmp_path / "ref.txt"), "--hyp", str(tmp_path / "hyp.txt"), "--ids"]
+        base += ["--embedder", "openai/pricey?batch_size=2", "--embedder-base-url", server.url + "/v1"]
+        base += ["--prices", str(prices), "--concurrency", "2"]
+        assert main([*base, "--no-cache", "--out", str(tmp_path / "local.jsonl")]) == 0
+        local_sent = server.count()
+        capsys.readouterr()
+        ray_run = [*base, "--engine", "ray", "--ray-workers", "2", "--cache", str(tmp_path / "c.sqlite")]
+        ray_run += ["--out", str(tmp_path / "ray.jsonl")]
+        assert main([*ray_run, "--max-cost", str(limit)]) == 3
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+        assert err.startswith(f"voxjudge: error: cost limit of {limit} USD reached (spent ")
+        assert err.endswith("USD); rerun with a higher limit to continue from the cache")
+        first = [t for _, body in server.requests[local_sent:] for t in body["input"]]
+        assert 0 < sum(estimate_tokens(t) for t in first) <= limit  # every worker's calls, together
+        assert len(set(first)) == len(first) < len(texts) and not (tmp_path / "ray.jsonl").exists()
+        before = server.count()
+        assert main([*ray_run, "--max-cost", str(2 * total)]) == 0
+        rest = [t for _, body in server.requests[before:] for t in body["input"]]
+        assert sorted(first + rest) == sorted(texts)  # the rest only: nothing paid twice
     want = (tmp_path / "local.jsonl").read_bytes()
     assert b'"semdist": 0.' in want and (tmp_path / "ray.jsonl").read_bytes() == want

@@ -60,8 +60,8 @@ def add_embedder_limits(p) -> None:
     add_call_options(g)
     add_engine_options(
         g,
-        "the embedding batches the cache lacks, whose --rpm and --tpm then hold for the whole cluster (the "
-        "same vectors as a local run)",
+        "the embedding batches the cache lacks, whose --rpm, --tpm and --max-cost then hold for the whole cluster "
+        "(the same vectors as a local run)",
         workers="embedder actors on Ray (default: 2); with an in-process model each takes an equal share of the CPUs",
     )
     add_dry_run(g, "--embedder: ", "the distinct texts it would be sent, requests, tokens and cost")

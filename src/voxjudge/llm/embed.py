@@ -308,13 +308,14 @@ class Embedder(RetriedCalls):
 
     async def _call(self, texts: list[str]) -> np.ndarray:
         tokens = sum(estimate_tokens(t) for t in texts)
-        reserved = self._reserve_budget(tokens)
+        reserved = await self._hold_budget(tokens)
+        usage = Usage()
         try:
             log = self._call_log(texts)
             result, latency, attempt = await self._retried(lambda: self.backend.embed(texts), tokens, log)
+            usage = result.usage if isinstance(result.usage, Usage) else Usage()
         finally:
-            self._reserved -= reserved
-        usage = result.usage if isinstance(result.usage, Usage) else Usage()
+            await self._release_budget(reserved, usage)
         self.meter.add(usage)
         vectors = self._checked(result.vectors, len(texts))
         log(event="call", attempt=attempt, usage=usage.as_dict(), latency=round(latency, 4))
@@ -361,6 +362,15 @@ class Embedder(RetriedCalls):
             )
         self._reserved += worst
         return worst
+
+    async def _hold_budget(self, tokens: int) -> float:
+        """The worst case ``_call`` holds before it calls: here this process's ledger; a Ray
+        worker's embedder holds it in the cluster's (``ray_embed``)."""
+        return self._reserve_budget(tokens)
+
+    async def _release_budget(self, reserved: float, usage: Usage) -> None:
+        """A call ended (``usage``: what it was billed, nothing if it failed): its worst case goes back."""
+        self._reserved -= reserved
 
     def _call_log(self, texts: list[str]) -> Callable[..., None]:
         def log(**fields: Any) -> None:

@@ -118,7 +118,8 @@ def open_embedder(
 
     ``cache``: True for the default cache file, a path or a ``Cache``, False/None for none.
     ``options`` (a ``JudgeOptions``) gives retries, timeout, rate limits, prices, the call log
-    and the engine; ``engine="ray"`` spreads embedding batches over Ray workers. An unknown
+    and the engine; ``engine="ray"`` spreads embedding batches over Ray workers (the rate limits
+    and ``max_cost`` hold for all of them together). An unknown
     spec, a missing extra or a bad option is a ``ConfigError`` at once; a server that cannot be
     reached stops the first ``embed`` call with an error (no fallback to another model).
 
@@ -136,13 +137,6 @@ def open_embedder(
     chosen = engine if engine != "local" else options.engine
     if chosen not in ("local", "ray"):
         raise ConfigError(f"unknown engine {chosen!r}; use local or ray")
-    if chosen == "ray" and options.max_cost is not None and not dry_run:
-        # the Ray workers' embedders share rate limits but no budget: a limit there would be ignored
-        raise ConfigError(
-            "an embedder on Ray cannot hold {max_cost} (its workers share no budget): drop the cost limit or "
-            "{engine_ray}",
-            options={"max_cost": "max_cost", "engine_ray": 'engine="ray"'},
-        )
     calls = options._calls()
     if dry_run:
         calls["records"] = None  # a dry run writes no call log
