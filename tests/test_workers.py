@@ -246,3 +246,47 @@ def test_spawned_workers_where_there_is_no_fork():
     with ForkedWorkers(multiprocessing.get_context("spawn"), 2, _slow_square) as workers:
         got = list(workers.ordered(((n, 0.0) for n in range(6)), window=3))
     assert [square for square, _ in got] == [n * n for n in range(6)]
+
+
+def _start_in(delay: float) -> None:
+    time.sleep(delay)
+
+
+def _double(n: int) -> int:
+    return 2 * n
+
+
+def test_ctrl_c_reaching_a_starting_worker_is_the_main_process_s_alone():
+    """A terminal's Ctrl-C reaches every worker too, even one still starting (in its initializer):
+    a worker never acts on it (the main process ends the run and the workers)."""
+    with ForkedWorkers(CTX, 2, _double, _start_in, (1.0,)) as workers:
+        for proc in workers._procs:
+            os.kill(proc.pid, signal.SIGINT)
+        assert list(workers.ordered(((n,) for n in range(6)), window=4)) == [0, 2, 4, 6, 8, 10]
+
+
+def test_ctrl_c_while_workers_start_stops_here_and_ends_them():
+    """SIGINT is held back while the workers are forked, then acted on here: KeyboardInterrupt,
+    and no worker left running."""
+    import threading
+
+    started = []
+    real_start = CTX.Process.start
+
+    def start(self):
+        real_start(self)
+        started.append(self)
+        if len(started) == 1:  # between the two forks
+            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
+            time.sleep(0.3)
+
+    CTX.Process.start = start
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ForkedWorkers(CTX, 2, _double)
+    finally:
+        CTX.Process.start = real_start
+    assert len(started) == 2  # held back until both had started
+    for proc in started:
+        proc.join(5)
+        assert not proc.is_alive()

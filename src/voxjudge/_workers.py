@@ -14,8 +14,10 @@ are both larger than a pipe's buffer).
 
 from __future__ import annotations
 
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.reduction import ForkingPickler
 
 from voxjudge.errors import VoxjudgeError
@@ -26,6 +28,12 @@ class WorkerLost(VoxjudgeError):
 
 
 def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
+    # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
+    # a worker of its own would print its traceback under the one-line message. SIGINT was blocked
+    # from before the fork (``_held_sigint``), so none slips in before it is ignored here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # a forked worker holds copies of the main process's ends of the pipes, its own among them:
     # while it does, it never reads the end of its pipe, and outlives a main process that is killed
     for end in parent_ends:
@@ -73,6 +81,20 @@ def _pickled(ok: bool, value) -> memoryview:
         return ForkingPickler.dumps((False, RuntimeError(what)))
 
 
+@contextmanager
+def _held_sigint():
+    """SIGINT blocked while workers are started (they inherit the mask and unblock it once they
+    ignore it); one that came meanwhile is acted on when the block is lifted, here."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _ended(process) -> str:
     code = process.exitcode
     if code is not None and code < 0:
@@ -91,15 +113,16 @@ class ForkedWorkers:
         self._conns: list = []
         self._busy: dict[int, int] = {}  # worker -> the number of the task it is working on
         try:
-            for _ in range(jobs):
-                ours, theirs = ctx.Pipe()
-                ends = [*self._conns, ours]
-                proc = ctx.Process(target=_serve, args=(theirs, ends, work, initializer, initargs), daemon=True)
-                proc.start()
-                theirs.close()
-                self._procs.append(proc)
-                self._conns.append(ours)
-        except BaseException:
+            with _held_sigint():
+                for _ in range(jobs):
+                    ours, theirs = ctx.Pipe()
+                    ends = [*self._conns, ours]
+                    proc = ctx.Process(target=_serve, args=(theirs, ends, work, initializer, initargs), daemon=True)
+                    proc.start()
+                    theirs.close()
+                    self._procs.append(proc)
+                    self._conns.append(ours)
+        except BaseException:  # a Ctrl-C held back while the workers started is raised here too
             self.close()
             raise
 

@@ -37,13 +37,7 @@ _worker: ChunkScorer | None = None
 
 def _init_worker(settings: StreamSettings) -> None:
     global _worker
-    import signal
-
     from voxjudge._heap import keep_freed_heap
-
-    # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
-    # a worker of its own would print its traceback under the one-line message
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     keep_freed_heap()  # a worker frees and makes again a chunk's worth of memory per chunk
     _worker = ChunkScorer(settings)  # each process builds its own judge and caches
