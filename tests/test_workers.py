@@ -266,8 +266,8 @@ def test_ctrl_c_reaching_a_starting_worker_is_the_main_process_s_alone():
 
 
 def test_ctrl_c_while_workers_start_stops_here_and_ends_them():
-    """SIGINT is held back while the workers are forked, then acted on here: KeyboardInterrupt,
-    and no worker left running."""
+    """A Ctrl-C while the workers are being forked stops the start here (KeyboardInterrupt, at once
+    or once the forks are done) and leaves no worker running."""
     import threading
 
     started = []
@@ -286,7 +286,6 @@ def test_ctrl_c_while_workers_start_stops_here_and_ends_them():
             ForkedWorkers(CTX, 2, _double)
     finally:
         CTX.Process.start = real_start
-    assert len(started) == 2  # held back until both had started
     for proc in started:
         proc.join(5)
         assert not proc.is_alive()

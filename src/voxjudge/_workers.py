@@ -29,7 +29,7 @@ class WorkerLost(VoxjudgeError):
 
 def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
     # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
-    # a worker of its own would print its traceback under the one-line message. SIGINT was blocked
+    # a worker of its own would print its traceback under the one-line message. SIGINT is blocked
     # from before the fork (``_held_sigint``), so none slips in before it is ignored here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
@@ -83,8 +83,9 @@ def _pickled(ok: bool, value) -> memoryview:
 
 @contextmanager
 def _held_sigint():
-    """SIGINT blocked while workers are started (they inherit the mask and unblock it once they
-    ignore it); one that came meanwhile is acted on when the block is lifted, here."""
+    """SIGINT blocked in this thread while it forks workers: they inherit the mask and unblock it
+    only once they ignore it, so a Ctrl-C never reaches a worker's Python code. (This process acts
+    on a Ctrl-C at once where another thread takes it, else when the block is lifted, here.)"""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
@@ -122,7 +123,7 @@ class ForkedWorkers:
                     theirs.close()
                     self._procs.append(proc)
                     self._conns.append(ours)
-        except BaseException:  # a Ctrl-C held back while the workers started is raised here too
+        except BaseException:  # a Ctrl-C while the workers start included
             self.close()
             raise
 
