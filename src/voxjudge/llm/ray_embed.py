@@ -132,6 +132,12 @@ async def embed_on_ray(
     return await asyncio.to_thread(_run, embedder, texts, workers, cpus_per_worker, num_cpus, progress)
 
 
+def _keep_latest(totals: dict, pid: int, used: dict) -> None:
+    """A worker's running totals, as the latest of its answers gives them (they only grow)."""
+    seen = totals.setdefault(pid, used)
+    totals[pid] = {k: max(seen[k], used[k]) for k in _FIELDS}
+
+
 def _run(embedder: Embedder, texts: list[str], workers: int, cpus_per_worker: float, started_cpus: int, progress):
     found: dict[int, np.ndarray] = {}
     reasons: dict[int, str] = {}
@@ -187,8 +193,7 @@ def _run(embedder: Embedder, texts: list[str], workers: int, cpus_per_worker: fl
                 stopped.append(cause)  # its finished batches are cached by the worker
                 continue
             hand_out(worker)
-            seen = totals.setdefault(pid, used)
-            totals[pid] = {k: max(seen[k], used[k]) for k in _FIELDS}
+            _keep_latest(totals, pid, used)
             for j in range(len(vectors)):
                 if j in failed:
                     reasons[start + j] = failed[j]
@@ -200,8 +205,7 @@ def _run(embedder: Embedder, texts: list[str], workers: int, cpus_per_worker: fl
                 progress(done, len(texts))
         if stopped:  # the shares that stopped returned no totals: ask every worker for its own
             for used, pid in ray.get([a.used.remote() for a in actors], timeout=30):
-                seen = totals.setdefault(pid, used)
-                totals[pid] = {k: max(seen[k], used[k]) for k in _FIELDS}
+                _keep_latest(totals, pid, used)
     except Exception as e:
         raise voxjudge_cause(e) from None
     finally:
