@@ -4,6 +4,7 @@
     python bench/asr_laser_scale.py --utterances 1000000 --no-jiwer   # memory at 1M (and the time)
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
     python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
+    python bench/asr_laser_scale.py --instructions        # instructions per utterance (valgrind), vs jiwer
 
 The corpus is generated (``laser_corpus.py``: English, 5-30 words, 0-3 edits each). Timed as
 whole processes, alternating, best of ``--runs``: ``voxjudge asr score --ids --lang en --out
@@ -21,6 +22,13 @@ records file of the previous run is deleted before each run (untimed).
 CPUs, ``--ray-workers 2``: the issue-34 target is wall <= 1.5x the local run's), alternating with
 the others, and checks that its records are byte for byte the local run's (sha256, untimed). Its
 CPU seconds include Ray's own processes (see ``run``).
+
+``--instructions`` counts instead of timing: machine instructions per utterance under valgrind's
+callgrind (``asr score --jobs 1 --out`` and jiwer's CLI), on the first 12,000 utterances minus the
+first 2,000 (start-up cancels out), with ``PYTHONHASHSEED=0``. The count is the same in every run
+on any load, so it shows a change of 1% that the noisy timings cannot; it is not time (memory
+stalls are not in it: jiwer's count is half voxjudge's while its CPU time is three quarters), so
+the targets stay the timed ratios. It prints the records' sha256 for A/B checks. Needs valgrind.
 
 ``--judge-cost`` times the offline default judge on its own: the unique word pairs the streamed
 path sends it for this corpus (collected first), labelled in a fresh process, in chunks as the
@@ -170,22 +178,92 @@ def judge_cost(ref: Path, hyp: Path, folder: Path) -> None:
     )
 
 
+def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -> None:
+    """Instructions per utterance (callgrind) of voxjudge --jobs 1 and of jiwer, start-up excluded:
+    the first ``n`` utterances minus the first ``n // 6``, both sizes counted at once."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("bench: --instructions needs valgrind (Debian: apt-get install valgrind)")
+    small = n // 6
+    files = {}
+    for size in (small, n):
+        for src in (ref, hyp):
+            lines = src.read_text(encoding="utf-8").splitlines(keepends=True)[:size]
+            (folder / f"{size}.{src.name}").write_text("".join(lines), encoding="utf-8")
+            plain = "".join(line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n" for line in lines)
+            (folder / f"{size}.{src.stem}.plain").write_text(plain, encoding="utf-8")
+        files[size] = folder / f"{size}.{ref.name}", folder / f"{size}.{hyp.name}"
+    env = dict(bytecode_env(str(folder)), PYTHONHASHSEED="0")
+
+    def counted(argv_of) -> int:
+        for size in (small, n):
+            (folder / f"records.{size}.jsonl").unlink(missing_ok=True)
+        procs = [
+            subprocess.Popen(
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv_of(size)],
+                cwd=folder,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for size in (small, n)
+        ]
+        totals = []
+        for proc in procs:
+            err = proc.communicate()[1]
+            found = [line for line in err.splitlines() if "Collected :" in line]
+            if proc.returncode or not found:
+                raise SystemExit(f"bench: a counted run failed (exit {proc.returncode}):\n{err[-2000:]}")
+            totals.append(int(found[-1].split(":")[-1]))
+        return (totals[1] - totals[0]) // (n - small)
+
+    def vox(size: int) -> list[str]:
+        r, h = files[size]
+        out = folder / f"records.{size}.jsonl"
+        return [_script("voxjudge"), "asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en",
+                "--jobs", "1", "--out", str(out)]  # fmt: skip
+
+    # bytecode cached first, for both sizes: a longer run imports modules a shorter one does not,
+    # and compiling them inside one counted run only put 8% on the count
+    for size in (small, n):
+        subprocess.run(vox(size), cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    v = counted(vox)
+    digest = _sha256(folder / f"records.{n}.jsonl")[:16]
+    print(f"{n:,} - {small:,} utterances, instructions per utterance (callgrind, start-up excluded):")
+    print(f"  voxjudge asr score --jobs 1 --out: {v:,}  (records of {n:,}: sha256 {digest}...)")
+    if with_jiwer:
+
+        def jiwer(size: int) -> list[str]:
+            return [_script("jiwer"), "-r", str(folder / f"{size}.ref.plain"), "-h", str(folder / f"{size}.hyp.plain")]
+
+        for size in (small, n):
+            subprocess.run(jiwer(size), cwd=folder, env=env, stdout=subprocess.DEVNULL, check=True)
+        j = counted(jiwer)
+        print(f"  jiwer CLI (WER only): {j:,}   ratio {v / j:.2f}x (instructions, not time)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--utterances", type=int, default=200_000)
+    ap.add_argument("--utterances", type=int, help="default 200,000 (12,000 with --instructions)")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--jobs", type=int, help="voxjudge --jobs (default: its own, one per core)")
     ap.add_argument("--no-jiwer", action="store_true", help="only voxjudge (e.g. for the 1M memory run)")
     ap.add_argument("--keep", metavar="DIR", help="write the corpus and records here and keep them")
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
     ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
+    ap.add_argument("--instructions", action="store_true", help="count instructions per utterance (valgrind)")
     args = ap.parse_args()
+    if args.utterances is None:
+        args.utterances = 12_000 if args.instructions else 200_000
     _become_subreaper()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="laser-scale-"))
     try:
         ref, hyp = write(folder, args.utterances)
         if args.judge_cost:
             judge_cost(ref, hyp, folder)
+            return
+        if args.instructions:
+            instructions(ref, hyp, folder, args.utterances, not args.no_jiwer)
             return
         for src, dst in ((ref, "ref.plain"), (hyp, "hyp.plain")):  # jiwer reads plain lines
             with src.open(encoding="utf-8") as f, (folder / dst).open("w", encoding="utf-8") as g:
