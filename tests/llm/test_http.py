@@ -39,7 +39,9 @@ def openai_judge(server, tmp_path, transport="http", **kw):
 def test_every_fault_is_retried_and_nothing_is_paid_twice(server, tmp_path, monkeypatch, transport):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     server.faults += ["429", "500", "reset", "malformed", "503", "timeout"]
-    j = openai_judge(server, tmp_path, transport, timeout=0.5)
+    # the "timeout" fault hangs 30 s; 3 s leaves a loaded CI machine room for the answers that do
+    # come (with 0.5 s, one run timed a slow answer out twice: 14 retries instead of 6)
+    j = openai_judge(server, tmp_path, transport, timeout=3.0)
     items = [(f"u{k}", Request.simple(f"classify pair {k}", schema=SCHEMA)) for k in range(12)]
     out = j.run(j.complete_many(items))
     assert all(r is not None and r[0].ok and r[0].parsed == {"label": "match"} for r in out)
