@@ -178,6 +178,21 @@ def judge_cost(ref: Path, hyp: Path, folder: Path) -> None:
     )
 
 
+def _text_of(line: str) -> str:
+    """A line of ``ID text`` as jiwer reads it: the text alone (a line with only an id: empty)."""
+    return line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n"
+
+
+def _score_argv(ref: Path, hyp: Path, out: Path, *extra: str) -> list[str]:
+    """``voxjudge asr score`` as every run here calls it (offline default judge, records to ``out``)."""
+    return [_script("voxjudge"), "asr", "score", "--ref", str(ref), "--hyp", str(hyp), "--ids", "--lang", "en",
+            "--out", str(out), *extra]  # fmt: skip
+
+
+def _jiwer_argv(ref: Path, hyp: Path) -> list[str]:
+    return [_script("jiwer"), "-r", str(ref), "-h", str(hyp)]
+
+
 def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -> None:
     """Instructions per utterance (callgrind) of voxjudge --jobs 1 and of jiwer, start-up excluded:
     the first ``n`` utterances minus the first ``n // 6``, both sizes counted at once."""
@@ -189,7 +204,7 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
         for src in (ref, hyp):
             lines = src.read_text(encoding="utf-8").splitlines(keepends=True)[:size]
             (folder / f"{size}.{src.name}").write_text("".join(lines), encoding="utf-8")
-            plain = "".join(line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n" for line in lines)
+            plain = "".join(map(_text_of, lines))
             (folder / f"{size}.{src.stem}.plain").write_text(plain, encoding="utf-8")
         files[size] = folder / f"{size}.{ref.name}", folder / f"{size}.{hyp.name}"
     env = dict(bytecode_env(str(folder)), PYTHONHASHSEED="0")
@@ -218,10 +233,7 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
         return (totals[1] - totals[0]) // (n - small)
 
     def vox(size: int) -> list[str]:
-        r, h = files[size]
-        out = folder / f"records.{size}.jsonl"
-        return [_script("voxjudge"), "asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en",
-                "--jobs", "1", "--out", str(out)]  # fmt: skip
+        return _score_argv(*files[size], folder / f"records.{size}.jsonl", "--jobs", "1")
 
     # bytecode cached first, for both sizes: a longer run imports modules a shorter one does not,
     # and compiling them inside one counted run only put 8% on the count
@@ -234,7 +246,7 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
     if with_jiwer:
 
         def jiwer(size: int) -> list[str]:
-            return [_script("jiwer"), "-r", str(folder / f"{size}.ref.plain"), "-h", str(folder / f"{size}.hyp.plain")]
+            return _jiwer_argv(folder / f"{size}.ref.plain", folder / f"{size}.hyp.plain")
 
         for size in (small, n):
             subprocess.run(jiwer(size), cwd=folder, env=env, stdout=subprocess.DEVNULL, check=True)
@@ -267,19 +279,15 @@ def main() -> None:
             return
         for src, dst in ((ref, "ref.plain"), (hyp, "hyp.plain")):  # jiwer reads plain lines
             with src.open(encoding="utf-8") as f, (folder / dst).open("w", encoding="utf-8") as g:
-                g.writelines(line.split(" ", 1)[1] if " " in line.rstrip("\n") else "\n" for line in f)
+                g.writelines(map(_text_of, f))
 
         def vox_argv(r: Path, h: Path, ray: bool = False) -> list[str]:
-            argv = [_script("voxjudge"), "asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en"]
             if ray:
-                return argv + ["--out", str(folder / "records-ray.jsonl"), "--engine", "ray", "--ray-workers", "2"]
-            return argv + ["--out", str(folder / "records.jsonl")] + (["--jobs", str(args.jobs)] if args.jobs else [])
-
-        def jiwer_argv(r: Path, h: Path) -> list[str]:
-            return [_script("jiwer"), "-r", str(r), "-h", str(h)]
+                return _score_argv(r, h, folder / "records-ray.jsonl", "--engine", "ray", "--ray-workers", "2")
+            return _score_argv(r, h, folder / "records.jsonl", *(["--jobs", str(args.jobs)] if args.jobs else []))
 
         vox = vox_argv(ref, hyp)
-        jiw = jiwer_argv(folder / "ref.plain", folder / "hyp.plain")
+        jiw = _jiwer_argv(folder / "ref.plain", folder / "hyp.plain")
         # both run from cached bytecode as installed packages do, filled by an untimed warm-up on
         # the first 200 lines (an editable checkout under PYTHONDONTWRITEBYTECODE would recompile
         # its sources in every process, its workers too)
@@ -291,7 +299,7 @@ def main() -> None:
         if args.ray:
             run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}", ray=True), folder, env)
         if not args.no_jiwer:
-            run(jiwer_argv(folder / "warm.ref.plain", folder / "warm.hyp.plain"), folder, env)
+            run(_jiwer_argv(folder / "warm.ref.plain", folder / "warm.hyp.plain"), folder, env)
         best: dict[str, tuple[float, float, float, float]] = {}
         for _ in range(args.runs):
             for name, argv in (("voxjudge", vox), ("ray", vox_argv(ref, hyp, ray=True)), ("jiwer", jiw)):
