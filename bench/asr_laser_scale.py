@@ -5,6 +5,7 @@
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
     python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
     python bench/asr_laser_scale.py --instructions        # instructions per utterance (valgrind), vs jiwer
+    python bench/asr_laser_scale.py --instructions --by-function   # ... and where they go
 
 The corpus is generated (``laser_corpus.py``: English, 5-30 words, 0-3 edits each). Timed as
 whole processes, alternating, best of ``--runs``: ``voxjudge asr score --ids --lang en --out
@@ -29,6 +30,11 @@ first 2,000 (start-up cancels out), with ``PYTHONHASHSEED=0``. The count is the 
 on any load, so it shows a change of 1% that the noisy timings cannot; it is not time (memory
 stalls are not in it: jiwer's count is half voxjudge's while its CPU time is three quarters), so
 the targets stay the timed ratios. It prints the records' sha256 for A/B checks. Needs valgrind.
+``--by-function`` adds where each command's instructions per utterance go, by the C function that
+ran them (callgrind_annotate of both sizes, grouped: the interpreter's evaluation loop, dictionary
+lookups and hashing, allocation, strings, tuples and lists, regular expressions, the collector,
+espeak-ng, rapidfuzz, the rest); it is what says whether compiling the Python loops can pay (the
+evaluation loop's share is the most that could go).
 
 ``--judge-cost`` times the offline default judge on its own: the unique word pairs the streamed
 path sends it for this corpus (collected first), labelled in a fresh process, in chunks as the
@@ -193,11 +199,47 @@ def _jiwer_argv(ref: Path, hyp: Path) -> list[str]:
     return [_script("jiwer"), "-r", str(ref), "-h", str(hyp)]
 
 
-def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -> None:
+# C functions grouped by what they do, first match wins (file or library in callgrind_annotate's line)
+_KINDS = (
+    ("evaluation loop, calls, frames", ("ceval.c", "frame.c", "call.c", "initialize_locals", "_PyEval_", "_PyFrame_")),
+    ("attribute lookups", ("GetAttr", "_PyType_Lookup")),
+    ("dictionaries and hashing", ("dictobject.c", "pyhash.c", "PyObject_Hash")),
+    ("allocation and freeing", ("obmalloc.c", "malloc.c", "memset", "dealloc", "_Py_NewReference", "_PyTrash", "GC_")),
+    ("regular expressions", ("_sre",)),
+    ("strings and bytes", ("unicodeobject.c", "stringlib", "_json.c", "bytes", "memcpy", "memmove", "memcmp")),
+    ("tuples and lists", ("tupleobject.c", "listobject.c")),
+    ("the collector", ("gcmodule.c",)),
+    ("espeak-ng (phonemes)", ("espeak",)),
+    ("rapidfuzz", ("rapidfuzz",)),
+)
+
+
+def _profile(folder: Path, size: int) -> Path:
+    return folder / f"callgrind.{size}.out"
+
+
+def _by_kind(profile: Path) -> dict[str, int]:
+    """Instructions of a callgrind profile by kind of C function (``_KINDS``; "the rest" otherwise)."""
+    text = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", "--auto=no", str(profile)], capture_output=True, text=True, check=True
+    ).stdout
+    kinds: dict[str, int] = {}
+    for line in text.splitlines():
+        count, _, where = line.strip().partition(" ")
+        if not count[:1].isdigit() or "PROGRAM TOTALS" in where or ":" not in where:
+            continue
+        kind = next((k for k, marks in _KINDS if any(m in where for m in marks)), "the rest")
+        kinds[kind] = kinds.get(kind, 0) + int(count.replace(",", ""))
+    return kinds
+
+
+def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool, by_function: bool = False) -> None:
     """Instructions per utterance (callgrind) of voxjudge --jobs 1 and of jiwer, start-up excluded:
     the first ``n`` utterances minus the first ``n // 6``, both sizes counted at once."""
     if shutil.which("valgrind") is None:
         raise SystemExit("bench: --instructions needs valgrind (Debian: apt-get install valgrind)")
+    if by_function and shutil.which("callgrind_annotate") is None:
+        raise SystemExit("bench: --by-function needs callgrind_annotate (it comes with valgrind)")
     small = n // 6
     files = {}
     for size in (small, n):
@@ -209,12 +251,13 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
         files[size] = folder / f"{size}.{ref.name}", folder / f"{size}.{hyp.name}"
     env = dict(bytecode_env(str(folder)), PYTHONHASHSEED="0")
 
-    def counted(argv_of) -> int:
+    def counted(argv_of, keep: bool = False) -> int:
         for size in (small, n):
             (folder / f"records.{size}.jsonl").unlink(missing_ok=True)
+        out = {size: _profile(folder, size) if keep else "/dev/null" for size in (small, n)}
         procs = [
             subprocess.Popen(
-                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv_of(size)],
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out[size]}", *argv_of(size)],
                 cwd=folder,
                 env=env,
                 stdout=subprocess.DEVNULL,
@@ -239,10 +282,12 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
     # and compiling them inside one counted run only put 8% on the count
     for size in (small, n):
         subprocess.run(vox(size), cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    v = counted(vox)
+    v = counted(vox, keep=by_function)
     digest = _sha256(folder / f"records.{n}.jsonl")[:16]
     print(f"{n:,} - {small:,} utterances, instructions per utterance (callgrind, start-up excluded):")
     print(f"  voxjudge asr score --jobs 1 --out: {v:,}  (records of {n:,}: sha256 {digest}...)")
+    if by_function:
+        _print_kinds(folder, small, n, v)
     if with_jiwer:
 
         def jiwer(size: int) -> list[str]:
@@ -250,8 +295,18 @@ def instructions(ref: Path, hyp: Path, folder: Path, n: int, with_jiwer: bool) -
 
         for size in (small, n):
             subprocess.run(jiwer(size), cwd=folder, env=env, stdout=subprocess.DEVNULL, check=True)
-        j = counted(jiwer)
+        j = counted(jiwer, keep=by_function)
         print(f"  jiwer CLI (WER only): {j:,}   ratio {v / j:.2f}x (instructions, not time)")
+        if by_function:
+            _print_kinds(folder, small, n, j)
+
+
+def _print_kinds(folder: Path, small: int, n: int, total: int) -> None:
+    """The last counted command's instructions per utterance by kind of C function, most first."""
+    small_kinds, kinds = _by_kind(_profile(folder, small)), _by_kind(_profile(folder, n))
+    per = {kind: (kinds[kind] - small_kinds.get(kind, 0)) / (n - small) for kind in kinds}
+    for kind, count in sorted(per.items(), key=lambda kv: -kv[1]):
+        print(f"    {kind:<34} {count:>9,.0f}  {count / total:6.1%}")
 
 
 def main() -> None:
@@ -264,7 +319,10 @@ def main() -> None:
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
     ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
     ap.add_argument("--instructions", action="store_true", help="count instructions per utterance (valgrind)")
+    ap.add_argument("--by-function", action="store_true", help="with --instructions: where they go, by kind")
     args = ap.parse_args()
+    if args.by_function and not args.instructions:
+        ap.error("--by-function goes with --instructions")
     if args.utterances is None:
         args.utterances = 12_000 if args.instructions else 200_000
     _become_subreaper()
@@ -275,7 +333,7 @@ def main() -> None:
             judge_cost(ref, hyp, folder)
             return
         if args.instructions:
-            instructions(ref, hyp, folder, args.utterances, not args.no_jiwer)
+            instructions(ref, hyp, folder, args.utterances, not args.no_jiwer, args.by_function)
             return
         for src, dst in ((ref, "ref.plain"), (hyp, "hyp.plain")):  # jiwer reads plain lines
             with src.open(encoding="utf-8") as f, (folder / dst).open("w", encoding="utf-8") as g:
