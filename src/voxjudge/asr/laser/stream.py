@@ -28,6 +28,7 @@ this one to it, records and summary alike.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -44,7 +45,7 @@ from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
-from voxjudge.asr.laser.speech import flag
+from voxjudge.asr.laser.speech import fillers, flag
 from voxjudge.asr.laser.tally import tally_part
 
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
@@ -57,6 +58,24 @@ _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POS
 _dumps = json.dumps
 _plain = re.compile(r"[A-Za-z0-9 ]*").fullmatch  # a text whose tokens are their own keys but for case
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
+
+
+def _plain_kernel():
+    """The compiled path for plain lines (``_plain.c``), or None: when the install could not
+    compile it (no C compiler), or ``VOXJUDGE_KERNEL=python`` asks for the Python path (the
+    reference). Records and summary are the same either way; only the time differs."""
+    if os.environ.get("VOXJUDGE_KERNEL") == "python":
+        return None
+    try:
+        from voxjudge.asr.laser import _plain
+    except ImportError:
+        return None
+    return _plain
+
+
+def kernel_name() -> str:
+    """Which path scores plain lines in this process: "compiled" or "python"."""
+    return "python" if _plain_kernel() is None else "compiled"
 
 
 def _pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
@@ -154,6 +173,7 @@ class ChunkScorer:
 
         self.basic = get_normalizer("basic")
         self._distance = longform.distance  # rapidfuzz's; a long line's interruptible
+        self.kernels: dict[str, Any] = {}  # lang -> the compiled path for plain lines, or None
 
     # ---- tokens ------------------------------------------------------------------------------
 
@@ -219,7 +239,13 @@ class ChunkScorer:
         lang = s.lang  # one language for the whole input (``run.decide_language``)
         if lang not in self.identical:
             self._probe(lang)
+        kernel = self.kernels[lang] if lang in self.kernels else self._kernel(lang)
         for uid, ref, hyp in chunk:
+            if kernel is not None:  # a plain line whose mismatches need no alignment programme
+                entry = kernel.align(uid, ref, hyp, labels, todo)
+                if entry is not None:
+                    aligned.append(entry)
+                    continue
             same = ref == hyp
             if _plain(ref) and (same or _plain(hyp)):
                 # ASCII letters and digits only: every token is a word, its key is its lower case and
@@ -279,8 +305,20 @@ class ChunkScorer:
                 # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
                 labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
-        for uid, lang, rw, hw, items, keys, edits, wer in aligned:
-            self._utterance(out, uid, lang, rw, hw, items, keys, edits, wer)
+        lines, figures, events = out.lines, out.figures, out.events
+        scores = out.scores if s.scores else None
+        for entry in aligned:
+            if len(entry) == 6:  # the compiled path's: its record line in one piece
+                line = kernel.finish(entry, labels, events, figures, scores)
+                if line is not None:
+                    lines.append(line)
+                    out.n_lines += 1
+                    if out.n_lines == PIECE:
+                        _flush_lines(out)
+                        lines = out.lines
+            else:
+                self._utterance(out, *entry)
+                lines = out.lines
         out.tally = tally_part(out.figures, out.events)
         out.figures, out.events = [], []
         _flush_lines(out)
@@ -384,6 +422,37 @@ class ChunkScorer:
                 cache.clear()
             for words in self.identical_json.values():
                 words.clear()
+
+    def _kernel(self, lang: str):
+        """The compiled path for plain lines in ``lang``, when it can score them as this scorer
+        would: identical words a match (runs), no SemDist, no UtteranceScore objects kept."""
+        module, s = _plain_kernel(), self.s
+        lab = self.identical[lang]
+        if module is None or lab is None or s.keep or s.semdist is not None:
+            self.kernels[lang] = None
+            return None
+        # an identical pair's JSON around its word: a plain word is its own JSON string's content
+        js = _pair_json("w", "w", "equal", lab, 0.0)
+        before, between = '{"ref": "', '", "hyp": "'
+        if not js.startswith(f"{before}w{between}w"):
+            raise AssertionError(f"an identical pair's JSON is not shaped as expected: {js[:80]}")
+        after = js[len(f"{before}w{between}w") :]
+        kernel = self.kernels[lang] = module.Kernel(
+            editops=_editops,
+            pair_class=RubricPair,
+            fillers=fillers(lang),
+            lang=lang,
+            string=_string,
+            identical=(before.encode(), between.encode(), after.encode()),
+            head_mid=f", \"lang\": {self.lang_json[lang]}, {self.run_json}, ".encode(),
+            laser_json=self.laser_json,
+            wanted=s.records or s.scores or s.keep,
+            records=s.records,
+            checked_pairs=longform.CHECKED_PAIRS,
+            max_words=LONG_RECORD,
+            max_ids=MAX_TOKENS,
+        )
+        return kernel
 
     def _probe(self, lang: str) -> None:
         """Whether identical words are a match with no penalty in ``lang`` for this judge."""

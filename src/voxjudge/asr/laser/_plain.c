@@ -1,0 +1,870 @@
+/* LASER's streamed path for plain lines, compiled (stream.py's ChunkScorer uses it; the Python
+ * path stays the reference and scores every other line).
+ *
+ * A plain line is ASCII lower-case letters, digits and spaces: each word is its own alignment key,
+ * its own WER token and its own spelling fold, so a line is read as spans of its bytes and word ids
+ * (a table of this kernel's), never as Python strings. ``align`` takes an utterance whose mismatches
+ * are one word for one word, or words on one side only (no stretch that needs the alignment
+ * programme, no insertion beside a deletion that could be a swap), flags its speech phenomena, finds
+ * its pairs' labels (or asks for them) and returns a compact entry; anything else returns None and
+ * goes the Python way. ``finish`` writes that entry's record line and figures once the chunk's new
+ * pairs are labelled. tests/asr/test_laser_plain_kernel.py holds both to the Python path: records,
+ * summary and the pairs asked of the judge.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- the word table ------------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t at; /* offset in the arena */
+    int32_t len;
+    int32_t id; /* -1: empty slot */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    /* words */
+    Slot *slots;
+    Py_ssize_t n_slots, n_words;
+    char *arena;
+    Py_ssize_t arena_len, arena_cap;
+    Py_ssize_t *word_at; /* id -> (offset, length) */
+    int32_t *word_len;
+    signed char *filler; /* id -> 1 filler, 0 not, -1 not asked yet */
+    PyObject **word_str; /* id -> the word as a str, made when a pair needs it */
+    Py_ssize_t ids_cap;
+    /* settings */
+    PyObject *editops;     /* rapidfuzz.distance.Levenshtein.editops */
+    PyObject *pair_class;  /* align.RubricPair */
+    PyObject *fillers;     /* frozenset of the language's fillers */
+    PyObject *lang;        /* str */
+    PyObject *string;      /* json.encoder.encode_basestring */
+    PyObject *identical;   /* (before, between, after) bytes: an identical pair's JSON around its word */
+    PyObject *head_mid;    /* bytes: ', "lang": ..., "judge": ..., "embedder": ..., ' */
+    PyObject *laser_json;  /* dict-like: laser -> (laser_calibrated, its JSON text) */
+    int wanted;            /* the per-utterance WER is wanted */
+    int records;
+    double checked_pairs;  /* longer lines go the Python way (interruptible there) */
+    Py_ssize_t max_words;  /* words of both sides above which a line goes the Python way */
+    Py_ssize_t max_ids;    /* the table starts again past this many words */
+    /* scratch */
+    Py_ssize_t *spans; /* (offset, length) per word of ref then hyp */
+    Py_ssize_t spans_cap;
+    int32_t *ids;
+    Py_ssize_t ids_scratch_cap;
+    Py_ssize_t *stretches; /* (r0, h0, n ref words, n hyp words) per mismatched stretch */
+    Py_ssize_t stretches_cap;
+} Kernel;
+
+static PyObject *s_substitute, *s_insert, *s_delete, *s_filler, *s_repetition, *s_false_start, *s_empty, *s_match,
+    *s_as_opcodes, *s_as_list, *s_equal;
+
+static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        h ^= (unsigned char)p[k];
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1;
+}
+
+static void kernel_clear_words(Kernel *self) {
+    for (Py_ssize_t k = 0; k < self->n_words; k++)
+        Py_CLEAR(self->word_str[k]);
+    for (Py_ssize_t k = 0; k < self->n_slots; k++)
+        self->slots[k].id = -1;
+    self->n_words = 0;
+    self->arena_len = 0;
+}
+
+static int grow_ids(Kernel *self) {
+    Py_ssize_t cap = self->ids_cap ? 2 * self->ids_cap : 4096;
+    Py_ssize_t *at = PyMem_Realloc(self->word_at, cap * sizeof(Py_ssize_t));
+    if (!at)
+        return -1;
+    self->word_at = at;
+    int32_t *len = PyMem_Realloc(self->word_len, cap * sizeof(int32_t));
+    if (!len)
+        return -1;
+    self->word_len = len;
+    signed char *fl = PyMem_Realloc(self->filler, cap);
+    if (!fl)
+        return -1;
+    self->filler = fl;
+    PyObject **ws = PyMem_Realloc(self->word_str, cap * sizeof(PyObject *));
+    if (!ws)
+        return -1;
+    self->word_str = ws;
+    self->ids_cap = cap;
+    return 0;
+}
+
+static int rehash(Kernel *self, Py_ssize_t n_slots) {
+    Slot *slots = PyMem_Malloc(n_slots * sizeof(Slot));
+    if (!slots)
+        return -1;
+    for (Py_ssize_t k = 0; k < n_slots; k++)
+        slots[k].id = -1;
+    for (Py_ssize_t k = 0; k < self->n_slots; k++) {
+        Slot s = self->slots[k];
+        if (s.id < 0)
+            continue;
+        Py_ssize_t i = (Py_ssize_t)(s.hash & (uint64_t)(n_slots - 1));
+        while (slots[i].id >= 0)
+            i = (i + 1) & (n_slots - 1);
+        slots[i] = s;
+    }
+    PyMem_Free(self->slots);
+    self->slots = slots;
+    self->n_slots = n_slots;
+    return 0;
+}
+
+/* the id of a word (bytes p[0:n]), made on first sight; -1 with an error set */
+static int32_t word_id(Kernel *self, const char *p, Py_ssize_t n) {
+    uint64_t h = hash_bytes(p, n);
+    Py_ssize_t mask = self->n_slots - 1;
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)mask);
+    for (;;) {
+        Slot *s = &self->slots[i];
+        if (s->id < 0)
+            break;
+        if (s->hash == h && s->len == n && memcmp(self->arena + s->at, p, n) == 0)
+            return s->id;
+        i = (i + 1) & mask;
+    }
+    if (self->n_words == self->ids_cap && grow_ids(self) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (self->arena_len + n > self->arena_cap) {
+        Py_ssize_t cap = self->arena_cap ? 2 * self->arena_cap : 1 << 16;
+        while (cap < self->arena_len + n)
+            cap *= 2;
+        char *arena = PyMem_Realloc(self->arena, cap);
+        if (!arena) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->arena = arena;
+        self->arena_cap = cap;
+    }
+    memcpy(self->arena + self->arena_len, p, n);
+    int32_t id = (int32_t)self->n_words++;
+    self->word_at[id] = self->arena_len;
+    self->word_len[id] = (int32_t)n;
+    self->filler[id] = -1;
+    self->word_str[id] = NULL;
+    Slot *s = &self->slots[i];
+    s->hash = h;
+    s->at = self->arena_len;
+    s->len = (int32_t)n;
+    s->id = id;
+    self->arena_len += n;
+    if (2 * self->n_words > self->n_slots && rehash(self, 2 * self->n_slots) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return id;
+}
+
+/* the word as a str (borrowed, kept by the table) */
+static PyObject *word_str(Kernel *self, int32_t id) {
+    if (self->word_str[id] == NULL)
+        self->word_str[id] = PyUnicode_FromStringAndSize(self->arena + self->word_at[id], self->word_len[id]);
+    return self->word_str[id];
+}
+
+static int is_filler(Kernel *self, int32_t id) {
+    if (self->filler[id] < 0) {
+        PyObject *w = word_str(self, id);
+        if (!w)
+            return -1;
+        int found = PySet_Contains(self->fillers, w);
+        if (found < 0)
+            return -1;
+        self->filler[id] = (signed char)found;
+    }
+    return self->filler[id];
+}
+
+/* ---- a line -------------------------------------------------------------------------------- */
+
+/* the words of a plain line as spans appended at spans[2*k]; -1: not plain */
+static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *cap, Py_ssize_t first) {
+    if (!PyUnicode_IS_ASCII(text))
+        return -1;
+    const char *p = (const char *)PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0, k = 0;
+    while (k < n) {
+        char c = p[k];
+        if (c == ' ') {
+            k++;
+            continue;
+        }
+        Py_ssize_t start = k;
+        while (k < n && p[k] != ' ') {
+            c = p[k];
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+                return -1;
+            k++;
+        }
+        if (2 * (first + count + 1) > *cap) {
+            Py_ssize_t grown = *cap ? 2 * *cap : 256;
+            while (grown < 2 * (first + count + 1))
+                grown *= 2;
+            Py_ssize_t *s = PyMem_Realloc(*spans, grown * sizeof(Py_ssize_t));
+            if (!s) {
+                PyErr_NoMemory();
+                return -2;
+            }
+            *spans = s;
+            *cap = grown;
+        }
+        (*spans)[2 * (first + count)] = start;
+        (*spans)[2 * (first + count) + 1] = k - start;
+        count++;
+    }
+    return count;
+}
+
+/* A speech phenomenon (speech._phenomenon) of word at of a side (ids), or s_empty */
+static PyObject *phenomenon(Kernel *self, const int32_t *side, Py_ssize_t n, Py_ssize_t at) {
+    int32_t w = side[at];
+    int f = is_filler(self, w);
+    if (f < 0)
+        return NULL;
+    if (f)
+        return s_filler;
+    if (at > 0 && side[at - 1] == w)
+        return s_repetition;
+    if (at + 1 >= n)
+        return s_empty;
+    int32_t next = side[at + 1];
+    if (next == w)
+        return s_repetition;
+    /* a false start: the start of the next word (plain words have no hyphen or apostrophe) */
+    Py_ssize_t lw = self->word_len[w], ln = self->word_len[next];
+    if (ln && lw >= 2 && lw < ln && memcmp(self->arena + self->word_at[next], self->arena + self->word_at[w], lw) == 0)
+        return s_false_start;
+    return s_empty;
+}
+
+/* items of an entry: int32 triples; a run (0, i, n) of identical words from ref word i, or (1, 0, 0)
+ * a pair (its label entry next in keys) */
+typedef struct {
+    int32_t *v;
+    Py_ssize_t n, cap;
+} Ints;
+
+static int ints_add3(Ints *a, int32_t x, int32_t y, int32_t z) {
+    if (a->n + 3 > a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 64;
+        int32_t *v = PyMem_Realloc(a->v, cap * sizeof(int32_t));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    a->v[a->n++] = y;
+    a->v[a->n++] = z;
+    return 0;
+}
+
+/* a pair: its key (lang, identity) looked up in labels, its entry (or key) appended to keys, and a
+ * request (uid, RubricPair, lang) added to todo on first sight */
+static int add_pair(Kernel *self, PyObject *keys, PyObject *labels, PyObject *todo, PyObject *uid, int32_t r, int32_t h,
+                    PyObject *op, Py_ssize_t ref_start, Py_ssize_t hyp_start, PyObject *note) {
+    PyObject *ref = NULL, *hyp = NULL, *identity = NULL, *key = NULL;
+    int ok = -1;
+    if (r >= 0) {
+        PyObject *w = word_str(self, r);
+        ref = w ? PyTuple_Pack(1, w) : NULL;
+    } else {
+        ref = PyTuple_New(0);
+    }
+    if (!ref)
+        goto done;
+    if (h >= 0) {
+        PyObject *w = word_str(self, h);
+        hyp = w ? PyTuple_Pack(1, w) : NULL;
+    } else {
+        hyp = PyTuple_New(0);
+    }
+    if (!hyp || !(identity = PyTuple_Pack(4, ref, hyp, op, note)) || !(key = PyTuple_Pack(2, self->lang, identity)))
+        goto done;
+    PyObject *entry = PyDict_GetItemWithError(labels, key);
+    if (entry) {
+        ok = PyList_Append(keys, entry);
+        goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
+    int seen = PyDict_Contains(todo, key);
+    if (seen < 0)
+        goto done;
+    if (!seen) {
+        PyObject *pair = PyObject_CallFunction(self->pair_class, "OOOnnO", ref, hyp, op, ref_start, hyp_start, note);
+        if (!pair)
+            goto done;
+        PyObject *request = PyTuple_Pack(3, uid, pair, self->lang);
+        Py_DECREF(pair);
+        if (!request)
+            goto done;
+        int set = PyDict_SetItem(todo, key, request);
+        Py_DECREF(request);
+        if (set < 0)
+            goto done;
+    }
+    ok = PyList_Append(keys, key);
+done:
+    Py_XDECREF(ref);
+    Py_XDECREF(hyp);
+    Py_XDECREF(identity);
+    Py_XDECREF(key);
+    return ok;
+}
+
+/* room for n items of size bytes at *p (capacity *cap, in items) */
+static int ensure(void **p, Py_ssize_t *cap, Py_ssize_t n, size_t size) {
+    if (n <= *cap)
+        return 0;
+    Py_ssize_t grown = *cap ? *cap : 256;
+    while (grown < n)
+        grown *= 2;
+    void *q = PyMem_Realloc(*p, grown * size);
+    if (!q) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = grown;
+    return 0;
+}
+
+/* a side's word ids as a string of one code point each: rapidfuzz aligns it as it aligns the list
+ * of words (its edit script depends only on which tokens are equal) */
+static PyObject *as_code_points(const int32_t *ids, Py_ssize_t n) {
+    Py_UCS4 top = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS4 cp = ids[k] < 0xD800 ? (Py_UCS4)ids[k] : (Py_UCS4)ids[k] + 0x800; /* no surrogates */
+        if (cp > top)
+            top = cp;
+    }
+    PyObject *s = PyUnicode_New(n, top);
+    if (!s)
+        return NULL;
+    int kind = PyUnicode_KIND(s);
+    void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyUnicode_WRITE(kind, data, k, ids[k] < 0xD800 ? (Py_UCS4)ids[k] : (Py_UCS4)ids[k] + 0x800);
+    return s;
+}
+
+/* Kernel.align(uid, ref, hyp, labels, todo) -> (uid, items, keys, edits, wer, ref), or None: the
+ * line is not plain, or needs what only the Python path does (nothing is asked of the judge then) */
+static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyUnicode_Check(args[1]) || !PyUnicode_Check(args[2]) || !PyDict_Check(args[3]) ||
+        !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "align(uid, ref, hyp, labels, todo)");
+        return NULL;
+    }
+    PyObject *uid = args[0], *ref = args[1], *hyp = args[2], *labels = args[3], *todo = args[4];
+    Py_ssize_t nr = split_plain(ref, &self->spans, &self->spans_cap, 0);
+    if (nr == -2)
+        return NULL;
+    if (nr <= 0) /* not plain, or an empty reference: the Python way */
+        Py_RETURN_NONE;
+    Py_ssize_t nh = split_plain(hyp, &self->spans, &self->spans_cap, nr);
+    if (nh == -2)
+        return NULL;
+    if (nh < 0 || nr + nh > self->max_words || (double)nr * (double)nh > self->checked_pairs)
+        Py_RETURN_NONE;
+    if (ensure((void **)&self->ids, &self->ids_scratch_cap, nr + nh, sizeof(int32_t)) < 0)
+        return NULL;
+    if (self->n_words + nr + nh > self->max_ids)
+        kernel_clear_words(self);
+    const char *rp = (const char *)PyUnicode_1BYTE_DATA(ref), *hp = (const char *)PyUnicode_1BYTE_DATA(hyp);
+    int32_t *rid = self->ids, *hid = self->ids + nr;
+    for (Py_ssize_t k = 0; k < nr + nh; k++) {
+        int32_t id = word_id(self, (k < nr ? rp : hp) + self->spans[2 * k], self->spans[2 * k + 1]);
+        if (id < 0)
+            return NULL;
+        self->ids[k] = id;
+    }
+    Ints items = {NULL, 0, 0};
+    PyObject *keys = NULL, *script = NULL, *opcodes = NULL, *ops = NULL, *result = NULL;
+    PyObject *a = NULL, *b = NULL, *blob = NULL, *wer = NULL;
+    Py_ssize_t edits = 0, n_stretches = 0;
+    int same = nr == nh && memcmp(rid, hid, nr * sizeof(int32_t)) == 0;
+    if (!(keys = PyList_New(0)))
+        goto done;
+    if (same) {
+        if (ints_add3(&items, 0, 0, (int32_t)nr) < 0)
+            goto done;
+    } else {
+        if (!(a = as_code_points(rid, nr)) || !(b = as_code_points(hid, nh)) ||
+            !(script = PyObject_CallFunctionObjArgs(self->editops, a, b, NULL)))
+            goto done;
+        if ((edits = PyObject_Length(script)) < 0)
+            goto done;
+        if (!(opcodes = PyObject_CallMethodNoArgs(script, s_as_opcodes)) ||
+            !(ops = PyObject_CallMethodNoArgs(opcodes, s_as_list)))
+            goto done;
+        if (!PyList_Check(ops)) {
+            PyErr_SetString(PyExc_TypeError, "rapidfuzz's opcodes are not a list");
+            goto done;
+        }
+        /* first the stretches between equal opcodes (stream.ChunkScorer._pairs), and whether the
+         * line needs the Python path, before anything is asked of the judge; runs as items */
+        Py_ssize_t n_ops = PyList_GET_SIZE(ops), pend_r = -1, pend_h = -1;
+        int inserted = 0, deleted = 0;
+        for (Py_ssize_t k = 0; k <= n_ops; k++) {
+            Py_ssize_t i1 = nr, i2 = nr, j1 = nh;
+            int eq = 1;
+            if (k < n_ops) {
+                PyObject *op = PyList_GET_ITEM(ops, k);
+                if (!PyTuple_Check(op) || PyTuple_GET_SIZE(op) != 5) {
+                    PyErr_SetString(PyExc_TypeError, "an opcode is not a 5-tuple");
+                    goto done;
+                }
+                if ((eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(op, 0), s_equal, Py_EQ)) < 0)
+                    goto done;
+                i1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 1));
+                i2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 2));
+                j1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 3));
+                if (PyErr_Occurred())
+                    goto done;
+                if (!eq) {
+                    if (pend_r < 0) {
+                        pend_r = i1;
+                        pend_h = j1;
+                    }
+                    continue;
+                }
+            }
+            if (pend_r >= 0) {
+                Py_ssize_t nrs = i1 - pend_r, nhs = j1 - pend_h;
+                if (nrs && nhs && !(nrs == 1 && nhs == 1))
+                    goto python; /* the alignment programme's stretch */
+                inserted |= nrs == 0;
+                deleted |= nhs == 0;
+                if (inserted && deleted)
+                    goto python; /* an insertion beside a deletion may be a swap (align.swaps) */
+                if (nrs == 1 && nhs == 1) {
+                    /* a dropped phenomenon for an added one is two pairs (speech.flag) */
+                    PyObject *gone = phenomenon(self, rid, nr, pend_r);
+                    if (!gone)
+                        goto done;
+                    if (gone != s_empty) {
+                        PyObject *new = phenomenon(self, hid, nh, pend_h);
+                        if (!new)
+                            goto done;
+                        if (new != s_empty)
+                            goto python;
+                    }
+                }
+                if (ensure((void **)&self->stretches, &self->stretches_cap, 4 * (n_stretches + 1), sizeof(Py_ssize_t)) <
+                    0)
+                    goto done;
+                Py_ssize_t *st = self->stretches + 4 * n_stretches++;
+                st[0] = pend_r, st[1] = pend_h, st[2] = nrs, st[3] = nhs;
+                if (ints_add3(&items, 1, (int32_t)(n_stretches - 1), 0) < 0)
+                    goto done;
+                pend_r = pend_h = -1;
+            }
+            if (k == n_ops)
+                break;
+            if (i2 > i1 && ints_add3(&items, 0, (int32_t)i1, (int32_t)(i2 - i1)) < 0)
+                goto done;
+        }
+        /* then each stretch's pairs, flagged, in order: their entries (or keys) in keys, and the
+         * items as finish reads them: a (1, 0, 0) per pair */
+        Ints flat = {NULL, 0, 0};
+        for (Py_ssize_t k = 0; k < items.n; k += 3) {
+            if (items.v[k] == 0) {
+                if (ints_add3(&flat, 0, items.v[k + 1], items.v[k + 2]) < 0)
+                    goto flat_failed;
+                continue;
+            }
+            Py_ssize_t *st = self->stretches + 4 * items.v[k + 1];
+            Py_ssize_t r0 = st[0], h0 = st[1], nrs = st[2], nhs = st[3];
+            if (nrs == 1 && nhs == 1) {
+                if (ints_add3(&flat, 1, 0, 0) < 0 ||
+                    add_pair(self, keys, labels, todo, uid, rid[r0], hid[h0], s_substitute, r0, h0, s_empty) < 0)
+                    goto flat_failed;
+                continue;
+            }
+            for (Py_ssize_t q = 0; q < nrs; q++) {
+                PyObject *note = phenomenon(self, rid, nr, r0 + q);
+                if (!note || ints_add3(&flat, 1, 0, 0) < 0 ||
+                    add_pair(self, keys, labels, todo, uid, rid[r0 + q], -1, s_delete, r0 + q, h0, note) < 0)
+                    goto flat_failed;
+            }
+            for (Py_ssize_t q = 0; q < nhs; q++) {
+                PyObject *note = phenomenon(self, hid, nh, h0 + q);
+                if (!note || ints_add3(&flat, 1, 0, 0) < 0 ||
+                    add_pair(self, keys, labels, todo, uid, -1, hid[h0 + q], s_insert, r0, h0 + q, note) < 0)
+                    goto flat_failed;
+            }
+        }
+        PyMem_Free(items.v);
+        items = flat;
+        goto built;
+    flat_failed:
+        PyMem_Free(flat.v);
+        goto done;
+    }
+built:
+    /* the entry: the items and the reference's word spans, as int32s, in one bytes object */
+    if (!(blob = PyBytes_FromStringAndSize(NULL, (items.n + 1 + 2 * nr) * (Py_ssize_t)sizeof(int32_t))))
+        goto done;
+    {
+        int32_t *v = (int32_t *)PyBytes_AS_STRING(blob);
+        v[0] = (int32_t)items.n;
+        memcpy(v + 1, items.v, items.n * sizeof(int32_t));
+        for (Py_ssize_t k = 0; k < nr; k++) {
+            v[1 + items.n + 2 * k] = (int32_t)self->spans[2 * k];
+            v[1 + items.n + 2 * k + 1] = (int32_t)self->spans[2 * k + 1];
+        }
+    }
+    /* the WER beside LASER: the alignment's edits over the reference's words (one-to-one tokens) */
+    wer = self->wanted ? PyFloat_FromDouble(same ? 0.0 : (double)edits / (double)nr) : Py_NewRef(Py_None);
+    if (wer)
+        result = Py_BuildValue("(OOOnOO)", uid, blob, keys, edits, wer, ref);
+    goto done;
+python:
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(items.v);
+    Py_XDECREF(keys);
+    Py_XDECREF(script);
+    Py_XDECREF(opcodes);
+    Py_XDECREF(ops);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(blob);
+    Py_XDECREF(wer);
+    return result;
+}
+
+/* ---- a record ------------------------------------------------------------------------------ */
+
+typedef struct {
+    char *p;
+    Py_ssize_t n, cap;
+} Buf;
+
+static int buf_add(Buf *b, const char *p, Py_ssize_t n) {
+    if (b->n + n > b->cap) {
+        Py_ssize_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        char *q = PyMem_Realloc(b->p, cap);
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+static int buf_bytes(Buf *b, PyObject *bytes) {
+    return buf_add(b, PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes));
+}
+
+static int buf_str(Buf *b, PyObject *str) {
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(str, &n);
+    return p ? buf_add(b, p, n) : -1;
+}
+
+static int buf_float(Buf *b, double x) { /* as float.__repr__ (and so json.dumps) writes it */
+    char *s = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (!s)
+        return -1;
+    int ok = buf_add(b, s, (Py_ssize_t)strlen(s));
+    PyMem_Free(s);
+    return ok;
+}
+
+static int buf_int(Buf *b, Py_ssize_t x) {
+    char s[32];
+    int n = snprintf(s, sizeof s, "%zd", x);
+    return buf_add(b, s, n);
+}
+
+/* Kernel.finish(entry, labels, events, figures, scores) -> the record line (bytes) or None */
+static PyObject *Kernel_finish(Kernel *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 6 || !PyDict_Check(args[1]) ||
+        !PyList_Check(args[2]) || !PyList_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "finish(entry, labels, events, figures, scores)");
+        return NULL;
+    }
+    PyObject *entry = args[0], *labels = args[1], *events = args[2], *figures = args[3], *scores = args[4];
+    PyObject *uid = PyTuple_GET_ITEM(entry, 0), *blob = PyTuple_GET_ITEM(entry, 1), *keys = PyTuple_GET_ITEM(entry, 2);
+    PyObject *edits = PyTuple_GET_ITEM(entry, 3), *wer = PyTuple_GET_ITEM(entry, 4), *ref = PyTuple_GET_ITEM(entry, 5);
+    const int32_t *v = (const int32_t *)PyBytes_AS_STRING(blob);
+    Py_ssize_t n_items = v[0];
+    const int32_t *it = v + 1, *spans = v + 1 + n_items;
+    Py_ssize_t nr = (PyBytes_GET_SIZE(blob) / (Py_ssize_t)sizeof(int32_t) - 1 - n_items) / 2;
+    const char *rp = (const char *)PyUnicode_1BYTE_DATA(ref);
+    double penalty = 0.0;
+    Py_ssize_t n_identical = 0, n_events = 0, n_format = 0, next_key = 0;
+    Buf pairs = {NULL, 0, 0}, line = {NULL, 0, 0};
+    PyObject *result = NULL, *laser_obj = NULL, *found = NULL, *uid_json = NULL, *figure = NULL, *penalty_obj = NULL;
+    PyObject *before = PyTuple_GET_ITEM(self->identical, 0), *between = PyTuple_GET_ITEM(self->identical, 1),
+             *after = PyTuple_GET_ITEM(self->identical, 2);
+    int first = 1;
+    for (Py_ssize_t k = 0; k < n_items; k += 3) {
+        if (it[k] == 0) { /* a run of identical words */
+            Py_ssize_t i = it[k + 1], n = it[k + 2];
+            n_identical += n;
+            if (!self->records)
+                continue;
+            for (Py_ssize_t w = i; w < i + n; w++) {
+                const char *word = rp + spans[2 * w];
+                Py_ssize_t len = spans[2 * w + 1];
+                if ((!first && buf_add(&pairs, ", ", 2) < 0) || buf_bytes(&pairs, before) < 0 ||
+                    buf_add(&pairs, word, len) < 0 || buf_bytes(&pairs, between) < 0 ||
+                    buf_add(&pairs, word, len) < 0 || buf_bytes(&pairs, after) < 0)
+                    goto done;
+                first = 0;
+            }
+            continue;
+        }
+        if (next_key >= PyList_GET_SIZE(keys)) {
+            PyErr_SetString(PyExc_ValueError, "fewer keys than pairs");
+            goto done;
+        }
+        PyObject *e = PyList_GET_ITEM(keys, next_key++);
+        if (!PyTuple_Check(e))
+            goto bad;
+        if (PyTuple_GET_SIZE(e) != 4) { /* the key of a pair labelled after the line was aligned */
+            e = PyDict_GetItemWithError(labels, e);
+            if (!e) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_KeyError, "a pair's label is missing");
+                goto done;
+            }
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4)
+                goto bad;
+        }
+        double pen = PyFloat_AsDouble(PyTuple_GET_ITEM(e, 1));
+        if (pen == -1.0 && PyErr_Occurred())
+            goto done;
+        penalty += pen;
+        n_events++;
+        PyObject *event = PyTuple_GET_ITEM(e, 3);
+        if (PyList_Append(events, event) < 0)
+            goto done;
+        if (!PyTuple_Check(event) || PyTuple_GET_SIZE(event) < 1)
+            goto bad;
+        /* a plain line's pair always has two different sides: a "match" is a formatting error */
+        int match = PyObject_RichCompareBool(PyTuple_GET_ITEM(event, 0), s_match, Py_EQ);
+        if (match < 0)
+            goto done;
+        n_format += match;
+        if (self->records) {
+            PyObject *js = PyTuple_GET_ITEM(e, 2);
+            if (!PyBytes_Check(js))
+                goto bad;
+            if ((!first && buf_add(&pairs, ", ", 2) < 0) || buf_bytes(&pairs, js) < 0)
+                goto done;
+            first = 0;
+        }
+    }
+    {
+        double laser = 1.0 - penalty / (double)nr; /* scoring.laser_score: nr > 0 here */
+        if (!(laser > 0.0))
+            laser = 0.0;
+        if (!(laser_obj = PyFloat_FromDouble(laser)) || !(found = PyObject_GetItem(self->laser_json, laser_obj)))
+            goto done;
+        if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2)
+            goto bad;
+        PyObject *calibrated = PyTuple_GET_ITEM(found, 0), *laser_text = PyTuple_GET_ITEM(found, 1);
+        if (!(penalty_obj = PyFloat_FromDouble(penalty)))
+            goto done;
+        figure = Py_BuildValue("(OOnOnnnOO)", penalty_obj, laser_obj, nr, edits, n_identical, n_events, n_format,
+                               Py_None, calibrated);
+        if (!figure || PyList_Append(figures, figure) < 0)
+            goto done;
+        if (scores != Py_None) {
+            PyObject *score = PyTuple_Pack(5, uid, laser_obj, wer, calibrated, Py_None);
+            int ok = score ? PyList_Append(scores, score) : -1;
+            Py_XDECREF(score);
+            if (ok < 0)
+                goto done;
+        }
+        if (!self->records) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (!(uid_json = PyObject_CallOneArg(self->string, uid)))
+            goto done;
+        if (!PyUnicode_Check(uid_json))
+            goto bad;
+        if (buf_add(&line, "{\"id\": ", 7) < 0 || buf_str(&line, uid_json) < 0 || buf_bytes(&line, self->head_mid) < 0 ||
+            buf_str(&line, laser_text) < 0 || buf_add(&line, ", \"format_errors\": ", 19) < 0 ||
+            buf_int(&line, n_format) < 0 || buf_add(&line, ", \"wer\": ", 9) < 0)
+            goto done;
+        if (wer == Py_None) {
+            if (buf_add(&line, "null", 4) < 0)
+                goto done;
+        } else if (buf_float(&line, PyFloat_AS_DOUBLE(wer)) < 0) {
+            goto done;
+        }
+        if (buf_add(&line, ", \"penalty\": ", 13) < 0 || buf_float(&line, penalty) < 0 ||
+            buf_add(&line, ", \"ref_words\": ", 15) < 0 || buf_int(&line, nr) < 0 ||
+            buf_add(&line, ", \"pairs\": [", 12) < 0 || buf_add(&line, pairs.p, pairs.n) < 0 ||
+            buf_add(&line, "]}\n", 3) < 0)
+            goto done;
+        result = PyBytes_FromStringAndSize(line.p, line.n);
+    }
+    goto done;
+bad:
+    PyErr_SetString(PyExc_TypeError, "a label entry is not (label, penalty, json, event)");
+done:
+    PyMem_Free(pairs.p);
+    PyMem_Free(line.p);
+    Py_XDECREF(laser_obj);
+    Py_XDECREF(found);
+    Py_XDECREF(uid_json);
+    Py_XDECREF(figure);
+    Py_XDECREF(penalty_obj);
+    return result;
+}
+
+/* ---- the type ------------------------------------------------------------------------------ */
+
+static PyObject *Kernel_clear(Kernel *self, PyObject *unused) {
+    kernel_clear_words(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Kernel_words(Kernel *self, PyObject *unused) { return PyLong_FromSsize_t(self->n_words); }
+
+static int Kernel_init(Kernel *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"editops",  "pair_class", "fillers", "lang",          "string",    "identical", "head_mid",
+                            "laser_json", "wanted",   "records", "checked_pairs", "max_words", "max_ids",   NULL};
+    PyObject *editops, *pair_class, *fillers, *lang, *string, *identical, *head_mid, *laser_json;
+    int wanted, records;
+    double checked_pairs;
+    Py_ssize_t max_words, max_ids;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!UOO!SOppdnn", names, &editops, &pair_class, &PyFrozenSet_Type,
+                                     &fillers, &lang, &string, &PyTuple_Type, &identical, &head_mid, &laser_json,
+                                     &wanted, &records, &checked_pairs, &max_words, &max_ids))
+        return -1;
+    if (PyTuple_GET_SIZE(identical) != 3 || !PyBytes_Check(PyTuple_GET_ITEM(identical, 0)) ||
+        !PyBytes_Check(PyTuple_GET_ITEM(identical, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(identical, 2))) {
+        PyErr_SetString(PyExc_TypeError, "identical: (before, between, after) bytes");
+        return -1;
+    }
+    if (max_ids > 0x10FFFF - 0x800 - 1) {
+        PyErr_SetString(PyExc_ValueError, "max_ids: at most one code point per word");
+        return -1;
+    }
+    Py_XSETREF(self->editops, Py_NewRef(editops));
+    Py_XSETREF(self->pair_class, Py_NewRef(pair_class));
+    Py_XSETREF(self->fillers, Py_NewRef(fillers));
+    Py_XSETREF(self->lang, Py_NewRef(lang));
+    Py_XSETREF(self->string, Py_NewRef(string));
+    Py_XSETREF(self->identical, Py_NewRef(identical));
+    Py_XSETREF(self->head_mid, Py_NewRef(head_mid));
+    Py_XSETREF(self->laser_json, Py_NewRef(laser_json));
+    self->wanted = wanted;
+    self->records = records;
+    self->checked_pairs = checked_pairs;
+    self->max_words = max_words;
+    self->max_ids = max_ids;
+    kernel_clear_words(self);
+    if (self->slots == NULL && rehash(self, 1 << 12) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void Kernel_dealloc(Kernel *self) {
+    kernel_clear_words(self);
+    PyMem_Free(self->slots);
+    PyMem_Free(self->arena);
+    PyMem_Free(self->word_at);
+    PyMem_Free(self->word_len);
+    PyMem_Free(self->filler);
+    PyMem_Free(self->word_str);
+    PyMem_Free(self->spans);
+    PyMem_Free(self->ids);
+    PyMem_Free(self->stretches);
+    Py_XDECREF(self->editops);
+    Py_XDECREF(self->pair_class);
+    Py_XDECREF(self->fillers);
+    Py_XDECREF(self->lang);
+    Py_XDECREF(self->string);
+    Py_XDECREF(self->identical);
+    Py_XDECREF(self->head_mid);
+    Py_XDECREF(self->laser_json);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"align", (PyCFunction)(void (*)(void))Kernel_align, METH_FASTCALL,
+     "align(uid, ref, hyp, labels, todo) -> entry, or None for the Python way"},
+    {"finish", (PyCFunction)(void (*)(void))Kernel_finish, METH_FASTCALL,
+     "finish(entry, labels, events, figures, scores) -> the record line (bytes), or None without records"},
+    {"clear", (PyCFunction)Kernel_clear, METH_NOARGS, "forget the words (the table starts again)"},
+    {"words", (PyCFunction)Kernel_words, METH_NOARGS, "how many words the table holds"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "voxjudge.asr.laser._plain.Kernel",
+    .tp_basicsize = sizeof(Kernel),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "LASER's streamed path for plain lines (see the module's source).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Kernel_init,
+    .tp_dealloc = (destructor)Kernel_dealloc,
+    .tp_methods = Kernel_methods,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_plain", "LASER's streamed path for plain lines, compiled.",
+                                    -1, NULL};
+
+PyMODINIT_FUNC PyInit__plain(void) {
+#define INTERN(var, text)                                                                                              \
+    if (!(var = PyUnicode_InternFromString(text)))                                                                     \
+        return NULL;
+    INTERN(s_substitute, "substitute");
+    INTERN(s_insert, "insert");
+    INTERN(s_delete, "delete");
+    INTERN(s_filler, "filler");
+    INTERN(s_repetition, "repetition");
+    INTERN(s_false_start, "false_start");
+    INTERN(s_empty, "");
+    INTERN(s_match, "match");
+    INTERN(s_as_opcodes, "as_opcodes");
+    INTERN(s_as_list, "as_list");
+    INTERN(s_equal, "equal");
+    if (PyType_Ready(&KernelType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

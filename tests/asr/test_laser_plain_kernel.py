@@ -1,0 +1,161 @@
+"""The compiled path for plain lines (``_plain.c``) against the Python path it stands in for.
+
+Plain lines (lower-case ASCII letters, digits and spaces) are read by the compiled path; every
+other line, and every plain line whose mismatches need the alignment programme or a swap, goes the
+Python way. Both must give the same record bytes, the same figures and tally, and ask the judge for
+the same pairs in the same order. The Python path (``VOXJUDGE_KERNEL=python``) is the reference;
+``test_laser_stream.py`` holds both to ``scoring.score``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from voxjudge.asr.laser import LaserOptions, run_laser, stream
+from voxjudge.asr.laser.rubric import LaserRubric
+from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
+
+RUBRIC = LaserRubric.load()
+# fillers, a repetition's twin, false starts (nuc/nuclear, th/the), digits, short and long words
+VOCAB = "the cat sat on a mat uh um hmm nuc nuclear th they 10 25 2024 going to gonna colour color sea see ate eight"
+
+
+def test_the_compiled_path_is_built():
+    # CI installs with a C compiler: a kernel that did not build would leave every test below
+    # comparing the Python path with itself
+    assert stream.kernel_name() == "compiled", "the extension voxjudge.asr.laser._plain was not built"
+
+
+def _corpus(n: int, seed: int) -> list[tuple[str, str, str]]:
+    """Plain lines with every kind of mismatch, and some lines that are not plain."""
+    rng = random.Random(seed)
+    words = VOCAB.split()
+    rows = []
+    for k in range(n):
+        ref = rng.choices(words, k=rng.randint(0, 14))
+        hyp = list(ref)
+        for _ in range(rng.randint(0, 4)):
+            at = rng.randrange(len(hyp) + 1)
+            x = rng.random()
+            if x < 0.25 and at < len(hyp):
+                hyp[at] = rng.choice(words)  # one for one
+            elif x < 0.35 and at + 1 < len(hyp):
+                hyp[at], hyp[at + 1] = hyp[at + 1], hyp[at]  # a swap
+            elif x < 0.5 and at < len(hyp):
+                del hyp[at : at + rng.randint(1, 3)]  # one or several dropped
+            elif x < 0.6 and at < len(hyp):
+                hyp.insert(at, hyp[at])  # a repetition
+            elif x < 0.7:
+                hyp.insert(at, rng.choice(["uh", "um", "nuc", "th"]))  # a filler or a false start
+            elif x < 0.8 and at < len(hyp):
+                hyp[at : at + 1] = rng.choices(words, k=2)  # a stretch of two for one
+            else:
+                hyp[at:at] = rng.choices(words, k=rng.randint(1, 3))  # one or several added
+        ref_text, hyp_text = " ".join(ref), " ".join(hyp)
+        y = rng.random()
+        if y < 0.05:
+            hyp_text = "  " + hyp_text.replace(" ", "  ") + " "  # the same words, other spaces
+        elif y < 0.08:
+            hyp_text = hyp_text.capitalize()  # not plain: the Python way
+        elif y < 0.1:
+            ref_text = ref_text + "."
+        rows.append((f"u{k}", ref_text, hyp_text))
+    return rows
+
+
+def _scored(monkeypatch, rows, compiled: bool, chunk: int = 100, **settings):
+    """Records, figures, scores, tally and the judge's requests, chunk by chunk, one way or the other."""
+    if not compiled:
+        monkeypatch.setattr(stream, "_plain_kernel", lambda: None)
+    scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", **settings))
+    asked, real = [], scorer.labeler
+
+    def label(items):
+        asked.append([(uid, p, lang) for uid, p, lang in items])
+        return real(items)
+
+    scorer.labeler = label
+    got = {"records": [], "scores": [], "tally": []}
+    for k in range(0, len(rows), chunk):
+        out = scorer(rows[k : k + chunk])
+        got["records"].append(b"".join(out.records))
+        got["scores"].append(out.scores)
+        got["tally"].append(out.tally)
+    got["asked"] = asked
+    monkeypatch.undo()
+    return got, scorer
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_plain_lines_give_the_same_bytes_figures_and_requests(monkeypatch, seed):
+    rows = _corpus(600, seed)
+    want, _ = _scored(monkeypatch, rows, compiled=False, records=True, scores=True)
+    got, scorer = _scored(monkeypatch, rows, compiled=True, records=True, scores=True)
+    kernel = scorer.kernels["en"]
+    taken = sum(kernel.align(uid, r, h, {}, {}) is not None for uid, r, h in rows)
+    assert taken > len(rows) // 3  # the compiled path took a good share, the Python path the rest
+    assert got["records"] == want["records"]
+    assert got["scores"] == want["scores"]
+    assert got["tally"] == want["tally"]
+    assert got["asked"] == want["asked"]
+
+
+def test_without_records_the_figures_are_the_same(monkeypatch):
+    rows = _corpus(300, 5)
+    want, _ = _scored(monkeypatch, rows, compiled=False, scores=True)
+    got, _ = _scored(monkeypatch, rows, compiled=True, scores=True)
+    assert got == want and got["records"] == [b""] * 3
+
+
+def test_a_small_word_table_starts_again_without_changing_a_byte(monkeypatch):
+    rows = _corpus(400, 6)
+    want, _ = _scored(monkeypatch, rows, compiled=False, records=True)
+    monkeypatch.setattr(stream, "MAX_TOKENS", 30)  # the kernel's table is cleared many times a chunk
+    got, scorer = _scored(monkeypatch, rows, compiled=True, records=True)
+    assert got == want
+
+
+def test_long_lines_and_empty_sides_go_the_python_way(monkeypatch):
+    rng = random.Random(7)
+    words = VOCAB.split()
+    long_ref = rng.choices(words, k=3000)
+    long_hyp = [w if rng.random() < 0.9 else rng.choice(words) for w in long_ref]
+    rows = [("long", " ".join(long_ref), " ".join(long_hyp)), ("empty-ref", "", "the cat"), ("empty-hyp", "the cat", "")]
+    rows += [("blank", " ", " "), ("digits", "10 25", "10 2024")]
+    want, _ = _scored(monkeypatch, rows, compiled=False, records=True)
+    got, scorer = _scored(monkeypatch, rows, compiled=True, records=True)
+    assert got == want
+    kernel = scorer.kernels["en"]
+    assert [kernel.align(uid, r, h, {}, {}) is None for uid, r, h in rows] == [True, True, False, True, False]
+
+
+def test_a_whole_run_with_workers(tmp_path, monkeypatch):
+    from voxjudge.asr.laser import parallel
+
+    monkeypatch.setattr(parallel, "CHUNK", 80)
+    ids, refs, hyps = zip(*_corpus(500, 8))
+    runs = {}
+    for name in ("python", "compiled"):
+        if name == "python":
+            monkeypatch.setenv("VOXJUDGE_KERNEL", "python")  # inherited by the forked workers
+        else:
+            monkeypatch.delenv("VOXJUDGE_KERNEL")
+        out = tmp_path / f"{name}.jsonl"
+        result = run_laser(refs, hyps, ids, options=LaserOptions(lang="en", jobs=2), out=out, keep_utterances=False)
+        runs[name] = out.read_bytes(), json.dumps(result.summary, sort_keys=True)
+    assert runs["compiled"] == runs["python"]
+
+
+def test_the_kernel_refuses_what_it_cannot_read():
+    kernel = stream._plain_kernel()
+    scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))
+    scorer([("u", "the cat", "the bat")])
+    k = scorer.kernels["en"]
+    with pytest.raises(TypeError):
+        k.align("u", b"the cat", "the cat", {}, {})
+    with pytest.raises(TypeError):
+        k.finish(("u",), {}, [], [], None)
+    assert kernel is not None and k.align("u", "the cät", "the cat", {}, {}) is None  # not ASCII
