@@ -444,7 +444,7 @@ class ChunkScorer:
             lang=lang,
             string=_string,
             identical=(before.encode(), between.encode(), after.encode()),
-            head_mid=f", \"lang\": {self.lang_json[lang]}, {self.run_json}, ".encode(),
+            head_mid=f', "lang": {self.lang_json[lang]}, {self.run_json}, '.encode(),
             laser_json=self.laser_json,
             wanted=s.records or s.scores or s.keep,
             records=s.records,
