@@ -24,9 +24,10 @@ VOCAB = "the cat sat on a mat uh um hmm nuc nuclear th they 10 25 2024 going to 
 
 
 def test_the_compiled_path_is_built():
-    # CI installs with a C compiler: a kernel that did not build would leave every test below
-    # comparing the Python path with itself
-    assert stream.kernel_name() == "compiled", "the extension voxjudge.asr.laser._plain was not built"
+    # CI installs with a C compiler: a kernel that did not build (or was built from another
+    # version of _plain.c: rebuild with pip install -e .) would leave every test below comparing
+    # the Python path with itself
+    assert stream.kernel_name() == "compiled", "voxjudge.asr.laser._plain is missing or stale: pip install -e ."
 
 
 def _corpus(n: int, seed: int) -> list[tuple[str, str, str]]:

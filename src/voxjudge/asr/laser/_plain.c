@@ -56,11 +56,11 @@ typedef struct {
     Py_ssize_t spans_cap;
     int32_t *ids;
     Py_ssize_t ids_scratch_cap;
-    Py_ssize_t *stretches; /* (r0, h0, n ref words, n hyp words) per mismatched stretch */
-    Py_ssize_t stretches_cap;
+    void *protos; /* the pairs and runs of a line (Proto), before their labels */
+    Py_ssize_t protos_cap;
 } Kernel;
 
-static PyObject *s_substitute, *s_insert, *s_delete, *s_filler, *s_repetition, *s_false_start, *s_empty, *s_match,
+static PyObject *s_substitute, *s_insert, *s_delete, *s_swap, *s_filler, *s_repetition, *s_false_start, *s_empty, *s_match,
     *s_as_opcodes, *s_as_list, *s_equal;
 
 static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
@@ -278,27 +278,42 @@ static int ints_add3(Ints *a, int32_t x, int32_t y, int32_t z) {
     return 0;
 }
 
+/* a side's words (ids, at most two) as a tuple of str */
+static PyObject *side_tuple(Kernel *self, const int32_t *ids, int n) {
+    PyObject *t = PyTuple_New(n);
+    if (!t)
+        return NULL;
+    for (int k = 0; k < n; k++) {
+        PyObject *w = word_str(self, ids[k]);
+        if (!w) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, Py_NewRef(w));
+    }
+    return t;
+}
+
+/* A pair of the line, before its label: one word for one, a word on one side, or a swap */
+typedef struct {
+    int is_run;
+    Py_ssize_t i, j, n; /* a run of n identical words from ref word i, hyp word j */
+    PyObject *op;       /* borrowed: one of the s_* names */
+    int32_t r[2], h[2];
+    int nr, nh;
+    Py_ssize_t ref_start, hyp_start;
+} Proto;
+
 /* a pair: its key (lang, identity) looked up in labels, its entry (or key) appended to keys, and a
  * request (uid, RubricPair, lang) added to todo on first sight */
-static int add_pair(Kernel *self, PyObject *keys, PyObject *labels, PyObject *todo, PyObject *uid, int32_t r, int32_t h,
-                    PyObject *op, Py_ssize_t ref_start, Py_ssize_t hyp_start, PyObject *note) {
-    PyObject *ref = NULL, *hyp = NULL, *identity = NULL, *key = NULL;
+static int add_pair(Kernel *self, PyObject *keys, PyObject *labels, PyObject *todo, PyObject *uid, const Proto *p,
+                    PyObject *note) {
+    PyObject *ref = NULL, *hyp = NULL, *identity = NULL, *key = NULL, *op = p->op;
+    Py_ssize_t ref_start = p->ref_start, hyp_start = p->hyp_start;
     int ok = -1;
-    if (r >= 0) {
-        PyObject *w = word_str(self, r);
-        ref = w ? PyTuple_Pack(1, w) : NULL;
-    } else {
-        ref = PyTuple_New(0);
-    }
-    if (!ref)
+    if (!(ref = side_tuple(self, p->r, p->nr)) || !(hyp = side_tuple(self, p->h, p->nh)))
         goto done;
-    if (h >= 0) {
-        PyObject *w = word_str(self, h);
-        hyp = w ? PyTuple_Pack(1, w) : NULL;
-    } else {
-        hyp = PyTuple_New(0);
-    }
-    if (!hyp || !(identity = PyTuple_Pack(4, ref, hyp, op, note)) || !(key = PyTuple_Pack(2, self->lang, identity)))
+    if (!(identity = PyTuple_Pack(4, ref, hyp, op, note)) || !(key = PyTuple_Pack(2, self->lang, identity)))
         goto done;
     PyObject *entry = PyDict_GetItemWithError(labels, key);
     if (entry) {
@@ -402,7 +417,7 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
     Ints items = {NULL, 0, 0};
     PyObject *keys = NULL, *script = NULL, *opcodes = NULL, *ops = NULL, *result = NULL;
     PyObject *a = NULL, *b = NULL, *blob = NULL, *wer = NULL;
-    Py_ssize_t edits = 0, n_stretches = 0;
+    Py_ssize_t edits = 0;
     int same = nr == nh && memcmp(rid, hid, nr * sizeof(int32_t)) == 0;
     if (!(keys = PyList_New(0)))
         goto done;
@@ -422,9 +437,10 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
             PyErr_SetString(PyExc_TypeError, "rapidfuzz's opcodes are not a list");
             goto done;
         }
-        /* first the stretches between equal opcodes (stream.ChunkScorer._pairs), and whether the
-         * line needs the Python path, before anything is asked of the judge; runs as items */
-        Py_ssize_t n_ops = PyList_GET_SIZE(ops), pend_r = -1, pend_h = -1;
+        /* first the pairs of the stretches between equal opcodes (stream.ChunkScorer._pairs) and
+         * the runs, and whether the line needs the Python path, before anything is asked of the
+         * judge */
+        Py_ssize_t n_ops = PyList_GET_SIZE(ops), pend_r = -1, pend_h = -1, np = 0;
         int inserted = 0, deleted = 0;
         for (Py_ssize_t k = 0; k <= n_ops; k++) {
             Py_ssize_t i1 = nr, i2 = nr, j1 = nh;
@@ -454,10 +470,9 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                 Py_ssize_t nrs = i1 - pend_r, nhs = j1 - pend_h;
                 if (nrs && nhs && !(nrs == 1 && nhs == 1))
                     goto python; /* the alignment programme's stretch */
-                inserted |= nrs == 0;
-                deleted |= nhs == 0;
-                if (inserted && deleted)
-                    goto python; /* an insertion beside a deletion may be a swap (align.swaps) */
+                if (ensure((void **)&self->protos, &self->protos_cap, np + nrs + nhs, sizeof(Proto)) < 0)
+                    goto done;
+                Proto *pr = self->protos;
                 if (nrs == 1 && nhs == 1) {
                     /* a dropped phenomenon for an added one is two pairs (speech.flag) */
                     PyObject *gone = phenomenon(self, rid, nr, pend_r);
@@ -470,59 +485,68 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                         if (new != s_empty)
                             goto python;
                     }
+                    pr[np++] = (Proto){0, 0, 0, 0, s_substitute, {rid[pend_r], 0}, {hid[pend_h], 0}, 1, 1, pend_r, pend_h};
+                } else {
+                    inserted |= nrs == 0;
+                    deleted |= nhs == 0;
+                    for (Py_ssize_t q = 0; q < nrs; q++)
+                        pr[np++] = (Proto){0, 0, 0, 0, s_delete, {rid[pend_r + q], 0}, {0, 0}, 1, 0, pend_r + q, pend_h};
+                    for (Py_ssize_t q = 0; q < nhs; q++)
+                        pr[np++] = (Proto){0, 0, 0, 0, s_insert, {0, 0}, {hid[pend_h + q], 0}, 0, 1, pend_r, pend_h + q};
                 }
-                if (ensure((void **)&self->stretches, &self->stretches_cap, 4 * (n_stretches + 1), sizeof(Py_ssize_t)) <
-                    0)
-                    goto done;
-                Py_ssize_t *st = self->stretches + 4 * n_stretches++;
-                st[0] = pend_r, st[1] = pend_h, st[2] = nrs, st[3] = nhs;
-                if (ints_add3(&items, 1, (int32_t)(n_stretches - 1), 0) < 0)
-                    goto done;
                 pend_r = pend_h = -1;
             }
             if (k == n_ops)
                 break;
-            if (i2 > i1 && ints_add3(&items, 0, (int32_t)i1, (int32_t)(i2 - i1)) < 0)
+            if (i2 > i1) {
+                if (ensure((void **)&self->protos, &self->protos_cap, np + 1, sizeof(Proto)) < 0)
+                    goto done;
+                ((Proto *)self->protos)[np++] = (Proto){1, i1, j1, i2 - i1, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0};
+            }
+        }
+        /* then, in order: an insertion, a kept word and a deletion of the same word made one swap
+         * (align.swaps, asked only when the line has both), each pair flagged (speech.flag) and its
+         * entry (or key) put in keys; the items as finish reads them: (0, i, n) a run, (1, 0, 0) a pair */
+        Proto *pr = self->protos;
+        for (Py_ssize_t k = 0; k < np; k++) {
+            Proto *a = &pr[k];
+            if (inserted && deleted && k + 2 < np && !a->is_run && a->op != s_substitute) {
+                Proto *b = &pr[k + 1], *c = &pr[k + 2];
+                if (!c->is_run && c->op != s_substitute && c->op != a->op && b->is_run && b->n == 1) {
+                    int32_t kept = rid[b->i]; /* the same word on both sides */
+                    Proto swap = {0, 0, 0, 0, s_swap, {0, 0}, {0, 0}, 2, 2, 0, 0};
+                    int found = 0;
+                    if (a->op == s_insert && a->h[0] == c->r[0]) {
+                        swap.r[0] = kept, swap.r[1] = c->r[0], swap.h[0] = a->h[0], swap.h[1] = kept;
+                        swap.ref_start = b->i, swap.hyp_start = a->hyp_start;
+                        found = 1;
+                    } else if (a->op == s_delete && a->r[0] == c->h[0]) {
+                        swap.r[0] = a->r[0], swap.r[1] = kept, swap.h[0] = kept, swap.h[1] = c->h[0];
+                        swap.ref_start = a->ref_start, swap.hyp_start = b->j;
+                        found = 1;
+                    }
+                    if (found) {
+                        if (ints_add3(&items, 1, 0, 0) < 0 || add_pair(self, keys, labels, todo, uid, &swap, s_empty) < 0)
+                            goto done;
+                        k += 2;
+                        continue;
+                    }
+                }
+            }
+            if (a->is_run) {
+                if (ints_add3(&items, 0, (int32_t)a->i, (int32_t)a->n) < 0)
+                    goto done;
+                continue;
+            }
+            PyObject *note = s_empty;
+            if (a->op == s_delete)
+                note = phenomenon(self, rid, nr, a->ref_start);
+            else if (a->op == s_insert)
+                note = phenomenon(self, hid, nh, a->hyp_start);
+            if (!note || ints_add3(&items, 1, 0, 0) < 0 || add_pair(self, keys, labels, todo, uid, a, note) < 0)
                 goto done;
         }
-        /* then each stretch's pairs, flagged, in order: their entries (or keys) in keys, and the
-         * items as finish reads them: a (1, 0, 0) per pair */
-        Ints flat = {NULL, 0, 0};
-        for (Py_ssize_t k = 0; k < items.n; k += 3) {
-            if (items.v[k] == 0) {
-                if (ints_add3(&flat, 0, items.v[k + 1], items.v[k + 2]) < 0)
-                    goto flat_failed;
-                continue;
-            }
-            Py_ssize_t *st = self->stretches + 4 * items.v[k + 1];
-            Py_ssize_t r0 = st[0], h0 = st[1], nrs = st[2], nhs = st[3];
-            if (nrs == 1 && nhs == 1) {
-                if (ints_add3(&flat, 1, 0, 0) < 0 ||
-                    add_pair(self, keys, labels, todo, uid, rid[r0], hid[h0], s_substitute, r0, h0, s_empty) < 0)
-                    goto flat_failed;
-                continue;
-            }
-            for (Py_ssize_t q = 0; q < nrs; q++) {
-                PyObject *note = phenomenon(self, rid, nr, r0 + q);
-                if (!note || ints_add3(&flat, 1, 0, 0) < 0 ||
-                    add_pair(self, keys, labels, todo, uid, rid[r0 + q], -1, s_delete, r0 + q, h0, note) < 0)
-                    goto flat_failed;
-            }
-            for (Py_ssize_t q = 0; q < nhs; q++) {
-                PyObject *note = phenomenon(self, hid, nh, h0 + q);
-                if (!note || ints_add3(&flat, 1, 0, 0) < 0 ||
-                    add_pair(self, keys, labels, todo, uid, -1, hid[h0 + q], s_insert, r0, h0 + q, note) < 0)
-                    goto flat_failed;
-            }
-        }
-        PyMem_Free(items.v);
-        items = flat;
-        goto built;
-    flat_failed:
-        PyMem_Free(flat.v);
-        goto done;
     }
-built:
     /* the entry: the items and the reference's word spans, as int32s, in one bytes object */
     if (!(blob = PyBytes_FromStringAndSize(NULL, (items.n + 1 + 2 * nr) * (Py_ssize_t)sizeof(int32_t))))
         goto done;
@@ -806,7 +830,7 @@ static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->word_str);
     PyMem_Free(self->spans);
     PyMem_Free(self->ids);
-    PyMem_Free(self->stretches);
+    PyMem_Free(self->protos);
     Py_XDECREF(self->editops);
     Py_XDECREF(self->pair_class);
     Py_XDECREF(self->fillers);
@@ -849,6 +873,7 @@ PyMODINIT_FUNC PyInit__plain(void) {
     INTERN(s_substitute, "substitute");
     INTERN(s_insert, "insert");
     INTERN(s_delete, "delete");
+    INTERN(s_swap, "swap");
     INTERN(s_filler, "filler");
     INTERN(s_repetition, "repetition");
     INTERN(s_false_start, "false_start");
@@ -862,7 +887,11 @@ PyMODINIT_FUNC PyInit__plain(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0) {
+#ifndef SOURCE_SHA256
+#define SOURCE_SHA256 ""
+#endif
+    if (PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0 ||
+        PyModule_AddStringConstant(m, "source_sha256", SOURCE_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;
     }

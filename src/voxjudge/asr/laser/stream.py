@@ -27,14 +27,17 @@ this one to it, records and summary alike.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from json.encoder import encode_basestring
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 from rapidfuzz.distance.Levenshtein import editops as _editops
@@ -62,15 +65,26 @@ _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 def _plain_kernel():
     """The compiled path for plain lines (``_plain.c``), or None: when the install could not
-    compile it (no C compiler), or ``VOXJUDGE_KERNEL=python`` asks for the Python path (the
-    reference). Records and summary are the same either way; only the time differs."""
+    compile it (no C compiler), when it was built from another version of its source than the one
+    beside it (a checkout edited since it was built), or when ``VOXJUDGE_KERNEL=python`` asks for
+    the Python path (the reference). Records and summary are the same either way; only the time
+    differs."""
     if os.environ.get("VOXJUDGE_KERNEL") == "python":
         return None
     try:
         from voxjudge.asr.laser import _plain
     except ImportError:
         return None
-    return _plain
+    return _plain if _built_from_source(_plain) else None
+
+
+@lru_cache(maxsize=1)
+def _built_from_source(module) -> bool:
+    """Whether the module was built from the source beside it (an install has none: it was)."""
+    source = Path(__file__).with_name("_plain.c")
+    if not source.exists():
+        return True
+    return hashlib.sha256(source.read_bytes()).hexdigest() == getattr(module, "source_sha256", "")
 
 
 def kernel_name() -> str:
