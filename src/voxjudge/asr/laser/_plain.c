@@ -46,6 +46,7 @@ typedef struct {
     PyObject *identical;   /* (before, between, after) bytes: an identical pair's JSON around its word */
     PyObject *head_mid;    /* bytes: ', "lang": ..., "judge": ..., "embedder": ..., ' */
     PyObject *laser_json;  /* dict-like: laser -> (laser_calibrated, its JSON text) */
+    PyObject *region;      /* region(ref words, hyp words, r0, h0) -> the programme's RubricPairs */
     int wanted;            /* the per-utterance WER is wanted */
     int records;
     double checked_pairs;  /* longer lines go the Python way (interruptible there) */
@@ -60,6 +61,7 @@ typedef struct {
     Py_ssize_t protos_cap;
 } Kernel;
 
+static PyObject *s_ref, *s_hyp, *s_op, *s_ref_start, *s_hyp_start, *s_merge;
 static PyObject *s_substitute, *s_insert, *s_delete, *s_swap, *s_filler, *s_repetition, *s_false_start, *s_empty, *s_match,
     *s_as_opcodes, *s_as_list, *s_equal;
 
@@ -299,9 +301,11 @@ typedef struct {
     int is_run;
     Py_ssize_t i, j, n; /* a run of n identical words from ref word i, hyp word j */
     PyObject *op;       /* borrowed: one of the s_* names */
-    int32_t r[2], h[2];
+    int32_t r[2], h[2]; /* a side's word ids (one or two words) */
     int nr, nh;
     Py_ssize_t ref_start, hyp_start;
+    PyObject *pair; /* borrowed: a pair the alignment programme made (its sides are its own), or NULL */
+    int differ;     /* its two sides differ (a pair of identical words can come from the programme) */
 } Proto;
 
 /* a pair: its key (lang, identity) looked up in labels, its entry (or key) appended to keys, and a
@@ -311,8 +315,12 @@ static int add_pair(Kernel *self, PyObject *keys, PyObject *labels, PyObject *to
     PyObject *ref = NULL, *hyp = NULL, *identity = NULL, *key = NULL, *op = p->op;
     Py_ssize_t ref_start = p->ref_start, hyp_start = p->hyp_start;
     int ok = -1;
-    if (!(ref = side_tuple(self, p->r, p->nr)) || !(hyp = side_tuple(self, p->h, p->nh)))
+    if (p->pair) {
+        if (!(ref = PyObject_GetAttr(p->pair, s_ref)) || !(hyp = PyObject_GetAttr(p->pair, s_hyp)))
+            goto done;
+    } else if (!(ref = side_tuple(self, p->r, p->nr)) || !(hyp = side_tuple(self, p->h, p->nh))) {
         goto done;
+    }
     if (!(identity = PyTuple_Pack(4, ref, hyp, op, note)) || !(key = PyTuple_Pack(2, self->lang, identity)))
         goto done;
     PyObject *entry = PyDict_GetItemWithError(labels, key);
@@ -383,6 +391,117 @@ static PyObject *as_code_points(const int32_t *ids, Py_ssize_t n) {
     return s;
 }
 
+
+static int is_gap(const Proto *p) { return !p->is_run && (p->op == s_insert || p->op == s_delete); }
+
+static PyObject *words_list(Kernel *self, const int32_t *ids, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    if (!list)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = word_str(self, ids[k]);
+        if (!w) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, Py_NewRef(w));
+    }
+    return list;
+}
+
+/* The pairs of a stretch with words on both sides, from the alignment programme (the Python
+ * ``region`` given to the kernel: align._region, its limit checked first) as protos appended at
+ * *np; -2: the line needs the Python path (a dropped phenomenon for an added one), -1: an error */
+static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, Py_ssize_t nr, const int32_t *hid, Py_ssize_t nh,
+                                Py_ssize_t r0, Py_ssize_t nrs, Py_ssize_t h0, Py_ssize_t nhs, PyObject *held,
+                                Py_ssize_t *np, int *inserted, int *deleted) {
+    PyObject *rs = words_list(self, rid + r0, nrs), *hs = rs ? words_list(self, hid + h0, nhs) : NULL;
+    PyObject *found = hs ? PyObject_CallFunction(self->region, "OOnn", rs, hs, r0, h0) : NULL;
+    Py_XDECREF(rs);
+    Py_XDECREF(hs);
+    if (!found)
+        return -1;
+    int kept = PyList_Append(held, found);
+    Py_DECREF(found);
+    if (kept < 0)
+        return -1;
+    if (!PyList_Check(found)) {
+        PyErr_SetString(PyExc_TypeError, "the alignment programme did not give a list");
+        return -1;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(found);
+    if (ensure((void **)&self->protos, &self->protos_cap, *np + n, sizeof(Proto)) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *pair = PyList_GET_ITEM(found, k);
+        PyObject *op = PyObject_GetAttr(pair, s_op), *ref = PyObject_GetAttr(pair, s_ref);
+        PyObject *hyp = PyObject_GetAttr(pair, s_hyp), *rs0 = PyObject_GetAttr(pair, s_ref_start);
+        PyObject *hs0 = PyObject_GetAttr(pair, s_hyp_start);
+        Proto p = {0, 0, 0, 0, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0, pair, 1};
+        int ok = op && ref && hyp && rs0 && hs0 && PyTuple_Check(ref) && PyTuple_Check(hyp);
+        if (ok) {
+            PyObject *names[] = {s_equal, s_substitute, s_insert, s_delete, s_swap, s_merge};
+            for (int q = 0; q < 6 && !p.op; q++) {
+                int same = PyObject_RichCompareBool(op, names[q], Py_EQ);
+                if (same < 0) {
+                    ok = 0;
+                    break;
+                }
+                if (same)
+                    p.op = names[q];
+            }
+            p.nr = (int)PyTuple_GET_SIZE(ref);
+            p.nh = (int)PyTuple_GET_SIZE(hyp);
+            p.ref_start = PyLong_AsSsize_t(rs0);
+            p.hyp_start = PyLong_AsSsize_t(hs0);
+            if (PyErr_Occurred())
+                ok = 0;
+        }
+        if (ok && p.op == NULL) {
+            PyErr_SetString(PyExc_ValueError, "the alignment programme made a pair of an unknown kind");
+            ok = 0;
+        }
+        if (ok && (p.ref_start < 0 || p.ref_start + p.nr > nr || p.hyp_start < 0 || p.hyp_start + p.nh > nh)) {
+            PyErr_SetString(PyExc_ValueError, "the alignment programme made a pair outside the line");
+            ok = 0;
+        }
+        if (ok) {
+            /* one-word sides by their ids (the line's words where the pair sits): swaps and flags read them */
+            if (p.nr == 1)
+                p.r[0] = rid[p.ref_start];
+            if (p.nh == 1)
+                p.h[0] = hid[p.hyp_start];
+            int differ = PyObject_RichCompareBool(ref, hyp, Py_NE);
+            if (differ < 0)
+                ok = 0;
+            p.differ = differ;
+        }
+        Py_XDECREF(op);
+        Py_XDECREF(ref);
+        Py_XDECREF(hyp);
+        Py_XDECREF(rs0);
+        Py_XDECREF(hs0);
+        if (!ok)
+            return -1;
+        *inserted |= p.op == s_insert;
+        *deleted |= p.op == s_delete;
+        if (p.op == s_substitute && p.nr == 1 && p.nh == 1) { /* speech.flag may split it in two */
+            PyObject *gone = phenomenon(self, rid, nr, p.ref_start);
+            if (!gone)
+                return -1;
+            if (gone != s_empty) {
+                PyObject *new = phenomenon(self, hid, nh, p.hyp_start);
+                if (!new)
+                    return -1;
+                if (new != s_empty)
+                    return -2;
+            }
+        }
+        ((Proto *)self->protos)[(*np)++] = p;
+    }
+    return n;
+}
+
 /* Kernel.align(uid, ref, hyp, labels, todo) -> (uid, items, keys, edits, wer, ref), or None: the
  * line is not plain, or needs what only the Python path does (nothing is asked of the judge then) */
 static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -417,9 +536,10 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
     Ints items = {NULL, 0, 0};
     PyObject *keys = NULL, *script = NULL, *opcodes = NULL, *ops = NULL, *result = NULL;
     PyObject *a = NULL, *b = NULL, *blob = NULL, *wer = NULL;
+    PyObject *held = NULL; /* the programme's pairs, alive while protos point at them */
     Py_ssize_t edits = 0;
     int same = nr == nh && memcmp(rid, hid, nr * sizeof(int32_t)) == 0;
-    if (!(keys = PyList_New(0)))
+    if (!(keys = PyList_New(0)) || !(held = PyList_New(0)))
         goto done;
     if (same) {
         if (ints_add3(&items, 0, 0, (int32_t)nr) < 0)
@@ -468,8 +588,16 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
             }
             if (pend_r >= 0) {
                 Py_ssize_t nrs = i1 - pend_r, nhs = j1 - pend_h;
-                if (nrs && nhs && !(nrs == 1 && nhs == 1))
-                    goto python; /* the alignment programme's stretch */
+                if (nrs && nhs && !(nrs == 1 && nhs == 1)) { /* the alignment programme's stretch */
+                    Py_ssize_t got = region_protos(self, rid, nr, hid, nh, pend_r, nrs, pend_h, nhs, held, &np,
+                                                   &inserted, &deleted);
+                    if (got == -1)
+                        goto done;
+                    if (got == -2)
+                        goto python;
+                    pend_r = pend_h = -1;
+                    goto stretch_done;
+                }
                 if (ensure((void **)&self->protos, &self->protos_cap, np + nrs + nhs, sizeof(Proto)) < 0)
                     goto done;
                 Proto *pr = self->protos;
@@ -485,23 +613,24 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                         if (new != s_empty)
                             goto python;
                     }
-                    pr[np++] = (Proto){0, 0, 0, 0, s_substitute, {rid[pend_r], 0}, {hid[pend_h], 0}, 1, 1, pend_r, pend_h};
+                    pr[np++] = (Proto){0, 0, 0, 0, s_substitute, {rid[pend_r], 0}, {hid[pend_h], 0}, 1, 1, pend_r, pend_h, NULL, 1};
                 } else {
                     inserted |= nrs == 0;
                     deleted |= nhs == 0;
                     for (Py_ssize_t q = 0; q < nrs; q++)
-                        pr[np++] = (Proto){0, 0, 0, 0, s_delete, {rid[pend_r + q], 0}, {0, 0}, 1, 0, pend_r + q, pend_h};
+                        pr[np++] = (Proto){0, 0, 0, 0, s_delete, {rid[pend_r + q], 0}, {0, 0}, 1, 0, pend_r + q, pend_h, NULL, 1};
                     for (Py_ssize_t q = 0; q < nhs; q++)
-                        pr[np++] = (Proto){0, 0, 0, 0, s_insert, {0, 0}, {hid[pend_h + q], 0}, 0, 1, pend_r, pend_h + q};
+                        pr[np++] = (Proto){0, 0, 0, 0, s_insert, {0, 0}, {hid[pend_h + q], 0}, 0, 1, pend_r, pend_h + q, NULL, 1};
                 }
                 pend_r = pend_h = -1;
             }
+        stretch_done:
             if (k == n_ops)
                 break;
             if (i2 > i1) {
                 if (ensure((void **)&self->protos, &self->protos_cap, np + 1, sizeof(Proto)) < 0)
                     goto done;
-                ((Proto *)self->protos)[np++] = (Proto){1, i1, j1, i2 - i1, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0};
+                ((Proto *)self->protos)[np++] = (Proto){1, i1, j1, i2 - i1, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0, NULL, 0};
             }
         }
         /* then, in order: an insertion, a kept word and a deletion of the same word made one swap
@@ -510,23 +639,26 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
         Proto *pr = self->protos;
         for (Py_ssize_t k = 0; k < np; k++) {
             Proto *a = &pr[k];
-            if (inserted && deleted && k + 2 < np && !a->is_run && a->op != s_substitute) {
+            if (inserted && deleted && k + 2 < np && is_gap(a)) {
                 Proto *b = &pr[k + 1], *c = &pr[k + 2];
-                if (!c->is_run && c->op != s_substitute && c->op != a->op && b->is_run && b->n == 1) {
-                    int32_t kept = rid[b->i]; /* the same word on both sides */
-                    Proto swap = {0, 0, 0, 0, s_swap, {0, 0}, {0, 0}, 2, 2, 0, 0};
+                /* b: one kept word, a run of one or the programme's pair of identical words */
+                int single = b->is_run ? b->n == 1 : b->op == s_equal;
+                if (is_gap(c) && c->op != a->op && single) {
+                    int32_t kept_r = b->is_run ? rid[b->i] : b->r[0], kept_h = b->is_run ? hid[b->j] : b->h[0];
+                    Py_ssize_t b_ref = b->is_run ? b->i : b->ref_start, b_hyp = b->is_run ? b->j : b->hyp_start;
+                    Proto swap = {0, 0, 0, 0, s_swap, {0, 0}, {0, 0}, 2, 2, 0, 0, NULL, 1};
                     int found = 0;
                     if (a->op == s_insert && a->h[0] == c->r[0]) {
-                        swap.r[0] = kept, swap.r[1] = c->r[0], swap.h[0] = a->h[0], swap.h[1] = kept;
-                        swap.ref_start = b->i, swap.hyp_start = a->hyp_start;
+                        swap.r[0] = kept_r, swap.r[1] = c->r[0], swap.h[0] = a->h[0], swap.h[1] = kept_h;
+                        swap.ref_start = b_ref, swap.hyp_start = a->hyp_start;
                         found = 1;
                     } else if (a->op == s_delete && a->r[0] == c->h[0]) {
-                        swap.r[0] = a->r[0], swap.r[1] = kept, swap.h[0] = kept, swap.h[1] = c->h[0];
-                        swap.ref_start = a->ref_start, swap.hyp_start = b->j;
+                        swap.r[0] = a->r[0], swap.r[1] = kept_r, swap.h[0] = kept_h, swap.h[1] = c->h[0];
+                        swap.ref_start = a->ref_start, swap.hyp_start = b_hyp;
                         found = 1;
                     }
                     if (found) {
-                        if (ints_add3(&items, 1, 0, 0) < 0 || add_pair(self, keys, labels, todo, uid, &swap, s_empty) < 0)
+                        if (ints_add3(&items, 1, 1, 0) < 0 || add_pair(self, keys, labels, todo, uid, &swap, s_empty) < 0)
                             goto done;
                         k += 2;
                         continue;
@@ -539,11 +671,11 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                 continue;
             }
             PyObject *note = s_empty;
-            if (a->op == s_delete)
+            if (a->op == s_delete && a->nr == 1 && a->nh == 0)
                 note = phenomenon(self, rid, nr, a->ref_start);
-            else if (a->op == s_insert)
+            else if (a->op == s_insert && a->nh == 1 && a->nr == 0)
                 note = phenomenon(self, hid, nh, a->hyp_start);
-            if (!note || ints_add3(&items, 1, 0, 0) < 0 || add_pair(self, keys, labels, todo, uid, a, note) < 0)
+            if (!note || ints_add3(&items, 1, a->differ, 0) < 0 || add_pair(self, keys, labels, todo, uid, a, note) < 0)
                 goto done;
         }
     }
@@ -576,6 +708,7 @@ done:
     Py_XDECREF(b);
     Py_XDECREF(blob);
     Py_XDECREF(wer);
+    Py_XDECREF(held);
     return result;
 }
 
@@ -695,11 +828,11 @@ static PyObject *Kernel_finish(Kernel *self, PyObject *const *args, Py_ssize_t n
             goto done;
         if (!PyTuple_Check(event) || PyTuple_GET_SIZE(event) < 1)
             goto bad;
-        /* a plain line's pair always has two different sides: a "match" is a formatting error */
+        /* the same words but for case or punctuation: a "match" whose sides differ */
         int match = PyObject_RichCompareBool(PyTuple_GET_ITEM(event, 0), s_match, Py_EQ);
         if (match < 0)
             goto done;
-        n_format += match;
+        n_format += match && it[k + 1];
         if (self->records) {
             PyObject *js = PyTuple_GET_ITEM(e, 2);
             if (!PyBytes_Check(js))
@@ -780,15 +913,16 @@ static PyObject *Kernel_clear(Kernel *self, PyObject *unused) {
 static PyObject *Kernel_words(Kernel *self, PyObject *unused) { return PyLong_FromSsize_t(self->n_words); }
 
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"editops",  "pair_class", "fillers", "lang",          "string",    "identical", "head_mid",
-                            "laser_json", "wanted",   "records", "checked_pairs", "max_words", "max_ids",   NULL};
-    PyObject *editops, *pair_class, *fillers, *lang, *string, *identical, *head_mid, *laser_json;
+    static char *names[] = {"editops",    "pair_class", "fillers", "lang",          "string",    "identical",
+                            "head_mid",   "laser_json", "region",  "wanted",        "records",   "checked_pairs",
+                            "max_words",  "max_ids",    NULL};
+    PyObject *editops, *pair_class, *fillers, *lang, *string, *identical, *head_mid, *laser_json, *region;
     int wanted, records;
     double checked_pairs;
     Py_ssize_t max_words, max_ids;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!UOO!SOppdnn", names, &editops, &pair_class, &PyFrozenSet_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!UOO!SOOppdnn", names, &editops, &pair_class, &PyFrozenSet_Type,
                                      &fillers, &lang, &string, &PyTuple_Type, &identical, &head_mid, &laser_json,
-                                     &wanted, &records, &checked_pairs, &max_words, &max_ids))
+                                     &region, &wanted, &records, &checked_pairs, &max_words, &max_ids))
         return -1;
     if (PyTuple_GET_SIZE(identical) != 3 || !PyBytes_Check(PyTuple_GET_ITEM(identical, 0)) ||
         !PyBytes_Check(PyTuple_GET_ITEM(identical, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(identical, 2))) {
@@ -807,6 +941,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kw) {
     Py_XSETREF(self->identical, Py_NewRef(identical));
     Py_XSETREF(self->head_mid, Py_NewRef(head_mid));
     Py_XSETREF(self->laser_json, Py_NewRef(laser_json));
+    Py_XSETREF(self->region, Py_NewRef(region));
     self->wanted = wanted;
     self->records = records;
     self->checked_pairs = checked_pairs;
@@ -839,6 +974,7 @@ static void Kernel_dealloc(Kernel *self) {
     Py_XDECREF(self->identical);
     Py_XDECREF(self->head_mid);
     Py_XDECREF(self->laser_json);
+    Py_XDECREF(self->region);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -874,6 +1010,12 @@ PyMODINIT_FUNC PyInit__plain(void) {
     INTERN(s_insert, "insert");
     INTERN(s_delete, "delete");
     INTERN(s_swap, "swap");
+    INTERN(s_merge, "merge");
+    INTERN(s_ref, "ref");
+    INTERN(s_hyp, "hyp");
+    INTERN(s_op, "op");
+    INTERN(s_ref_start, "ref_start");
+    INTERN(s_hyp_start, "hyp_start");
     INTERN(s_filler, "filler");
     INTERN(s_repetition, "repetition");
     INTERN(s_false_start, "false_start");

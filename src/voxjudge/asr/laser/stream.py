@@ -460,6 +460,7 @@ class ChunkScorer:
             identical=(before.encode(), between.encode(), after.encode()),
             head_mid=f', "lang": {self.lang_json[lang]}, {self.run_json}, '.encode(),
             laser_json=self.laser_json,
+            region=self._region_of(lang),
             wanted=s.records or s.scores or s.keep,
             records=s.records,
             checked_pairs=longform.CHECKED_PAIRS,
@@ -467,6 +468,17 @@ class ChunkScorer:
             max_ids=MAX_TOKENS,
         )
         return kernel
+
+    def _region_of(self, lang: str) -> Callable:
+        """The alignment programme for a plain line's stretch, as ``_pairs`` runs it (a plain
+        word is its own key)."""
+        eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
+
+        def region(rs: list[str], hs: list[str], r0: int, h0: int) -> list[RubricPair]:
+            check_region(len(rs), len(hs), r0)
+            return _region(rs, hs, rs, hs, r0, h0, eq)
+
+        return region
 
     def _probe(self, lang: str) -> None:
         """Whether identical words are a match with no penalty in ``lang`` for this judge."""
