@@ -104,6 +104,22 @@ def test_plain_lines_give_the_same_bytes_figures_and_requests(monkeypatch, seed)
     assert got["asked"] == want["asked"]
 
 
+def test_lines_of_few_distinct_words_give_the_same_bytes(monkeypatch):
+    # four words: stretches on both sides everywhere, swaps the alignment programme makes and
+    # swaps of an insertion, a kept word and a deletion, repetitions beside them
+    rng = random.Random(9)
+    words = "x y z w x y uh".split()
+    rows = [
+        (f"u{k}", " ".join(rng.choices(words, k=rng.randint(1, 8))), " ".join(rng.choices(words, k=rng.randint(0, 8))))
+        for k in range(1500)
+    ]
+    want, _ = _scored(monkeypatch, rows, compiled=False, records=True, scores=True)
+    got, scorer = _scored(monkeypatch, rows, compiled=True, records=True, scores=True)
+    assert got == want
+    swaps = [p for requests in got["asked"] for _, p, _ in requests if p.op == "swap"]
+    assert len(swaps) >= 5
+
+
 def test_without_records_the_figures_are_the_same(monkeypatch):
     rows = _corpus(300, 5)
     want, _ = _scored(monkeypatch, rows, compiled=False, scores=True)
