@@ -166,6 +166,17 @@ def test_a_whole_run_with_workers(tmp_path, monkeypatch):
     assert runs["compiled"] == runs["python"]
 
 
+def test_the_workers_share_what_the_judge_loads(monkeypatch):
+    from voxjudge.asr.laser import lexicon, parallel
+
+    monkeypatch.setattr(parallel, "CHUNK", 100)
+    lexicon._frequencies.cache_clear()
+    rows = _corpus(300, 10)
+    settings = StreamSettings("default", RUBRIC, "en", records=True)
+    assert len(list(parallel.score_chunks(rows, settings, jobs=2, total=len(rows)))) == 3
+    assert lexicon._frequencies.cache_info().currsize == 1  # loaded here, before the workers forked
+
+
 def test_the_kernel_refuses_what_it_cannot_read():
     kernel = stream._plain_kernel()
     scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))

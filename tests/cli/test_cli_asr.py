@@ -184,6 +184,7 @@ def test_compare_table(capsys, en):
 def test_console_script_help_and_version():
     res = subprocess.run([sys.executable, "-m", "voxjudge.cli.main", "--version"], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.startswith("voxjudge ")
+    assert "(LASER plain lines: compiled)" in res.stdout  # CI builds the extension
     res = subprocess.run(
         [sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--help"], capture_output=True, text=True
     )

@@ -34,6 +34,16 @@ _COMMANDS = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, and whether LASER's plain lines run compiled (asked only then)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from voxjudge.asr.laser.stream import kernel_name
+
+        parser._print_message(f"voxjudge {__version__} (LASER plain lines: {kernel_name()})\n", sys.stdout)
+        parser.exit()
+
+
 def _requested(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
@@ -47,7 +57,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Evaluate speech systems the way careful human raters would.",
         epilog="Run 'voxjudge <command> --help' for the options of each command.",
     )
-    parser.add_argument("--version", action="version", version=f"voxjudge {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version (and how LASER runs) and exit")
     groups = parser.add_subparsers(dest="group", metavar="<command>", required=True)
     wanted = None if argv is None else _COMMANDS.get(_requested(argv) or "", (None,))[0]
     for module in _MODULES:
