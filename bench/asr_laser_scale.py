@@ -4,6 +4,7 @@
     python bench/asr_laser_scale.py --utterances 1000000 --no-jiwer   # memory at 1M (and the time)
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
     python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
+    python bench/asr_laser_scale.py --python-path         # ... and the Python path for plain lines beside it
     python bench/asr_laser_scale.py --instructions        # instructions per utterance (valgrind), vs jiwer
     python bench/asr_laser_scale.py --instructions --by-function   # ... and where they go
 
@@ -318,6 +319,9 @@ def main() -> None:
     ap.add_argument("--keep", metavar="DIR", help="write the corpus and records here and keep them")
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
     ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
+    ap.add_argument(
+        "--python-path", action="store_true", help="also the Python path for plain lines (VOXJUDGE_KERNEL=python)"
+    )
     ap.add_argument("--instructions", action="store_true", help="count instructions per utterance (valgrind)")
     ap.add_argument("--by-function", action="store_true", help="with --instructions: where they go, by kind")
     args = ap.parse_args()
@@ -358,16 +362,22 @@ def main() -> None:
             run(vox_argv(folder / f"warm.{ref.name}", folder / f"warm.{hyp.name}", ray=True), folder, env)
         if not args.no_jiwer:
             run(_jiwer_argv(folder / "warm.ref.plain", folder / "warm.hyp.plain"), folder, env)
+        python_argv = _score_argv(ref, hyp, folder / "records-python.jsonl", *vox[vox.index("--out") + 2 :])
+        runs = {"voxjudge": (vox, env), "ray": (vox_argv(ref, hyp, ray=True), env), "jiwer": (jiw, env)}
+        runs["python"] = (python_argv, dict(env, VOXJUDGE_KERNEL="python"))
+        records = {"voxjudge": "records.jsonl", "ray": "records-ray.jsonl", "python": "records-python.jsonl"}
+        wanted = {"voxjudge", *(["ray"] if args.ray else []), *(["python"] if args.python_path else [])}
+        wanted |= set() if args.no_jiwer else {"jiwer"}
         best: dict[str, tuple[float, float, float, float]] = {}
         for _ in range(args.runs):
-            for name, argv in (("voxjudge", vox), ("ray", vox_argv(ref, hyp, ray=True)), ("jiwer", jiw)):
-                if (name == "jiwer" and args.no_jiwer) or (name == "ray" and not args.ray):
+            for name, (argv, run_env) in runs.items():
+                if name not in wanted:
                     continue
                 # the previous run's records go first, untimed: replacing a 554 MB file frees its
                 # pages (0.3 s of system time), which is not scoring and which jiwer never pays
-                if name != "jiwer":
-                    (folder / ("records.jsonl" if name == "voxjudge" else "records-ray.jsonl")).unlink(missing_ok=True)
-                wall, rss, cpu, summed = run(argv, folder, env)
+                if name in records:
+                    (folder / records[name]).unlink(missing_ok=True)
+                wall, rss, cpu, summed = run(argv, folder, run_env)
                 old = best.get(name)
                 best[name] = (
                     (min(wall, old[0]), max(rss, old[1]), min(cpu, old[2]), max(summed, old[3]))
@@ -382,9 +392,20 @@ def main() -> None:
         )
         v = best["voxjudge"]
         print(
-            f"  voxjudge asr score --out (offline default judge): {v[0]:.1f} s wall, {v[2]:.1f} CPU s, "
-            f"peak RSS {v[1]:.0f} MB (largest process), {v[3]:.0f} MB summed over its processes, records {size:.0f} MB"
+            f"  voxjudge asr score --out (offline default judge, plain lines {_plain_path(env)}): {v[0]:.1f} s wall, "
+            f"{v[2]:.1f} CPU s, peak RSS {v[1]:.0f} MB (largest process), {v[3]:.0f} MB summed over its processes, "
+            f"records {size:.0f} MB"
         )
+        if "python" in best:
+            p = best["python"]
+            same = _sha256(folder / "records-python.jsonl") == _sha256(folder / "records.jsonl")
+            print(
+                f"  the same, plain lines on the Python path (VOXJUDGE_KERNEL=python): {p[0]:.1f} s wall, "
+                f"{p[2]:.1f} CPU s; records {'identical' if same else 'DIFFERENT'}; compiled / Python: CPU "
+                f"{v[2] / p[2]:.2f}x"
+            )
+            if not same:
+                raise SystemExit("bench: the Python path's records differ from the compiled path's")
         if "ray" in best:
             r = best["ray"]
             same = _sha256(folder / "records-ray.jsonl") == _sha256(folder / "records.jsonl")
@@ -405,6 +426,12 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _plain_path(env: dict[str, str]) -> str:
+    """How the voxjudge under test scores plain lines: "compiled" or "python" (its --version)."""
+    out = subprocess.run([_script("voxjudge"), "--version"], env=env, capture_output=True, text=True, check=True).stdout
+    return out.rpartition(": ")[2].rstrip(")\n") or "unknown"
 
 
 def _sha256(path: Path) -> str:
