@@ -198,8 +198,8 @@ static int is_filler(Kernel *self, int32_t id) {
 
 /* the words of a plain line as spans appended at spans[2*k]; -1: not plain */
 static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *cap, Py_ssize_t first) {
-    if (!PyUnicode_IS_ASCII(text))
-        return -1;
+    if (!PyUnicode_IS_ASCII(text) || PyUnicode_GET_LENGTH(text) > INT32_MAX)
+        return -1; /* not plain, or too long for the entry's int32 spans: the Python way */
     const char *p = (const char *)PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0, k = 0;
     while (k < n) {
