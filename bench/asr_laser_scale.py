@@ -398,24 +398,19 @@ def main() -> None:
         )
         if "python" in best:
             p = best["python"]
-            same = _sha256(folder / "records-python.jsonl") == _sha256(folder / "records.jsonl")
+            same = _same_records(folder, "records-python.jsonl")
             print(
                 f"  the same, plain lines on the Python path (VOXJUDGE_KERNEL=python): {p[0]:.1f} s wall, "
-                f"{p[2]:.1f} CPU s; records {'identical' if same else 'DIFFERENT'}; compiled / Python: CPU "
-                f"{v[2] / p[2]:.2f}x"
+                f"{p[2]:.1f} CPU s; records {same}; compiled / Python: CPU {v[2] / p[2]:.2f}x"
             )
-            if not same:
-                raise SystemExit("bench: the Python path's records differ from the compiled path's")
         if "ray" in best:
             r = best["ray"]
-            same = _sha256(folder / "records-ray.jsonl") == _sha256(folder / "records.jsonl")
+            same = _same_records(folder, "records-ray.jsonl")
             print(
                 f"  voxjudge asr score --out --engine ray (local Ray, 2 CPUs, 2 workers): {r[0]:.1f} s wall, "
-                f"{r[2]:.1f} CPU s (Ray's processes included); records {'identical' if same else 'DIFFERENT'}"
+                f"{r[2]:.1f} CPU s (Ray's processes included); records {same}"
             )
             print(f"  ratio ray / local: wall {r[0] / v[0]:.2f}x (target <= 1.5), CPU {r[2] / v[2]:.2f}x")
-            if not same:
-                raise SystemExit("bench: the Ray run's records differ from the local run's")
         if "jiwer" in best:
             j = best["jiwer"]
             print(f"  jiwer CLI (WER only): {j[0]:.1f} s wall, {j[2]:.1f} CPU s, peak RSS {j[1]:.0f} MB")
@@ -426,6 +421,13 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _same_records(folder: Path, name: str) -> str:
+    """'identical' when the records file ``name`` is the default run's byte for byte; else the bench stops."""
+    if _sha256(folder / name) != _sha256(folder / "records.jsonl"):
+        raise SystemExit(f"bench: {name} differs from the default run's records.jsonl")
+    return "identical"
 
 
 def _plain_path(env: dict[str, str]) -> str:

@@ -280,12 +280,12 @@ static int ints_add3(Ints *a, int32_t x, int32_t y, int32_t z) {
     return 0;
 }
 
-/* a side's words (ids, at most two) as a tuple of str */
-static PyObject *side_tuple(Kernel *self, const int32_t *ids, int n) {
+/* words (ids) as a tuple of str: a pair's side, or a stretch for the alignment programme */
+static PyObject *side_tuple(Kernel *self, const int32_t *ids, Py_ssize_t n) {
     PyObject *t = PyTuple_New(n);
     if (!t)
         return NULL;
-    for (int k = 0; k < n; k++) {
+    for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *w = word_str(self, ids[k]);
         if (!w) {
             Py_DECREF(t);
@@ -394,28 +394,13 @@ static PyObject *as_code_points(const int32_t *ids, Py_ssize_t n) {
 
 static int is_gap(const Proto *p) { return !p->is_run && (p->op == s_insert || p->op == s_delete); }
 
-static PyObject *words_list(Kernel *self, const int32_t *ids, Py_ssize_t n) {
-    PyObject *list = PyList_New(n);
-    if (!list)
-        return NULL;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *w = word_str(self, ids[k]);
-        if (!w) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, k, Py_NewRef(w));
-    }
-    return list;
-}
-
 /* The pairs of a stretch with words on both sides, from the alignment programme (the Python
  * ``region`` given to the kernel: align._region, its limit checked first) as protos appended at
  * *np; -2: the line needs the Python path (a dropped phenomenon for an added one), -1: an error */
 static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, Py_ssize_t nr, const int32_t *hid, Py_ssize_t nh,
                                 Py_ssize_t r0, Py_ssize_t nrs, Py_ssize_t h0, Py_ssize_t nhs, PyObject *held,
                                 Py_ssize_t *np, int *inserted, int *deleted) {
-    PyObject *rs = words_list(self, rid + r0, nrs), *hs = rs ? words_list(self, hid + h0, nhs) : NULL;
+    PyObject *rs = side_tuple(self, rid + r0, nrs), *hs = rs ? side_tuple(self, hid + h0, nhs) : NULL;
     PyObject *found = hs ? PyObject_CallFunction(self->region, "OOnn", rs, hs, r0, h0) : NULL;
     Py_XDECREF(rs);
     Py_XDECREF(hs);

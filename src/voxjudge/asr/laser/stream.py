@@ -474,7 +474,7 @@ class ChunkScorer:
         word is its own key)."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
 
-        def region(rs: list[str], hs: list[str], r0: int, h0: int) -> list[RubricPair]:
+        def region(rs: tuple[str, ...], hs: tuple[str, ...], r0: int, h0: int) -> list[RubricPair]:
             check_region(len(rs), len(hs), r0)
             return _region(rs, hs, rs, hs, r0, h0, eq)
 
