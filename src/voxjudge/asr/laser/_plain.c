@@ -57,6 +57,10 @@ typedef struct {
     Py_ssize_t spans_cap;
     int32_t *ids;
     Py_ssize_t ids_scratch_cap;
+    Py_ssize_t *ops; /* a line's opcodes as (equal, i1, i2, j1) */
+    Py_ssize_t ops_cap;
+    char *lower; /* a word in lower case, while its key's id is found */
+    Py_ssize_t lower_cap;
     void *protos; /* the pairs and runs of a line (Proto), before their labels */
     Py_ssize_t protos_cap;
 } Kernel;
@@ -197,7 +201,7 @@ static int is_filler(Kernel *self, int32_t id) {
 /* ---- a line -------------------------------------------------------------------------------- */
 
 /* the words of a plain line as spans appended at spans[2*k]; -1: not plain */
-static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *cap, Py_ssize_t first) {
+static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *cap, Py_ssize_t first, int *upper) {
     if (!PyUnicode_IS_ASCII(text) || PyUnicode_GET_LENGTH(text) > INT32_MAX)
         return -1; /* not plain, or too long for the entry's int32 spans: the Python way */
     const char *p = (const char *)PyUnicode_1BYTE_DATA(text);
@@ -211,7 +215,9 @@ static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *ca
         Py_ssize_t start = k;
         while (k < n && p[k] != ' ') {
             c = p[k];
-            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            if (c >= 'A' && c <= 'Z')
+                *upper = 1; /* its key is its lower case */
+            else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
                 return -1;
             k++;
         }
@@ -397,13 +403,17 @@ static int is_gap(const Proto *p) { return !p->is_run && (p->op == s_insert || p
 /* The pairs of a stretch with words on both sides, from the alignment programme (the Python
  * ``region`` given to the kernel: align._region, its limit checked first) as protos appended at
  * *np; -2: the line needs the Python path (a dropped phenomenon for an added one), -1: an error */
-static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, Py_ssize_t nr, const int32_t *hid, Py_ssize_t nh,
-                                Py_ssize_t r0, Py_ssize_t nrs, Py_ssize_t h0, Py_ssize_t nhs, PyObject *held,
-                                Py_ssize_t *np, int *inserted, int *deleted) {
+static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, const int32_t *rkey, Py_ssize_t nr,
+                                const int32_t *hid, const int32_t *hkey, Py_ssize_t nh, Py_ssize_t r0, Py_ssize_t nrs,
+                                Py_ssize_t h0, Py_ssize_t nhs, PyObject *held, Py_ssize_t *np, int *inserted,
+                                int *deleted) {
     PyObject *rs = side_tuple(self, rid + r0, nrs), *hs = rs ? side_tuple(self, hid + h0, nhs) : NULL;
-    PyObject *found = hs ? PyObject_CallFunction(self->region, "OOnn", rs, hs, r0, h0) : NULL;
+    PyObject *rk = hs ? side_tuple(self, rkey + r0, nrs) : NULL, *hk = rk ? side_tuple(self, hkey + h0, nhs) : NULL;
+    PyObject *found = hk ? PyObject_CallFunction(self->region, "OOOOnn", rs, hs, rk, hk, r0, h0) : NULL;
     Py_XDECREF(rs);
     Py_XDECREF(hs);
+    Py_XDECREF(rk);
+    Py_XDECREF(hk);
     if (!found)
         return -1;
     int kept = PyList_Append(held, found);
@@ -471,11 +481,11 @@ static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, Py_ssize_t nr,
         *inserted |= p.op == s_insert;
         *deleted |= p.op == s_delete;
         if (p.op == s_substitute && p.nr == 1 && p.nh == 1) { /* speech.flag may split it in two */
-            PyObject *gone = phenomenon(self, rid, nr, p.ref_start);
+            PyObject *gone = phenomenon(self, rkey, nr, p.ref_start);
             if (!gone)
                 return -1;
             if (gone != s_empty) {
-                PyObject *new = phenomenon(self, hid, nh, p.hyp_start);
+                PyObject *new = phenomenon(self, hkey, nh, p.hyp_start);
                 if (!new)
                     return -1;
                 if (new != s_empty)
@@ -496,27 +506,41 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     PyObject *uid = args[0], *ref = args[1], *hyp = args[2], *labels = args[3], *todo = args[4];
-    Py_ssize_t nr = split_plain(ref, &self->spans, &self->spans_cap, 0);
+    int upper = 0;
+    Py_ssize_t nr = split_plain(ref, &self->spans, &self->spans_cap, 0, &upper);
     if (nr == -2)
         return NULL;
     if (nr <= 0) /* not plain, or an empty reference: the Python way */
         Py_RETURN_NONE;
-    Py_ssize_t nh = split_plain(hyp, &self->spans, &self->spans_cap, nr);
+    Py_ssize_t nh = split_plain(hyp, &self->spans, &self->spans_cap, nr, &upper);
     if (nh == -2)
         return NULL;
     if (nh < 0 || nr + nh > self->max_words || (double)nr * (double)nh > self->checked_pairs)
         Py_RETURN_NONE;
-    if (ensure((void **)&self->ids, &self->ids_scratch_cap, nr + nh, sizeof(int32_t)) < 0)
+    /* each word's id, and (with capitals in a line) its key's: the word in lower case */
+    if (ensure((void **)&self->ids, &self->ids_scratch_cap, 2 * (nr + nh), sizeof(int32_t)) < 0)
         return NULL;
-    if (self->n_words + nr + nh > self->max_ids)
+    if (self->n_words + 2 * (nr + nh) > self->max_ids)
         kernel_clear_words(self);
     const char *rp = (const char *)PyUnicode_1BYTE_DATA(ref), *hp = (const char *)PyUnicode_1BYTE_DATA(hyp);
     int32_t *rid = self->ids, *hid = self->ids + nr;
+    int32_t *rkey = upper ? self->ids + nr + nh : rid, *hkey = upper ? rkey + nr : hid;
     for (Py_ssize_t k = 0; k < nr + nh; k++) {
-        int32_t id = word_id(self, (k < nr ? rp : hp) + self->spans[2 * k], self->spans[2 * k + 1]);
+        const char *word = (k < nr ? rp : hp) + self->spans[2 * k];
+        Py_ssize_t len = self->spans[2 * k + 1];
+        int32_t id = word_id(self, word, len);
         if (id < 0)
             return NULL;
         self->ids[k] = id;
+        if (!upper)
+            continue;
+        if (ensure((void **)&self->lower, &self->lower_cap, len, 1) < 0)
+            return NULL;
+        for (Py_ssize_t q = 0; q < len; q++)
+            self->lower[q] = (char)(word[q] >= 'A' && word[q] <= 'Z' ? word[q] + ('a' - 'A') : word[q]);
+        if ((id = word_id(self, self->lower, len)) < 0)
+            return NULL;
+        self->ids[nr + nh + k] = id;
     }
     Ints items = {NULL, 0, 0};
     PyObject *keys = NULL, *script = NULL, *opcodes = NULL, *ops = NULL, *result = NULL;
@@ -530,40 +554,58 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
         if (ints_add3(&items, 0, 0, (int32_t)nr) < 0)
             goto done;
     } else {
-        if (!(a = as_code_points(rid, nr)) || !(b = as_code_points(hid, nh)) ||
-            !(script = PyObject_CallFunctionObjArgs(self->editops, a, b, NULL)))
-            goto done;
-        if ((edits = PyObject_Length(script)) < 0)
-            goto done;
-        if (!(opcodes = PyObject_CallMethodNoArgs(script, s_as_opcodes)) ||
-            !(ops = PyObject_CallMethodNoArgs(opcodes, s_as_list)))
-            goto done;
-        if (!PyList_Check(ops)) {
-            PyErr_SetString(PyExc_TypeError, "rapidfuzz's opcodes are not a list");
-            goto done;
-        }
-        /* first the pairs of the stretches between equal opcodes (stream.ChunkScorer._pairs) and
-         * the runs, and whether the line needs the Python path, before anything is asked of the
-         * judge */
-        Py_ssize_t n_ops = PyList_GET_SIZE(ops), pend_r = -1, pend_h = -1, np = 0;
-        int inserted = 0, deleted = 0;
-        for (Py_ssize_t k = 0; k <= n_ops; k++) {
-            Py_ssize_t i1 = nr, i2 = nr, j1 = nh;
-            int eq = 1;
-            if (k < n_ops) {
+        /* the opcodes as (equal, i1, i2, j1): one equal stretch when the keys are equal (words
+         * that differ only in case), else rapidfuzz's over the keys */
+        Py_ssize_t n_ops = 1;
+        if (nr == nh && memcmp(rkey, hkey, nr * sizeof(int32_t)) == 0) {
+            if (ensure((void **)&self->ops, &self->ops_cap, 4, sizeof(Py_ssize_t)) < 0)
+                goto done;
+            self->ops[0] = 1, self->ops[1] = 0, self->ops[2] = nr, self->ops[3] = 0;
+        } else {
+            if (!(a = as_code_points(rkey, nr)) || !(b = as_code_points(hkey, nh)) ||
+                !(script = PyObject_CallFunctionObjArgs(self->editops, a, b, NULL)))
+                goto done;
+            if ((edits = PyObject_Length(script)) < 0)
+                goto done;
+            if (!(opcodes = PyObject_CallMethodNoArgs(script, s_as_opcodes)) ||
+                !(ops = PyObject_CallMethodNoArgs(opcodes, s_as_list)))
+                goto done;
+            if (!PyList_Check(ops)) {
+                PyErr_SetString(PyExc_TypeError, "rapidfuzz's opcodes are not a list");
+                goto done;
+            }
+            n_ops = PyList_GET_SIZE(ops);
+            if (ensure((void **)&self->ops, &self->ops_cap, 4 * n_ops, sizeof(Py_ssize_t)) < 0)
+                goto done;
+            for (Py_ssize_t k = 0; k < n_ops; k++) {
                 PyObject *op = PyList_GET_ITEM(ops, k);
                 if (!PyTuple_Check(op) || PyTuple_GET_SIZE(op) != 5) {
                     PyErr_SetString(PyExc_TypeError, "an opcode is not a 5-tuple");
                     goto done;
                 }
-                if ((eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(op, 0), s_equal, Py_EQ)) < 0)
+                int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(op, 0), s_equal, Py_EQ);
+                if (eq < 0)
                     goto done;
-                i1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 1));
-                i2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 2));
-                j1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 3));
+                Py_ssize_t *o = self->ops + 4 * k;
+                o[0] = eq;
+                o[1] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 1));
+                o[2] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 2));
+                o[3] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 3));
                 if (PyErr_Occurred())
                     goto done;
-                if (!eq) {
+            }
+        }
+        /* first the pairs of the stretches between equal opcodes (stream.ChunkScorer._pairs) and
+         * the runs, and whether the line needs the Python path, before anything is asked of the
+         * judge */
+        Py_ssize_t pend_r = -1, pend_h = -1, np = 0;
+        int inserted = 0, deleted = 0;
+        for (Py_ssize_t k = 0; k <= n_ops; k++) {
+            Py_ssize_t i1 = nr, i2 = nr, j1 = nh;
+            if (k < n_ops) {
+                const Py_ssize_t *o = self->ops + 4 * k;
+                i1 = o[1], i2 = o[2], j1 = o[3];
+                if (!o[0]) {
                     if (pend_r < 0) {
                         pend_r = i1;
                         pend_h = j1;
@@ -574,8 +616,8 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
             if (pend_r >= 0) {
                 Py_ssize_t nrs = i1 - pend_r, nhs = j1 - pend_h;
                 if (nrs && nhs && !(nrs == 1 && nhs == 1)) { /* the alignment programme's stretch */
-                    Py_ssize_t got = region_protos(self, rid, nr, hid, nh, pend_r, nrs, pend_h, nhs, held, &np,
-                                                   &inserted, &deleted);
+                    Py_ssize_t got = region_protos(self, rid, rkey, nr, hid, hkey, nh, pend_r, nrs, pend_h, nhs, held,
+                                                   &np, &inserted, &deleted);
                     if (got == -1)
                         goto done;
                     if (got == -2)
@@ -588,11 +630,11 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                 Proto *pr = self->protos;
                 if (nrs == 1 && nhs == 1) {
                     /* a dropped phenomenon for an added one is two pairs (speech.flag) */
-                    PyObject *gone = phenomenon(self, rid, nr, pend_r);
+                    PyObject *gone = phenomenon(self, rkey, nr, pend_r);
                     if (!gone)
                         goto done;
                     if (gone != s_empty) {
-                        PyObject *new = phenomenon(self, hid, nh, pend_h);
+                        PyObject *new = phenomenon(self, hkey, nh, pend_h);
                         if (!new)
                             goto done;
                         if (new != s_empty)
@@ -612,11 +654,24 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
         stretch_done:
             if (k == n_ops)
                 break;
-            if (i2 > i1) {
-                if (ensure((void **)&self->protos, &self->protos_cap, np + 1, sizeof(Proto)) < 0)
-                    goto done;
-                ((Proto *)self->protos)[np++] = (Proto){1, i1, j1, i2 - i1, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0, NULL, 0};
+            /* an equal stretch: runs of identical words, and a pair for words that differ in case */
+            if (ensure((void **)&self->protos, &self->protos_cap, np + 2 * (i2 - i1) + 1, sizeof(Proto)) < 0)
+                goto done;
+            Py_ssize_t run = i1;
+            for (Py_ssize_t i = i1; upper && i < i2; i++) {
+                Py_ssize_t j = j1 + i - i1;
+                if (rid[i] == hid[j])
+                    continue;
+                if (i > run)
+                    ((Proto *)self->protos)[np++] = (Proto){1, run, j1 + run - i1, i - run, NULL, {0, 0}, {0, 0},
+                                                            0, 0, 0, 0, NULL, 0};
+                ((Proto *)self->protos)[np++] = (Proto){0, 0, 0, 0, s_equal, {rid[i], 0}, {hid[j], 0}, 1, 1, i, j,
+                                                        NULL, 1};
+                run = i + 1;
             }
+            if (i2 > run)
+                ((Proto *)self->protos)[np++] = (Proto){1, run, j1 + run - i1, i2 - run, NULL, {0, 0}, {0, 0},
+                                                        0, 0, 0, 0, NULL, 0};
         }
         /* then, in order: an insertion, a kept word and a deletion of the same word made one swap
          * (align.swaps, asked only when the line has both), each pair flagged (speech.flag) and its
@@ -633,11 +688,11 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
                     Py_ssize_t b_ref = b->is_run ? b->i : b->ref_start, b_hyp = b->is_run ? b->j : b->hyp_start;
                     Proto swap = {0, 0, 0, 0, s_swap, {0, 0}, {0, 0}, 2, 2, 0, 0, NULL, 1};
                     int found = 0;
-                    if (a->op == s_insert && a->h[0] == c->r[0]) {
+                    if (a->op == s_insert && hkey[a->hyp_start] == rkey[c->ref_start]) {
                         swap.r[0] = kept_r, swap.r[1] = c->r[0], swap.h[0] = a->h[0], swap.h[1] = kept_h;
                         swap.ref_start = b_ref, swap.hyp_start = a->hyp_start;
                         found = 1;
-                    } else if (a->op == s_delete && a->r[0] == c->h[0]) {
+                    } else if (a->op == s_delete && rkey[a->ref_start] == hkey[c->hyp_start]) {
                         swap.r[0] = a->r[0], swap.r[1] = kept_r, swap.h[0] = kept_h, swap.h[1] = c->h[0];
                         swap.ref_start = a->ref_start, swap.hyp_start = b_hyp;
                         found = 1;
@@ -657,9 +712,9 @@ static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t na
             }
             PyObject *note = s_empty;
             if (a->op == s_delete && a->nr == 1 && a->nh == 0)
-                note = phenomenon(self, rid, nr, a->ref_start);
+                note = phenomenon(self, rkey, nr, a->ref_start);
             else if (a->op == s_insert && a->nh == 1 && a->nr == 0)
-                note = phenomenon(self, hid, nh, a->hyp_start);
+                note = phenomenon(self, hkey, nh, a->hyp_start);
             if (!note || ints_add3(&items, 1, a->differ, 0) < 0 || add_pair(self, keys, labels, todo, uid, a, note) < 0)
                 goto done;
         }
@@ -972,6 +1027,8 @@ static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->spans);
     PyMem_Free(self->ids);
     PyMem_Free(self->protos);
+    PyMem_Free(self->lower);
+    PyMem_Free(self->ops);
     Py_XDECREF(self->editops);
     Py_XDECREF(self->pair_class);
     Py_XDECREF(self->fillers);

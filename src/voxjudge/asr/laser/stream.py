@@ -471,12 +471,12 @@ class ChunkScorer:
 
     def _region_of(self, lang: str) -> Callable:
         """The alignment programme for a plain line's stretch, as ``_pairs`` runs it (a plain
-        word is its own key)."""
+        word's key is its lower case)."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
 
-        def region(rs: tuple[str, ...], hs: tuple[str, ...], r0: int, h0: int) -> list[RubricPair]:
+        def region(rs: tuple[str, ...], hs: tuple[str, ...], rk: tuple[str, ...], hk: tuple[str, ...], r0: int, h0: int):
             check_region(len(rs), len(hs), r0)
-            return _region(rs, hs, rs, hs, r0, h0, eq)
+            return _region(rs, hs, rk, hk, r0, h0, eq)
 
         return region
 
