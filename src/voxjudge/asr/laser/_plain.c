@@ -1,15 +1,17 @@
 /* LASER's streamed path for plain lines, compiled (stream.py's ChunkScorer uses it; the Python
  * path stays the reference and scores every other line).
  *
- * A plain line is ASCII lower-case letters, digits and spaces: each word is its own alignment key,
- * its own WER token and its own spelling fold, so a line is read as spans of its bytes and word ids
- * (a table of this kernel's), never as Python strings. ``align`` takes an utterance whose mismatches
- * are one word for one word, or words on one side only (no stretch that needs the alignment
- * programme, no insertion beside a deletion that could be a swap), flags its speech phenomena, finds
- * its pairs' labels (or asks for them) and returns a compact entry; anything else returns None and
- * goes the Python way. ``finish`` writes that entry's record line and figures once the chunk's new
- * pairs are labelled. tests/asr/test_laser_plain_kernel.py holds both to the Python path: records,
- * summary and the pairs asked of the judge.
+ * A plain line is ASCII letters, digits and spaces: each word's alignment key, WER token and
+ * spelling fold are its lower case, so a line is read as spans of its bytes and word ids (a table
+ * of this kernel's: a word's and its key's), never as Python strings. ``align`` aligns the keys
+ * with rapidfuzz, makes the runs of identical words and the pairs (one word for one, words on one
+ * side, a word that differs only in case, swaps; a stretch with words on both sides through the
+ * alignment programme, called back in Python), flags speech phenomena, finds each pair's label (or
+ * asks for it) and returns a compact entry; a line it cannot score as the Python path would gives
+ * None and goes the Python way, before anything is asked of the judge. ``finish`` writes that
+ * entry's record line and figures once the chunk's new pairs are labelled.
+ * tests/asr/test_laser_plain_kernel.py holds both paths to the same records, figures, tally and
+ * judge requests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
