@@ -183,12 +183,62 @@ def test_the_workers_share_what_the_judge_loads(monkeypatch):
 
 
 def test_the_kernel_refuses_what_it_cannot_read():
-    kernel = stream._plain_kernel()
+    import struct
+
     scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))
     scorer([("u", "the cat", "the bat")])
     k = scorer.kernels["en"]
     with pytest.raises(TypeError):
         k.align("u", b"the cat", "the cat", {}, {})
+    assert k.align("u", "the cät", "the cat", {}, {}) is None  # not ASCII: the Python way
+    entry = k.align("u", "the cat", "the bat", scorer.labels, {})
+    assert k.finish(entry, scorer.labels, [], [], None).startswith(b'{"id": "u"')
+    # anything but an entry align made is refused before a byte is read
+    bad = [
+        (entry[0], b"\0\0", *entry[2:]),  # a blob too short
+        (entry[0], struct.pack("<i", 10**9), *entry[2:]),  # items beyond the blob
+        (
+            entry[0],
+            struct.pack("<4i", 0, 0, 0, 0)[:4] + struct.pack("<5i", 0, 0, 5, 0, 3),
+            *entry[2:],
+        (entry[0], struct.pack("<6i", 3, 0, 0, 5, 0, 3), *entry[2:]),  # a run of 5 words, 1 word's span
+        (entry[0], struct.pack("<6i", 3, 1, 1, 0, 10**8, 50), *entry[2:]),  # a span beyond the line
+        (*entry[:4], "0.5", entry[5]),  # a WER that is not a float
+        (*entry[:5], "thé cat"),  # a reference that is not ASCII
+        (*entry[:2], ("x",), *entry[3:]),  # keys that are not a list
+    ]
+    for b in bad:
+        with pytest.raises(ValueError, match="an entry that align"):
+            k.finish(b, scorer.labels, [], [], None)
     with pytest.raises(TypeError):
         k.finish(("u",), {}, [], [], None)
-    assert kernel is not None and k.align("u", "the cät", "the cat", {}, {}) is None  # not ASCII
+
+
+def test_the_kernel_is_not_reentered():
+    import rapidfuzz
+
+    kernel = stream._plain_kernel()
+    scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))
+    scorer([("u", "the cat", "the bat")])
+    k = scorer.kernels["en"]
+    real = scorer._region_of("en")
+    seen = []
+
+    def region(rs, hs, rk, hk, r0, h0):  # a callback that comes back into the kernel
+        for call in (lambda: other.align("v", "a b", "a c", {}, {}), other.clear):
+            with pytest.raises(RuntimeError, match="already aligning"):
+                call()
+        seen.append(rs)
+        return real(rs, hs, rk, hk, r0, h0)
+
+    settings = dict(editops=rapidfuzz.distance.Levenshtein.editops, pair_class=stream.RubricPair, fillers=frozenset())
+    settings |= dict(lang="en", string=stream._string, identical=(b"<", b"|", b">"), head_mid=b"")
+    settings |= dict(laser_json=scorer.laser_json, region=region, wanted=True, records=True)
+    other = type(k)(**settings, checked_pairs=1e6, max_words=4096, max_ids=300_000)
+    assert other.align("u", "a b c d", "x y d", {}, {}) is not None and seen == [("a", "b", "c")]
+    assert other.align("v", "a b", "a c", {}, {}) is not None  # usable again once it returned
+    fresh = type(k).__new__(type(k))
+    for call in (lambda: fresh.align("u", "a", "b", {}, {}), fresh.clear):
+        with pytest.raises(RuntimeError, match="not initialised"):
+            call()
+    assert kernel is not None

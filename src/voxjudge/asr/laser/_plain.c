@@ -54,6 +54,7 @@ typedef struct {
     double checked_pairs;  /* longer lines go the Python way (interruptible there) */
     Py_ssize_t max_words;  /* words of both sides above which a line goes the Python way */
     Py_ssize_t max_ids;    /* the table starts again past this many words */
+    int busy; /* align is running: it calls back into Python, which must not re-enter it or clear */
     /* scratch */
     Py_ssize_t *spans; /* (offset, length) per word of ref then hyp */
     Py_ssize_t spans_cap;
@@ -499,14 +500,38 @@ static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, const int32_t 
     return n;
 }
 
+/* the kernel is usable: initialised, and not inside align (a callback, or another thread, re-entering) */
+static int ready(Kernel *self) {
+    if (self->editops == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the kernel was not initialised (Kernel(...) with its settings)");
+        return 0;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the kernel is already aligning a line: one scorer per thread, no re-entry");
+        return 0;
+    }
+    return 1;
+}
+
 /* Kernel.align(uid, ref, hyp, labels, todo) -> (uid, items, keys, edits, wer, ref), or None: the
  * line is not plain, or needs what only the Python path does (nothing is asked of the judge then) */
+static PyObject *align_line(Kernel *self, PyObject *const *args);
+
 static PyObject *Kernel_align(Kernel *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5 || !PyUnicode_Check(args[1]) || !PyUnicode_Check(args[2]) || !PyDict_Check(args[3]) ||
         !PyDict_Check(args[4])) {
         PyErr_SetString(PyExc_TypeError, "align(uid, ref, hyp, labels, todo)");
         return NULL;
     }
+    if (!ready(self))
+        return NULL;
+    self->busy = 1;
+    PyObject *result = align_line(self, args);
+    self->busy = 0;
+    return result;
+}
+
+static PyObject *align_line(Kernel *self, PyObject *const *args) {
     PyObject *uid = args[0], *ref = args[1], *hyp = args[2], *labels = args[3], *todo = args[4];
     int upper = 0;
     Py_ssize_t nr = split_plain(ref, &self->spans, &self->spans_cap, 0, &upper);
@@ -825,6 +850,32 @@ static int buf_int(Buf *b, Py_ssize_t x) {
     return buf_add(b, s, n);
 }
 
+/* an entry as align makes it: (uid, blob, keys, edits, wer, ref), its blob's items and spans
+ * inside the blob and the reference, so that finish never reads beyond either */
+static int entry_ok(PyObject *blob, PyObject *keys, PyObject *wer, PyObject *ref, PyObject *scores) {
+    if (!PyBytes_Check(blob) || !PyList_Check(keys) || !(wer == Py_None || PyFloat_Check(wer)) ||
+        !PyUnicode_Check(ref) || !PyUnicode_IS_ASCII(ref) || !(scores == Py_None || PyList_Check(scores)))
+        return 0;
+    Py_ssize_t size = PyBytes_GET_SIZE(blob);
+    if (size < (Py_ssize_t)sizeof(int32_t) || size % sizeof(int32_t))
+        return 0;
+    const int32_t *v = (const int32_t *)PyBytes_AS_STRING(blob);
+    Py_ssize_t total = size / (Py_ssize_t)sizeof(int32_t), n_items = v[0];
+    if (n_items < 0 || n_items % 3 || 1 + n_items > total || (total - 1 - n_items) % 2)
+        return 0;
+    Py_ssize_t nr = (total - 1 - n_items) / 2, length = PyUnicode_GET_LENGTH(ref);
+    const int32_t *it = v + 1, *spans = v + 1 + n_items;
+    if (nr < 1)
+        return 0;
+    for (Py_ssize_t w = 0; w < nr; w++)
+        if (spans[2 * w] < 0 || spans[2 * w + 1] < 0 || (Py_ssize_t)spans[2 * w] + spans[2 * w + 1] > length)
+            return 0;
+    for (Py_ssize_t k = 0; k < n_items; k += 3)
+        if (it[k] == 0 ? it[k + 1] < 0 || it[k + 2] < 0 || (Py_ssize_t)it[k + 1] + it[k + 2] > nr : it[k] != 1)
+            return 0;
+    return 1;
+}
+
 /* Kernel.finish(entry, labels, events, figures, scores) -> the record line (bytes) or None */
 static PyObject *Kernel_finish(Kernel *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 6 || !PyDict_Check(args[1]) ||
@@ -835,6 +886,14 @@ static PyObject *Kernel_finish(Kernel *self, PyObject *const *args, Py_ssize_t n
     PyObject *entry = args[0], *labels = args[1], *events = args[2], *figures = args[3], *scores = args[4];
     PyObject *uid = PyTuple_GET_ITEM(entry, 0), *blob = PyTuple_GET_ITEM(entry, 1), *keys = PyTuple_GET_ITEM(entry, 2);
     PyObject *edits = PyTuple_GET_ITEM(entry, 3), *wer = PyTuple_GET_ITEM(entry, 4), *ref = PyTuple_GET_ITEM(entry, 5);
+    if (self->editops == NULL) { /* finish uses no scratch: only the settings must be there */
+        PyErr_SetString(PyExc_RuntimeError, "the kernel was not initialised (Kernel(...) with its settings)");
+        return NULL;
+    }
+    if (!entry_ok(blob, keys, wer, ref, scores)) {
+        PyErr_SetString(PyExc_ValueError, "finish() takes an entry that align() made");
+        return NULL;
+    }
     const int32_t *v = (const int32_t *)PyBytes_AS_STRING(blob);
     Py_ssize_t n_items = v[0];
     const int32_t *it = v + 1, *spans = v + 1 + n_items;
@@ -969,6 +1028,8 @@ done:
 /* ---- the type ------------------------------------------------------------------------------ */
 
 static PyObject *Kernel_clear(Kernel *self, PyObject *unused) {
+    if (!ready(self))
+        return NULL;
     kernel_clear_words(self);
     Py_RETURN_NONE;
 }
@@ -976,6 +1037,10 @@ static PyObject *Kernel_clear(Kernel *self, PyObject *unused) {
 static PyObject *Kernel_words(Kernel *self, PyObject *unused) { return PyLong_FromSsize_t(self->n_words); }
 
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kw) {
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the kernel is aligning a line: it cannot be initialised again now");
+        return -1;
+    }
     static char *names[] = {"editops",    "pair_class", "fillers", "lang",          "string",    "identical",
                             "head_mid",   "laser_json", "region",  "wanted",        "records",   "checked_pairs",
                             "max_words",  "max_ids",    NULL};
