@@ -59,6 +59,7 @@ LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``chunk
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
 _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
 _dumps = json.dumps
+Words = tuple[str, ...]
 _plain = re.compile(r"[A-Za-z0-9 ]*").fullmatch  # a text whose tokens are their own keys but for case
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
@@ -474,7 +475,7 @@ class ChunkScorer:
         word's key is its lower case)."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
 
-        def region(rs: tuple[str, ...], hs: tuple[str, ...], rk: tuple[str, ...], hk: tuple[str, ...], r0: int, h0: int):
+        def region(rs: Words, hs: Words, rk: Words, hk: Words, r0: int, h0: int) -> list[RubricPair]:
             check_region(len(rs), len(hs), r0)
             return _region(rs, hs, rk, hk, r0, h0, eq)
 
