@@ -210,6 +210,37 @@ def test_the_kernel_refuses_what_it_cannot_read():
         k.finish(("u",), {}, [], [], None)
 
 
+def test_long_distinct_words_do_not_grow_the_word_table():
+    scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))
+    scorer([("u", "the cat", "the bat")])
+    k = scorer.kernels["en"]
+    counts = []
+    for n in range(1200):  # 1,200 distinct words of 100 kB: 120 MB of words, over the table's 64 MiB
+        word = f"{n:06d}" + "x" * 100_000
+        assert k.align(f"u{n}", f"the {word}", f"the {word}", {}, {}) is not None
+        counts.append(k.words())
+    assert max(counts) <= 700  # at most 64 MiB of words kept
+    assert any(b < a for a, b in zip(counts, counts[1:]))  # it started again
+
+
+def test_a_region_that_gives_lists_is_a_type_error():
+    import rapidfuzz
+
+    scorer = ChunkScorer(StreamSettings("default", RUBRIC, "en", records=True))
+    scorer([("u", "the cat", "the bat")])
+    k = scorer.kernels["en"]
+
+    def region(rs, hs, rk, hk, r0, h0):
+        return [stream.RubricPair(list(rs), list(hs), "substitute", r0, h0)]
+
+    settings = dict(editops=rapidfuzz.distance.Levenshtein.editops, pair_class=stream.RubricPair, fillers=frozenset())
+    settings |= dict(lang="en", string=stream._string, identical=(b"<", b"|", b">"), head_mid=b"")
+    settings |= dict(laser_json=scorer.laser_json, region=region, wanted=True, records=True)
+    other = type(k)(**settings, checked_pairs=1e6, max_words=4096, max_ids=300_000)
+    with pytest.raises(TypeError, match="sides are not tuples"):
+        other.align("u", "a b c d", "x y d", {}, {})
+
+
 def test_the_kernel_is_not_reentered():
     import rapidfuzz
 

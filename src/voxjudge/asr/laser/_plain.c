@@ -20,6 +20,8 @@
 
 /* ---- the word table ------------------------------------------------------------------------ */
 
+#define MAX_ARENA (64 << 20) /* bytes of words the table keeps before it starts again */
+
 typedef struct {
     uint64_t hash;
     Py_ssize_t at; /* offset in the arena */
@@ -72,12 +74,15 @@ static PyObject *s_ref, *s_hyp, *s_op, *s_ref_start, *s_hyp_start, *s_merge;
 static PyObject *s_substitute, *s_insert, *s_delete, *s_swap, *s_filler, *s_repetition, *s_false_start, *s_empty, *s_match,
     *s_as_opcodes, *s_as_list, *s_equal;
 
+/* Python's own hash of bytes: keyed (SipHash, randomised per process as str hashes are), so no
+ * input can be made to collide in the table (an unkeyed hash let crafted words slow it down
+ * quadratically) */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        h ^= (unsigned char)p[k];
-        h *= 1099511628211ULL;
-    }
+#if PY_VERSION_HEX >= 0x030E0000
+    uint64_t h = (uint64_t)Py_HashBuffer(p, n);
+#else
+    uint64_t h = (uint64_t)_Py_HashBytes(p, n);
+#endif
     return h ? h : 1;
 }
 
@@ -432,11 +437,15 @@ static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, const int32_t 
         return -1;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *pair = PyList_GET_ITEM(found, k);
-        PyObject *op = PyObject_GetAttr(pair, s_op), *ref = PyObject_GetAttr(pair, s_ref);
-        PyObject *hyp = PyObject_GetAttr(pair, s_hyp), *rs0 = PyObject_GetAttr(pair, s_ref_start);
-        PyObject *hs0 = PyObject_GetAttr(pair, s_hyp_start);
+        PyObject *op = NULL, *ref = NULL, *hyp = NULL, *rs0 = NULL, *hs0 = NULL;
         Proto p = {0, 0, 0, 0, NULL, {0, 0}, {0, 0}, 0, 0, 0, 0, pair, 1};
-        int ok = op && ref && hyp && rs0 && hs0 && PyTuple_Check(ref) && PyTuple_Check(hyp);
+        int ok = (op = PyObject_GetAttr(pair, s_op)) && (ref = PyObject_GetAttr(pair, s_ref)) &&
+                 (hyp = PyObject_GetAttr(pair, s_hyp)) && (rs0 = PyObject_GetAttr(pair, s_ref_start)) &&
+                 (hs0 = PyObject_GetAttr(pair, s_hyp_start));
+        if (ok && !(PyTuple_Check(ref) && PyTuple_Check(hyp))) {
+            PyErr_SetString(PyExc_TypeError, "the alignment programme made a pair whose sides are not tuples");
+            ok = 0;
+        }
         if (ok) {
             PyObject *names[] = {s_equal, s_substitute, s_insert, s_delete, s_swap, s_merge};
             for (int q = 0; q < 6 && !p.op; q++) {
@@ -450,9 +459,9 @@ static Py_ssize_t region_protos(Kernel *self, const int32_t *rid, const int32_t 
             }
             p.nr = (int)PyTuple_GET_SIZE(ref);
             p.nh = (int)PyTuple_GET_SIZE(hyp);
-            p.ref_start = PyLong_AsSsize_t(rs0);
-            p.hyp_start = PyLong_AsSsize_t(hs0);
-            if (PyErr_Occurred())
+            if (ok && (p.ref_start = PyLong_AsSsize_t(rs0)) == -1 && PyErr_Occurred())
+                ok = 0;
+            if (ok && (p.hyp_start = PyLong_AsSsize_t(hs0)) == -1 && PyErr_Occurred())
                 ok = 0;
         }
         if (ok && p.op == NULL) {
@@ -547,7 +556,10 @@ static PyObject *align_line(Kernel *self, PyObject *const *args) {
     /* each word's id, and (with capitals in a line) its key's: the word in lower case */
     if (ensure((void **)&self->ids, &self->ids_scratch_cap, 2 * (nr + nh), sizeof(int32_t)) < 0)
         return NULL;
-    if (self->n_words + 2 * (nr + nh) > self->max_ids)
+    /* the table starts again past max_ids words or MAX_ARENA bytes of them (long distinct words
+     * would otherwise grow it with the corpus); a line's own words always fit */
+    if (self->n_words + 2 * (nr + nh) > self->max_ids ||
+        self->arena_len + 2 * (PyUnicode_GET_LENGTH(ref) + PyUnicode_GET_LENGTH(hyp)) > MAX_ARENA)
         kernel_clear_words(self);
     const char *rp = (const char *)PyUnicode_1BYTE_DATA(ref), *hp = (const char *)PyUnicode_1BYTE_DATA(hyp);
     int32_t *rid = self->ids, *hid = self->ids + nr;
@@ -615,11 +627,9 @@ static PyObject *align_line(Kernel *self, PyObject *const *args) {
                     goto done;
                 Py_ssize_t *o = self->ops + 4 * k;
                 o[0] = eq;
-                o[1] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 1));
-                o[2] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 2));
-                o[3] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, 3));
-                if (PyErr_Occurred())
-                    goto done;
+                for (int q = 1; q <= 3; q++)
+                    if ((o[q] = PyLong_AsSsize_t(PyTuple_GET_ITEM(op, q))) == -1 && PyErr_Occurred())
+                        goto done;
             }
         }
         /* first the pairs of the stretches between equal opcodes (stream.ChunkScorer._pairs) and

@@ -238,7 +238,8 @@ def swaps(
     keys: Callable[[tuple[str, ...]], list[str]],
     single: Callable[[Any], RubricPair | None] = _equal_pair,
 ) -> list:
-    """An edit script may spell an adjacent swap as insert x, keep y, delete x (or the mirror);
+    """Mirrored for plain lines in ``_plain.c`` (``align_line``): a change here needs the same there.
+    An edit script may spell an adjacent swap as insert x, keep y, delete x (or the mirror);
     that is one reordering, not two errors. ``keys`` gives the comparison keys of a pair's words;
     ``single`` says which item is one kept word (as an equal pair) -- the streamed path's items
     include runs of identical words (``stream.py``), the rest are ``RubricPair``s."""

@@ -30,7 +30,8 @@ def fillers(lang: str, rubric_path: str | None = None) -> frozenset[str]:
 
 def flag(pairs: Sequence[RubricPair], ref: Sequence[str], hyp: Sequence[str], lang: str, filler_words=None):
     """The pairs with insertions and deletions that are speech phenomena noted (the streamed
-    path's runs of identical words pass through)."""
+    path's runs of identical words pass through). Mirrored for plain lines in ``_plain.c``
+    (``phenomenon``, ``align_line``): a change here needs the same change there."""
     known = fillers(lang) if filler_words is None else filler_words
     out: list = []
     append = out.append
@@ -77,7 +78,8 @@ def _facts(word: str) -> tuple[str, str, str]:
 
 
 def _phenomenon(word: str, side: Sequence[str], at: int, known: frozenset[str]) -> str:
-    """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''."""
+    """What a word at ``side[at]`` is as speech: filler, repetition, false start, or ''.
+    Mirrored for plain lines in ``_plain.c`` (``phenomenon``)."""
     k, folded, cut = _FACTS.get(word) or _facts(word)
     if folded in known:
         return FILLER

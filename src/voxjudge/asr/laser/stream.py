@@ -493,7 +493,9 @@ class ChunkScorer:
     def _pairs(self, rw, hw, ops, lang, keyed: bool = False) -> list:
         """``rubric_align``'s pairs, with stretches of identical words as (i, j, n) runs (when the
         judge calls identical words a match) and every other pair as a ``RubricPair``. ``keyed``:
-        the words are their keys, so the opcodes' equal stretches are identical words."""
+        the words are their keys, so the opcodes' equal stretches are identical words. Mirrored
+        for plain lines in ``_plain.c`` (``align_line``), as ``_utterance`` and ``_finish`` are
+        (``Kernel_finish``): a change here needs the same change there."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
         const = self.identical[lang] is not None
         items: list = []
