@@ -21,6 +21,11 @@ does not grow with the corpus and only mismatches cost more than counting.
 * A chunk's share of the summary is added up where it was scored (``tally.tally_part``): in a
   worker process, when ``parallel.score_chunks`` runs chunks in several.
 
+* Plain lines (ASCII letters, digits and spaces) go through the compiled path (``_plain.c``)
+  when it was built: the same steps over byte spans and word ids, the records written straight
+  into one buffer. The Python loops here stay its reference (``VOXJUDGE_KERNEL=python``;
+  ``tests/asr/test_laser_plain_kernel.py``), and score every line it hands back.
+
 ``scoring.score`` stays the plain path (every pair an object, labelled one by one); a test holds
 this one to it, records and summary alike.
 """
@@ -256,7 +261,7 @@ class ChunkScorer:
             self._probe(lang)
         kernel = self.kernels[lang] if lang in self.kernels else self._kernel(lang)
         for uid, ref, hyp in chunk:
-            if kernel is not None:  # a plain line whose mismatches need no alignment programme
+            if kernel is not None:  # a plain line: the compiled path, unless it hands the line back
                 entry = kernel.align(uid, ref, hyp, labels, todo)
                 if entry is not None:
                     aligned.append(entry)
@@ -494,8 +499,8 @@ class ChunkScorer:
         """``rubric_align``'s pairs, with stretches of identical words as (i, j, n) runs (when the
         judge calls identical words a match) and every other pair as a ``RubricPair``. ``keyed``:
         the words are their keys, so the opcodes' equal stretches are identical words. Mirrored
-        for plain lines in ``_plain.c`` (``align_line``), as ``_utterance`` and ``_finish`` are
-        (``Kernel_finish``): a change here needs the same change there."""
+        for plain lines in ``_plain.c`` (``align_line``), as ``_utterance`` is (``Kernel_finish``):
+        a change here needs the same change there."""
         eq = self.equivalents.get(lang) or self.equivalents.setdefault(lang, equivalent(lang))
         const = self.identical[lang] is not None
         items: list = []
