@@ -40,7 +40,7 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from voxjudge.asr.laser.stream import kernel_name
 
-        parser._print_message(f"voxjudge {__version__} (LASER plain lines: {kernel_name()})\n", sys.stdout)
+        sys.stdout.write(f"voxjudge {__version__} (LASER plain lines: {kernel_name()})\n")
         parser.exit()
 
 
