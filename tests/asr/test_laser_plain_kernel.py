@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from voxjudge.asr.laser import LaserOptions, run_laser, stream
+from voxjudge.asr.laser import LaserOptions, plain_kernel, run_laser, stream
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
 
@@ -27,7 +27,7 @@ def test_the_compiled_path_is_built():
     # CI installs with a C compiler: a kernel that did not build (or was built from another
     # version of _plain.c: rebuild with pip install -e .) would leave every test below comparing
     # the Python path with itself
-    assert stream.kernel_name() == "compiled", "voxjudge.asr.laser._plain is missing or stale: pip install -e ."
+    assert plain_kernel.kernel_name() == "compiled", "voxjudge.asr.laser._plain is missing or stale: pip install -e ."
 
 
 def _corpus(n: int, seed: int) -> list[tuple[str, str, str]]:

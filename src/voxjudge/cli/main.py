@@ -38,7 +38,7 @@ class _Version(argparse.Action):
     """``--version``: the version, and whether LASER's plain lines run compiled (asked only then)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from voxjudge.asr.laser.stream import kernel_name
+        from voxjudge.asr.laser.plain_kernel import kernel_name
 
         sys.stdout.write(f"voxjudge {__version__} (LASER plain lines: {kernel_name()})\n")
         parser.exit()

@@ -18,6 +18,23 @@
 #include <stdint.h>
 #include <string.h>
 
+/* room for n items of size bytes at *p (capacity *cap, in items) */
+static int ensure(void **p, Py_ssize_t *cap, Py_ssize_t n, size_t size) {
+    if (n <= *cap)
+        return 0;
+    Py_ssize_t grown = *cap ? *cap : 256;
+    while (grown < n)
+        grown *= 2;
+    void *q = PyMem_Realloc(*p, grown * size);
+    if (!q) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = grown;
+    return 0;
+}
+
 /* ---- the word table ------------------------------------------------------------------------ */
 
 #define MAX_ARENA (64 << 20) /* bytes of words the table keeps before it starts again */
@@ -155,18 +172,8 @@ static int32_t word_id(Kernel *self, const char *p, Py_ssize_t n) {
         PyErr_NoMemory();
         return -1;
     }
-    if (self->arena_len + n > self->arena_cap) {
-        Py_ssize_t cap = self->arena_cap ? 2 * self->arena_cap : 1 << 16;
-        while (cap < self->arena_len + n)
-            cap *= 2;
-        char *arena = PyMem_Realloc(self->arena, cap);
-        if (!arena) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        self->arena = arena;
-        self->arena_cap = cap;
-    }
+    if (ensure((void **)&self->arena, &self->arena_cap, self->arena_len + n, 1) < 0)
+        return -1;
     memcpy(self->arena + self->arena_len, p, n);
     int32_t id = (int32_t)self->n_words++;
     self->word_at[id] = self->arena_len;
@@ -229,18 +236,8 @@ static Py_ssize_t split_plain(PyObject *text, Py_ssize_t **spans, Py_ssize_t *ca
                 return -1;
             k++;
         }
-        if (2 * (first + count + 1) > *cap) {
-            Py_ssize_t grown = *cap ? 2 * *cap : 256;
-            while (grown < 2 * (first + count + 1))
-                grown *= 2;
-            Py_ssize_t *s = PyMem_Realloc(*spans, grown * sizeof(Py_ssize_t));
-            if (!s) {
-                PyErr_NoMemory();
-                return -2;
-            }
-            *spans = s;
-            *cap = grown;
-        }
+        if (ensure((void **)spans, cap, 2 * (first + count + 1), sizeof(Py_ssize_t)) < 0)
+            return -2;
         (*spans)[2 * (first + count)] = start;
         (*spans)[2 * (first + count) + 1] = k - start;
         count++;
@@ -278,16 +275,8 @@ typedef struct {
 } Ints;
 
 static int ints_add3(Ints *a, int32_t x, int32_t y, int32_t z) {
-    if (a->n + 3 > a->cap) {
-        Py_ssize_t cap = a->cap ? 2 * a->cap : 64;
-        int32_t *v = PyMem_Realloc(a->v, cap * sizeof(int32_t));
-        if (!v) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
+    if (ensure((void **)&a->v, &a->cap, a->n + 3, sizeof(int32_t)) < 0)
+        return -1;
     a->v[a->n++] = x;
     a->v[a->n++] = y;
     a->v[a->n++] = z;
@@ -369,22 +358,6 @@ done:
     return ok;
 }
 
-/* room for n items of size bytes at *p (capacity *cap, in items) */
-static int ensure(void **p, Py_ssize_t *cap, Py_ssize_t n, size_t size) {
-    if (n <= *cap)
-        return 0;
-    Py_ssize_t grown = *cap ? *cap : 256;
-    while (grown < n)
-        grown *= 2;
-    void *q = PyMem_Realloc(*p, grown * size);
-    if (!q) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *p = q;
-    *cap = grown;
-    return 0;
-}
 
 /* a side's word ids as a string of one code point each: rapidfuzz aligns it as it aligns the list
  * of words (its edit script depends only on which tokens are equal) */
@@ -797,18 +770,8 @@ typedef struct {
 } Buf;
 
 static int buf_add(Buf *b, const char *p, Py_ssize_t n) {
-    if (b->n + n > b->cap) {
-        Py_ssize_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        char *q = PyMem_Realloc(b->p, cap);
-        if (!q) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
+    if (ensure((void **)&b->p, &b->cap, b->n + n, 1) < 0)
+        return -1;
     memcpy(b->p + b->n, p, n);
     b->n += n;
     return 0;

@@ -32,17 +32,13 @@ this one to it, records and summary alike.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from functools import lru_cache
 from json.encoder import encode_basestring
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 
 from rapidfuzz.distance.Levenshtein import editops as _editops
@@ -50,6 +46,7 @@ from rapidfuzz.distance.Levenshtein import editops as _editops
 from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
 from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _long_record
+from voxjudge.asr.laser.plain_kernel import plain_kernel as _plain_kernel
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -67,35 +64,6 @@ _dumps = json.dumps
 Words = tuple[str, ...]
 _plain = re.compile(r"[A-Za-z0-9 ]*").fullmatch  # a text whose tokens are their own keys but for case
 _string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
-
-
-def _plain_kernel():
-    """The compiled path for plain lines (``_plain.c``), or None: when the install could not
-    compile it (no C compiler), when it was built from another version of its source than the one
-    beside it (a checkout edited since it was built), or when ``VOXJUDGE_KERNEL=python`` asks for
-    the Python path (the reference). Records and summary are the same either way; only the time
-    differs."""
-    if os.environ.get("VOXJUDGE_KERNEL") == "python":
-        return None
-    try:
-        from voxjudge.asr.laser import _plain
-    except ImportError:
-        return None
-    return _plain if _built_from_source(_plain) else None
-
-
-@lru_cache(maxsize=1)
-def _built_from_source(module) -> bool:
-    """Whether the module was built from the source beside it (an install has none: it was)."""
-    source = Path(__file__).with_name("_plain.c")
-    if not source.exists():
-        return True
-    return hashlib.sha256(source.read_bytes()).hexdigest() == getattr(module, "source_sha256", "")
-
-
-def kernel_name() -> str:
-    """Which path scores plain lines in this process: "compiled" or "python"."""
-    return "python" if _plain_kernel() is None else "compiled"
 
 
 def _pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
