@@ -77,6 +77,25 @@ def test_the_command_line_on_ray_writes_the_local_bytes(tmp_path, capsys, exampl
     assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     assert (local["engine"], on_ray["engine"]) == ("local", "ray")
     assert {**on_ray, "engine": "local"} == local
+    assert ray.is_initialized()  # a Ray the command did not start is left running
+
+
+def test_a_command_stops_the_ray_it_started_and_never_imports_ray_data(tmp_path, examples):
+    """In a fresh process: the command starts Ray, scores on it and stops it before it returns
+    (not in Ray's exit handler, which first sleeps); Ray Data, which it never uses, is not imported."""
+    import subprocess
+    import sys
+
+    folder = examples / "asr" / "hi"
+    args = ["asr", "score", "--ref", str(folder / "ref.txt"), "--hyp", str(folder / "sys_b.txt"), "--ids"]
+    args += ["--engine", "ray", "--out", str(tmp_path / "ray.jsonl")]
+    script = (
+        "import sys; from voxjudge.cli.main import main; code = main(sys.argv[1:]); import ray; "
+        "print(code, ray.is_initialized(), 'ray.data' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=300)
+    assert done.stdout.split()[-3:] == ["0", "False", "False"], done.stderr[-2000:]
+    assert (tmp_path / "ray.jsonl").read_bytes().count(b"\n") == 50
 
 
 def test_a_killed_actor_is_restarted_and_its_chunks_scored_again(monkeypatch):

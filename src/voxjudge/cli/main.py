@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    from voxjudge.llm.ray_running import ray_running, stop_ray
+
+    ray_before = ray_running()
     try:
         return int(args.func(args) or 0)
     except InputError as e:
@@ -101,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f" ({e.filename})" if e.filename else ""
         print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
         return EXIT_OUTPUT
+    finally:
+        if not ray_before:  # a Ray this command started (--engine ray) stops with it
+            stop_ray()
 
 
 if __name__ == "__main__":

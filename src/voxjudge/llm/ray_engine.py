@@ -55,7 +55,7 @@ from voxjudge.llm.ray_shards import (
     responses_record,
     task_digest,
 )
-from voxjudge.llm.ray_start import ensure_ray, quiet_ray_logs, voxjudge_cause
+from voxjudge.llm.ray_start import ensure_ray, quiet_ray_data, voxjudge_cause
 from voxjudge.llm.recipe import ClientRecipe
 from voxjudge.llm.scripts import fake_script, register_fake_script
 from voxjudge.llm.task import Item, Task
@@ -325,7 +325,7 @@ class RayEngine:
             if progress is not None and total:
                 progress(done, total)
             return []
-        quiet_ray_logs()  # Ray Data sets its loggers up on first use
+        quiet_ray_data()
         limiter = self.limiter_for(judge)
         clips: dict[str, AudioPart] = {}
         payloads = [_dumps(s, clips) for s in shares]
