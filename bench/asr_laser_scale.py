@@ -4,6 +4,8 @@
     python bench/asr_laser_scale.py --utterances 1000000 --no-jiwer   # memory at 1M (and the time)
     python bench/asr_laser_scale.py --judge-cost          # the default judge alone, per unique pair
     python bench/asr_laser_scale.py --ray --no-jiwer      # --engine ray (a local 2-CPU Ray) vs the local run
+    ray start --head --num-cpus 2 && python bench/asr_laser_scale.py --ray --ray-address auto --no-jiwer
+                                                          # ... joining a running Ray instead
     python bench/asr_laser_scale.py --python-path         # ... and the Python path for plain lines beside it
     python bench/asr_laser_scale.py --instructions        # instructions per utterance (valgrind), vs jiwer
     python bench/asr_laser_scale.py --instructions --by-function   # ... and where they go
@@ -21,7 +23,8 @@ bytecode (as an installed package does) after an untimed warm-up on the first 20
 records file of the previous run is deleted before each run (untimed).
 
 ``--ray`` adds ``voxjudge asr score ... --engine ray`` (a Ray started inside the command with two
-CPUs, ``--ray-workers 2``: the issue-34 target is wall <= 1.5x the local run's), alternating with
+CPUs, ``--ray-workers 2``, or the running Ray at ``--ray-address``: the issue-34 target is wall <=
+1.5x the local run's), alternating with
 the others, and checks that its records are byte for byte the local run's (sha256, untimed). Its
 CPU seconds include Ray's own processes (see ``run``).
 
@@ -319,6 +322,7 @@ def main() -> None:
     ap.add_argument("--keep", metavar="DIR", help="write the corpus and records here and keep them")
     ap.add_argument("--judge-cost", action="store_true", help="time the default judge alone per unique pair")
     ap.add_argument("--ray", action="store_true", help="also --engine ray (a local Ray, 2 CPUs, 2 workers)")
+    ap.add_argument("--ray-address", help="with --ray: join this running Ray (e.g. auto) instead of starting one")
     ap.add_argument(
         "--python-path", action="store_true", help="also the Python path for plain lines (VOXJUDGE_KERNEL=python)"
     )
@@ -345,7 +349,8 @@ def main() -> None:
 
         def vox_argv(r: Path, h: Path, ray: bool = False) -> list[str]:
             if ray:
-                return _score_argv(r, h, folder / "records-ray.jsonl", "--engine", "ray", "--ray-workers", "2")
+                join = ["--ray-address", args.ray_address] if args.ray_address else []
+                return _score_argv(r, h, folder / "records-ray.jsonl", "--engine", "ray", "--ray-workers", "2", *join)
             return _score_argv(r, h, folder / "records.jsonl", *(["--jobs", str(args.jobs)] if args.jobs else []))
 
         vox = vox_argv(ref, hyp)
@@ -406,9 +411,12 @@ def main() -> None:
         if "ray" in best:
             r = best["ray"]
             same = _same_records(folder, "records-ray.jsonl")
+            where = f"the running Ray at {args.ray_address}" if args.ray_address else "a Ray started inside, 2 CPUs"
+            # a running Ray's actors are its raylet's children, not the command's: their time is not counted
+            whose = "the command's process alone" if args.ray_address else "Ray's processes included"
             print(
-                f"  voxjudge asr score --out --engine ray (local Ray, 2 CPUs, 2 workers): {r[0]:.1f} s wall, "
-                f"{r[2]:.1f} CPU s (Ray's processes included); records {same}"
+                f"  voxjudge asr score --out --engine ray ({where}, 2 workers): {r[0]:.1f} s wall, "
+                f"{r[2]:.1f} CPU s ({whose}); records {same}"
             )
             print(f"  ratio ray / local: wall {r[0] / v[0]:.2f}x (target <= 1.5), CPU {r[2] / v[2]:.2f}x")
         if "jiwer" in best:
