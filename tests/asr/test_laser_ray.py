@@ -98,6 +98,28 @@ def test_a_command_stops_the_ray_it_started_and_never_imports_ray_data(tmp_path,
     assert (tmp_path / "ray.jsonl").read_bytes().count(b"\n") == 50
 
 
+def test_without_an_address_a_command_joins_the_ray_that_ray_address_names(tmp_path, examples):
+    """No --ray-address: the command joins the Ray that RAY_ADDRESS names (Ray's own default; it
+    used to fail, asking a running Ray for a CPU count), scores there, and leaves it running."""
+    import subprocess
+    import sys
+
+    folder = examples / "asr" / "en"
+    args = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(folder / "ref.txt")]
+    args += ["--hyp", str(folder / "sys_a.txt"), "--ids", "--json"]
+    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}  # this module's Ray
+    runs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"{engine}.jsonl"
+        done = subprocess.run(
+            [*args, "--engine", engine, "--out", str(out)], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs[engine] = (json.loads(done.stdout)["engine"], out.read_bytes())
+    assert runs["ray"][0] == "ray" and runs["ray"][1] == runs["local"][1]
+    assert ray.get(ray.remote(lambda: 1).remote()) == 1  # the joined Ray still runs
+
+
 def test_a_killed_actor_is_restarted_and_its_chunks_scored_again(monkeypatch):
     monkeypatch.setattr(parallel, "CHUNK", 30)
     refs, hyps, ids = _random_corpus(600, 2)

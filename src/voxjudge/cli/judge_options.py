@@ -79,7 +79,8 @@ def add_engine_options(g, work: str, *, workers: str) -> None:
     g.add_argument(
         "--ray-address",
         metavar="ADDR",
-        help="Ray cluster to join, e.g. auto after `ray start --head` (default: a Ray started here)",
+        help="Ray cluster to join, e.g. auto after `ray start --head` (default: RAY_ADDRESS, else a Ray "
+        "`ray start` left running on this machine, else one started here and stopped at the end)",
     )
     g.add_argument("--ray-workers", type=int, default=2, metavar="N", help=workers)
 

@@ -21,13 +21,17 @@ from voxjudge.llm.errors import ConfigError
 
 
 def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
-    """Connect to ``address`` (e.g. "auto"), or start a Ray inside this process with ``num_cpus``."""
+    """Connect to ``address`` (e.g. "auto"); without one, to the Ray that Ray itself would join
+    (``RAY_ADDRESS``, else the latest started by ``ray start`` on this machine), else start a Ray
+    inside this process with ``num_cpus``."""
     if ray.is_initialized():
         return
     quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
     try:
         if address:
             ray.init(address=address, **quiet)
+        elif _running_ray() is not None:  # joined as Ray's own default does (it takes no CPU count then)
+            ray.init(**quiet)
         else:
             # Ray runs its workers at nice 15 so they cannot starve its own daemons; the workers
             # of a judged run mostly wait on the network, and at nice 15 on a busy machine they
@@ -48,6 +52,16 @@ def quiet_ray_data() -> None:
     if hasattr(context, "print_on_execution_start"):
         context.print_on_execution_start = False
     quiet_ray_logs()  # Ray Data sets its loggers up on first use
+
+
+def _running_ray() -> str | None:
+    """The address ``ray.init()`` would join without one, or None where it would start a Ray: Ray's
+    own resolution (its documented order; the function is not public, hence the guard)."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:
+        return None
+    return canonicalize_bootstrap_address(None)
 
 
 def quiet_ray_logs() -> None:
