@@ -122,8 +122,8 @@ async def embed_on_ray(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
     """Unit vectors of ``texts`` (distinct, non-empty, not cached) by position, and why the
-    others failed, on ``workers`` actors of the Ray at ``address`` (None: one started here with
-    ``num_cpus``); the workers' usage is added to the embedder's meter."""
+    others failed, on ``workers`` actors of the Ray at ``address`` (None: as ``ensure_ray``
+    decides, one started here with ``num_cpus``); the workers' usage is added to the embedder's meter."""
     import asyncio
 
     if not texts:

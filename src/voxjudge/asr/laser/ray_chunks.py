@@ -56,8 +56,8 @@ def score_chunks_on_ray(
     total: int | None = None,
 ) -> Iterator[ChunkResult]:
     """Results of successive chunks of ``(id, ref, hyp)`` rows, in input order, scored by
-    ``workers`` Ray actors (one CPU each) on the cluster at ``address`` (None: a Ray started in
-    this process, with a CPU per worker and at least two)."""
+    ``workers`` Ray actors (one CPU each) on the cluster at ``address`` (None: as ``ensure_ray``
+    decides, a Ray started in this process with a CPU per worker and at least two)."""
     import ray
 
     from voxjudge.llm.ray_start import ensure_ray
