@@ -120,6 +120,28 @@ def test_without_an_address_a_command_joins_the_ray_that_ray_address_names(tmp_p
     assert ray.get(ray.remote(lambda: 1).remote()) == 1  # the joined Ray still runs
 
 
+def test_an_unreachable_ray_fails_at_once(tmp_path, examples):
+    """An address where nothing answers, given or named by RAY_ADDRESS, is one line and exit 2 in
+    seconds: Ray itself retried it for minutes (still waiting after 200 s)."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    folder = examples / "asr" / "en"
+    args = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(folder / "ref.txt")]
+    args += ["--hyp", str(folder / "sys_a.txt"), "--ids", "--engine", "ray"]
+    for extra, env in (([f"--ray-address=127.0.0.1:{port}"], {}), ([], {"RAY_ADDRESS": f"127.0.0.1:{port}"})):
+        started = time.monotonic()
+        done = subprocess.run([*args, *extra], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and time.monotonic() - started < 60, done.stderr[-2000:]
+        said = [line for line in done.stderr.splitlines() if line.startswith("voxjudge: error:")]
+        assert len(said) == 1 and f":{port} " in said[0] and "nothing answers" in said[0], done.stderr[-2000:]
+
+
 def test_a_killed_actor_is_restarted_and_its_chunks_scored_again(monkeypatch):
     monkeypatch.setattr(parallel, "CHUNK", 30)
     refs, hyps, ids = _random_corpus(600, 2)

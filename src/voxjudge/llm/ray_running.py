@@ -1,6 +1,5 @@
-"""Whether this process runs Ray already, asked without importing Ray (0.8 s): a command that never
-uses Ray does not import it to find out, and a process is forked before Ray starts
-(``asr.laser.early_chunks``)."""
+"""Whether this process runs Ray already, asked without importing Ray (0.8 s): every command asks
+(``cli.main``, to stop a Ray it started), and one that never uses Ray does not import it to know."""
 
 from __future__ import annotations
 

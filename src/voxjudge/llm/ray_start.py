@@ -19,6 +19,8 @@ import ray
 from voxjudge.errors import VoxjudgeError
 from voxjudge.llm.errors import ConfigError
 
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer
+
 
 def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
     """Connect to ``address`` (e.g. "auto"); without one, to the Ray that Ray itself would join
@@ -27,10 +29,14 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
     if ray.is_initialized():
         return
     quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    where = address or "a new local Ray"
     try:
         if address:
+            _reachable(address)
             ray.init(address=address, **quiet)
-        elif _running_ray() is not None:  # joined as Ray's own default does (it takes no CPU count then)
+        elif (running := _running_ray()) is not None:  # joined as Ray's own default does (no CPU count then)
+            where = f"{running}, the running Ray that RAY_ADDRESS or `ray start` names"
+            _reachable(running)
             ray.init(**quiet)
         else:
             # Ray runs its workers at nice 15 so they cannot starve its own daemons; the workers
@@ -38,7 +44,7 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
             # lose the CPU to every other process (measured: the Ray run took 1.8x the local one).
             ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot start or join Ray (address {address or 'a new local Ray'}): {e}") from None
+        raise ConfigError(f"cannot start or join Ray (address {where}): {e}") from None
     quiet_ray_logs()
     _raylet_messages_to_stderr()
 
@@ -62,6 +68,26 @@ def _running_ray() -> str | None:
     except ImportError:
         return None
     return canonicalize_bootstrap_address(None)
+
+
+def _reachable(address: str) -> None:
+    """A ConnectionError at once when nothing answers at the cluster's address: Ray itself retries
+    an unreachable cluster for minutes (measured: still waiting after 200 s). Addresses it resolves
+    itself ("auto") are resolved first; one it cannot parse is left to ``ray.init`` to refuse."""
+    import socket
+
+    from ray._private.services import canonicalize_bootstrap_address, parse_address
+
+    plain = address.removeprefix("ray://")
+    resolved = canonicalize_bootstrap_address(plain) if plain == "auto" else plain
+    parsed = parse_address(resolved) if resolved else None
+    if parsed is None:
+        return
+    host, port = parsed
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except (OSError, ValueError) as e:
+        raise ConnectionError(f"nothing answers at {host}:{port} ({e})") from None
 
 
 def quiet_ray_logs() -> None:
