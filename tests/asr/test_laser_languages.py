@@ -275,17 +275,21 @@ def test_shipped_calibration_and_its_data_carry_their_licences():
 @pytest.mark.slow
 def test_training_reproduces_the_shipped_calibration(tmp_path):
     """The shipped file is what 'asr train' fits on the shipped data with the default embedder:
-    the same tiers exactly, and laser_calibrated's weights to the precision of the encoder's floats."""
+    the same tiers exactly, and laser_calibrated's weights to the precision of the encoder's floats.
+    The rubric-only model reads no encoder: its weights agree to rounding. The meaning model's
+    input is the encoder's floats, which differ with the CPU (its SIMD kernels): on an AMD EPYC
+    host (AVX2) its weights came out up to 2.7e-4 from the shipped fit's, tiers unchanged."""
     ratings, hats = shipped_data()
     text, _ = train_files(ratings, hats, RUBRIC, embedder="default")
     trained = tmp_path / "retrained.json"
     trained.write_text(text, encoding="utf-8")
     assert load(trained) == load()
     got, want = load_people(trained), load_people()
-    assert set(got) == set(want)
+    assert set(got) == set(want) and any(m.uses_meaning for m in want.values())
     for key in want:
+        close = 1e-3 if want[key].uses_meaning else 1e-6
         for field in ("intercept", "rubric", "meaning"):
-            assert getattr(got[key], field) == pytest.approx(getattr(want[key], field), abs=1e-4)
+            assert getattr(got[key], field) == pytest.approx(getattr(want[key], field), abs=close)
 
 
 def test_the_people_model_by_hand():
