@@ -19,6 +19,11 @@ import ray
 from voxjudge.errors import VoxjudgeError
 from voxjudge.llm.errors import ConfigError
 
+try:  # Ray's own address resolution (documented behaviour; the functions are not public, hence the guard)
+    from ray._private.services import canonicalize_bootstrap_address, parse_address
+except ImportError:  # another Ray: no running Ray is looked for, and ray.init checks addresses itself
+    canonicalize_bootstrap_address = parse_address = None
+
 CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer
 
 
@@ -61,13 +66,8 @@ def quiet_ray_data() -> None:
 
 
 def _running_ray() -> str | None:
-    """The address ``ray.init()`` would join without one, or None where it would start a Ray: Ray's
-    own resolution (its documented order; the function is not public, hence the guard)."""
-    try:
-        from ray._private.services import canonicalize_bootstrap_address
-    except ImportError:
-        return None
-    return canonicalize_bootstrap_address(None)
+    """The address ``ray.init()`` would join without one, or None where it would start a Ray."""
+    return None if canonicalize_bootstrap_address is None else canonicalize_bootstrap_address(None)
 
 
 def _reachable(address: str) -> None:
@@ -76,8 +76,8 @@ def _reachable(address: str) -> None:
     itself ("auto") are resolved first; one it cannot parse is left to ``ray.init`` to refuse."""
     import socket
 
-    from ray._private.services import canonicalize_bootstrap_address, parse_address
-
+    if parse_address is None:
+        return
     plain = address.removeprefix("ray://")
     resolved = canonicalize_bootstrap_address(plain) if plain == "auto" else plain
     parsed = parse_address(resolved) if resolved else None
