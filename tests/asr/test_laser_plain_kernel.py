@@ -15,6 +15,7 @@ import random
 import pytest
 
 from voxjudge.asr.laser import LaserOptions, plain_kernel, run_laser, stream
+from voxjudge.asr.laser.record_json import string_json
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.stream import ChunkScorer, StreamSettings
 
@@ -234,7 +235,7 @@ def test_a_region_that_gives_lists_is_a_type_error():
         return [stream.RubricPair(list(rs), list(hs), "substitute", r0, h0)]
 
     settings = dict(editops=rapidfuzz.distance.Levenshtein.editops, pair_class=stream.RubricPair, fillers=frozenset())
-    settings |= dict(lang="en", string=stream._string, identical=(b"<", b"|", b">"), head_mid=b"")
+    settings |= dict(lang="en", string=string_json, identical=(b"<", b"|", b">"), head_mid=b"")
     settings |= dict(laser_json=scorer.laser_json, region=region, wanted=True, records=True)
     other = type(k)(**settings, checked_pairs=1e6, max_words=4096, max_ids=300_000)
     with pytest.raises(TypeError, match="sides are not tuples"):
@@ -259,7 +260,7 @@ def test_the_kernel_is_not_reentered():
         return real(rs, hs, rk, hk, r0, h0)
 
     settings = dict(editops=rapidfuzz.distance.Levenshtein.editops, pair_class=stream.RubricPair, fillers=frozenset())
-    settings |= dict(lang="en", string=stream._string, identical=(b"<", b"|", b">"), head_mid=b"")
+    settings |= dict(lang="en", string=string_json, identical=(b"<", b"|", b">"), head_mid=b"")
     settings |= dict(laser_json=scorer.laser_json, region=region, wanted=True, records=True)
     other = type(k)(**settings, checked_pairs=1e6, max_words=4096, max_ids=300_000)
     assert other.align("u", "a b c d", "x y d", {}, {}) is not None and seen == [("a", "b", "c")]

@@ -16,11 +16,11 @@ import pytest
 from voxjudge import _spool
 from voxjudge.asr.laser import LaserOptions, LaserRubric, run_laser
 from voxjudge.asr.laser.judges import offline_labeler, people_model
+from voxjudge.asr.laser.record_json import pair_json
 from voxjudge.asr.laser.result import laser_result
 from voxjudge.asr.laser.rules import Label
 from voxjudge.asr.laser.run import decide_language
 from voxjudge.asr.laser.scoring import ScoredPair, score
-from voxjudge.asr.laser.stream import _pair_json
 from voxjudge.io import pair_texts, read_texts
 from voxjudge.io.writers import write_records
 
@@ -195,7 +195,7 @@ def test_a_pair_record_is_written_as_json_dumps_writes_it(ref, hyp, op, label):
             ScoredPair(ref, hyp, op, label.label, label.error_type, label.reason, penalty, label.disputed).as_dict(),
             ensure_ascii=False,
         )
-        assert _pair_json(ref, hyp, op, label, penalty) == expected
+        assert pair_json(ref, hyp, op, label, penalty) == expected
 
 
 @pytest.mark.skipif(not _spool.available(), reason="no memfd here")

@@ -32,12 +32,10 @@ this one to it, records and summary alike.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
@@ -47,6 +45,7 @@ from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
 from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _long_record
 from voxjudge.asr.laser.plain_kernel import plain_kernel as _plain_kernel
+from voxjudge.asr.laser.record_json import Memo, NumberMemo, number_json, pair_json, string_json
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -60,50 +59,8 @@ MAX_TOKENS = 300_000  # unique tokens
 LONG_RECORD = 4096  # pairs above which a record is built as one buffer (``chunk_records._long_record``)
 POSITIONS = ("ref_start", "hyp_start")  # where a pair sits, not what it is
 _identity = attrgetter(*[f.name for f in fields(RubricPair) if f.name not in POSITIONS])
-_dumps = json.dumps
 Words = tuple[str, ...]
 _plain = re.compile(r"[A-Za-z0-9 ]*").fullmatch  # a text whose tokens are their own keys but for case
-_string = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
-
-
-def _pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
-    """A pair's record, byte for byte what ``json.dumps(ScoredPair(...).as_dict(), ensure_ascii=False)``
-    writes (a test holds it to that), without building the object and the dict."""
-    error_type = "null" if lab.error_type is None else _string(lab.error_type)
-    pen = float.__repr__(penalty) if type(penalty) is float else _dumps(penalty)
-    disputed = "true" if lab.disputed is True else "false" if lab.disputed is False else _dumps(lab.disputed)
-    return (
-        f'{{"ref": {_string(ref)}, "hyp": {_string(hyp)}, "op": {_string(op)}, "label": {_string(lab.label)}, '
-        f'"error_type": {error_type}, "reason": {_string(lab.reason)}, "penalty": {pen}, "disputed": {disputed}}}'
-    )
-
-
-def _number(x: float | None) -> str:
-    """A float as ``json.dumps`` writes it (scores and penalties are finite)."""
-    return "null" if x is None else float.__repr__(x)
-
-
-class _Cache(dict):
-    """key -> make(key), made on first sight."""
-
-    def __init__(self, make: Callable[[Any], Any]):
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, key: Any) -> Any:
-        value = self[key] = self.make(key)
-        return value
-
-
-class _NumberJSON(_Cache):
-    """float or None -> ``make(x)``, its JSON text (scores repeat: a corpus has few distinct
-    figures). Zeros are made every time: 0.0 and -0.0 are one key but two texts."""
-
-    def __missing__(self, x: float | None) -> str:
-        js = self.make(x)
-        if x is None or x > 0.0:
-            self[x] = js
-        return js
 
 
 @dataclass(frozen=True)
@@ -135,20 +92,20 @@ class ChunkScorer:
             calibration=settings.calibration,
         )
         self.penalty = settings.rubric.pair_penalty
-        self.tokens = _Cache(self._token)  # token -> id of its key (-1: dropped)
+        self.tokens = Memo(self._token)  # token -> id of its key (-1: dropped)
         self.key_ids: dict[str, int] = {}
         self.keys: list[str] = []  # key id -> key
         # (lang, identity) -> label (when kept), penalty, JSON, and the tally's event
         self.labels: dict[tuple, tuple[Label | None, float, str, tuple]] = {}
         self.identical: dict[str, Label | None] = {}  # lang -> the label of identical words, if constant
-        self.identical_json: dict[str, _Cache] = {}  # lang -> word -> its identical pair's JSON
+        self.identical_json: dict[str, Memo] = {}  # lang -> word -> its identical pair's JSON
         self.equivalents: dict[str, Callable] = {}
-        self.number = _NumberJSON(_number)
-        self.score = _NumberJSON(_number)
-        self.laser_json = _Cache(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
-        self.lang_json = _Cache(_string)
-        self.run_json = f'"judge": {_string(settings.judge)}, "embedder": {_string(settings.embedder)}'
-        self.norm = _Cache(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
+        self.number = NumberMemo(number_json)
+        self.score = NumberMemo(number_json)
+        self.laser_json = Memo(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
+        self.lang_json = Memo(string_json)
+        self.run_json = f'"judge": {string_json(settings.judge)}, "embedder": {string_json(settings.embedder)}'
+        self.norm = Memo(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
         # Where keys and WER tokens are one-to-one, the WER is the alignment's edits over the
@@ -289,7 +246,7 @@ class ChunkScorer:
             found = self.labeler(list(todo.values()))
             for (key, (_, p, _lang)), lab in zip(todo.items(), found):
                 pen = self.penalty(lab)
-                js = _pair_json(p.ref_text, p.hyp_text, p.op, lab, pen).encode()
+                js = pair_json(p.ref_text, p.hyp_text, p.op, lab, pen).encode()
                 # the Label itself only when UtteranceScore objects are kept: the JSON and the event say the rest
                 labels[key] = (lab if keep else None, pen, js, (lab.label, lab.error_type, pen, lab.disputed))
         out = ChunkResult()
@@ -359,15 +316,15 @@ class ChunkScorer:
         else:
             sd = s.semdist[uid]
             calibrated = None if s.people is None else s.people(laser, sd)
-            laser_js = self._laser_json(laser, calibrated) + f', "semdist": {_number(sd)}'
+            laser_js = self._laser_json(laser, calibrated) + f', "semdist": {number_json(sd)}'
         out.figures.append((penalty, laser, ref_words, edits, n_identical, n_events, n_format, sd, calibrated))
         if records:
             number = self.number
-            # zeros are not cached (``_NumberJSON``): written here without a call
+            # zeros are not cached (``NumberMemo``): written here without a call
             wer_js = number[wer] if wer else "null" if wer is None else float.__repr__(wer)
             penalty_js = number[penalty] if penalty else float.__repr__(penalty)
             head = (
-                f'{{"id": {_string(uid)}, "lang": {self.lang_json[lang]}, {self.run_json}, {laser_js}, '
+                f'{{"id": {string_json(uid)}, "lang": {self.lang_json[lang]}, {self.run_json}, {laser_js}, '
                 f'"format_errors": {n_format}, "wer": {wer_js}, "penalty": {penalty_js}, '
                 f'"ref_words": {ref_words}, "pairs": ['
             )
@@ -389,7 +346,7 @@ class ChunkScorer:
     def _laser_json(self, laser: float | None, calibrated: float | None) -> str:
         """``"laser": ...`` and, with a model of people, ``"laser_calibrated": ...``, as a record writes them."""
         text = f'"laser": {self.score[laser]}'
-        return text if self.s.people is None else f'{text}, "laser_calibrated": {_number(calibrated)}'
+        return text if self.s.people is None else f'{text}, "laser_calibrated": {number_json(calibrated)}'
 
     def _laser_entry(self, laser: float | None) -> tuple[float | None, str]:
         """laser_calibrated of a score without SemDist, and the record's text of both. A score is
@@ -420,7 +377,7 @@ class ChunkScorer:
             self.kernels[lang] = None
             return None
         # an identical pair's JSON around its word: a plain word is its own JSON string's content
-        js = _pair_json("w", "w", "equal", lab, 0.0)
+        js = pair_json("w", "w", "equal", lab, 0.0)
         before, between = '{"ref": "', '", "hyp": "'
         if not js.startswith(f"{before}w{between}w"):
             raise AssertionError(f"an identical pair's JSON is not shaped as expected: {js[:80]}")
@@ -430,7 +387,7 @@ class ChunkScorer:
             pair_class=RubricPair,
             fillers=fillers(lang),
             lang=lang,
-            string=_string,
+            string=string_json,
             identical=(before.encode(), between.encode(), after.encode()),
             head_mid=f', "lang": {self.lang_json[lang]}, {self.run_json}, '.encode(),
             laser_json=self.laser_json,
@@ -459,7 +416,7 @@ class ChunkScorer:
         (lab,) = self.labeler([("probe", RubricPair(("probe",), ("probe",), "equal", 0, 0), lang)])
         ok = lab.label == "match" and lab.error_type is None and not lab.disputed and self.penalty(lab) == 0
         self.identical[lang] = lab if ok else None
-        self.identical_json[lang] = _Cache(lambda word: _pair_json(word, word, "equal", lab, 0.0).encode())
+        self.identical_json[lang] = Memo(lambda word: pair_json(word, word, "equal", lab, 0.0).encode())
 
     # ---- alignment ---------------------------------------------------------------------------
 
