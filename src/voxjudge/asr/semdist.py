@@ -203,19 +203,29 @@ def compute_semdist(
     finally:
         embedder.close()
     for sd in found:
-        if sd.failed:
-            k, reason = next(iter(sd.failed.items()))
-            raise EmbedderFailed(
-                f"the embedder {embedder.spec} could not embed {len(sd.failed)} utterance(s), first {ids[k]}: "
-                f"{reason}; nothing was scored"
-            )
+        _stop_on_failed(sd, embedder.spec, ids, "nothing was scored")
     return found
 
 
+def _stop_on_failed(sd: SemDist, spec: str, ids: Sequence[str], outcome: str) -> None:
+    """``EmbedderFailed`` naming the first utterance the embedder could not embed, if any."""
+    if sd.failed:
+        k, reason = next(iter(sd.failed.items()))
+        raise EmbedderFailed(
+            f"the embedder {spec} could not embed {len(sd.failed)} utterance(s), first {ids[k]}: {reason}; {outcome}"
+        )
+
+
 def distances_for(embedder) -> Callable[[Sequence[str], Sequence[str]], np.ndarray]:
-    """(references, hypotheses) -> distances, for fitting ``laser_calibrated`` (``asr train``)."""
+    """(references, hypotheses) -> distances, for fitting ``laser_calibrated`` (``asr train``). A
+    text the embedder could not embed stops the fit (``EmbedderFailed``): a model fitted without
+    it would be fitted on other data than the files say."""
 
     def distances(refs: Sequence[str], hyps: Sequence[str]) -> np.ndarray:
-        return semantic_distances(embedder, refs, hyps).distances
+        sd = semantic_distances(embedder, refs, hyps)
+        if sd.failed:
+            pairs = [f"{r!r} / {h!r}"[:120] for r, h in zip(refs, hyps)]
+            _stop_on_failed(sd, embedder.spec, pairs, "nothing was fitted")
+        return sd.distances
 
     return distances

@@ -32,16 +32,30 @@ def register(cmds) -> None:
     p.add_argument(
         "--ratings",
         metavar="FILE.csv",
-        help="sentence ratings (columns lang, utterance, ref, hyp, human_mean): fit the evidence calibration and "
-        "laser_calibrated instead of a pair judge; --out writes a calibration file for asr score --calibration",
+        help="sentence ratings (columns lang, utterance, ref, hyp, human_mean: the raters' mean, 0-5 unless "
+        "--rating-scale says otherwise; .csv, .tsv or .jsonl): fit the evidence calibration and laser_calibrated "
+        "instead of a pair judge; --out writes a calibration file for asr score --calibration",
+    )
+    p.add_argument(
+        "--rating-scale",
+        type=float,
+        default=5.0,
+        metavar="MAX",
+        help="the ratings' top score (the bottom is 0; default: 5); a rating outside 0-MAX is an error",
     )
     p.add_argument(
         "--preferences",
         metavar="FILE.tsv",
-        help="A/B preference triplets, tab-separated (columns reference, hyp_a, votes_a, hyp_b, votes_b; scored "
-        "as French): fit the calibration on them too, or alone",
+        help="A/B preference triplets (columns reference, hyp_a, votes_a, hyp_b, votes_b, as HATS; .tsv, .csv "
+        "or .jsonl): fit the calibration on them too, or alone; scored in --lang, else in the language "
+        "detected from their references (HATS: French)",
     )
-    p.add_argument("--lang", type=lang_code, help="language, any BCP-47/ISO code (default: detected)")
+    p.add_argument(
+        "--lang",
+        type=lang_code,
+        help="language, any BCP-47/ISO code (default: detected); with --ratings/--preferences, the triplets' "
+        "language and that of rating rows without a lang column",
+    )
     p.add_argument("--cv", type=int, default=0, metavar="K", help="also report K-fold CV grouped by unique pair")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples for the CV CIs (default: 2000)")
     p.add_argument("--split-seed", dest="seed", type=int, default=0, help="fold and bootstrap seed (default: 0)")
@@ -65,6 +79,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     rubric = LaserRubric.load(args.rubric)
     if args.ratings or args.preferences:
         return _train_calibration(args, rubric)
+    if args.rating_scale != 5.0:
+        raise InputError("--rating-scale is the scale of --ratings; word pairs have tiers, not ratings")
     if not args.pairs:
         raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
     if embedder_args(args)["embedder"]:  # (a server without an embedder is refused there, not dropped)
@@ -129,7 +145,7 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
     if args.dry_run:
         from voxjudge.asr.laser.calibrate import embedded_pairs
 
-        refs, hyps = embedded_pairs(args.ratings, args.preferences)
+        refs, hyps = embedded_pairs(args.ratings, args.preferences, args.lang, args.rating_scale)
         print_json(embedder_estimate(args, "asr train", refs, [hyps], options))
         return 0
     with progress_bar("fitting the evidence calibration and laser_calibrated"):
@@ -141,6 +157,8 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
             seed=args.seed,
             **embedder,
             options=options,
+            lang=args.lang,
+            rating_scale=args.rating_scale,
         )
     if args.out:
         write_all({args.out: text})

@@ -26,19 +26,22 @@ def train_files(
     embedder: str | None = None,
     embedder_base_url: str | None = None,
     options=None,
+    lang: str | None = None,
+    rating_scale: float = C.RATING_SCALE,
 ) -> tuple[str, dict]:
     """Fit on sentence ratings and/or preference triplets: (calibration file text, report). With an
     ``embedder`` spec (``default``, ``openai/<model>`` ...; ``options``: a ``JudgeOptions`` for its
     cache and limits), ``laser_calibrated`` gets a model with meaning for it too; ``cv`` folds
-    give the out-of-fold report of the whole procedure."""
+    give the out-of-fold report of the whole procedure. ``lang``: the language of the triplets
+    (default: detected from their references) and of rating rows without a ``lang`` column;
+    ``rating_scale``: the ratings' top (0 is the bottom)."""
     from voxjudge.asr.semdist import distances_for
     from voxjudge.llm.options import embedder_spec, open_embedder
 
     embedder = embedder_spec(embedder)  # "none": no embedder
     if not ratings and not preferences:
         raise InputError("calibration needs sentence ratings, preference triplets, or both")
-    rows = C.read_ratings(ratings) if ratings else []
-    hats = C.read_hats(preferences) if preferences else []
+    rows, hats = read_sets(ratings, preferences, lang, rating_scale)
     model = open_embedder(embedder, base_url=embedder_base_url, options=options) if embedder else None
     try:
         distances = distances_for(model) if model is not None else None
@@ -52,7 +55,7 @@ def train_files(
         "rubric_sha256": rubric.sha256,
         "ratings_sha256": file_sha256(ratings) if ratings else None,
         "preferences_sha256": file_sha256(preferences) if preferences else None,
-        "sets": [t.name for t in task_list],
+        "sets": [t.name for t in task_list],  # names carry the languages: ratings-en, hats-fr, ...
         "notice": _notice(ratings, preferences),
     }
     report: dict[str, Any] = {
@@ -64,11 +67,23 @@ def train_files(
     return as_json(cals, models, meta), report
 
 
-def embedded_pairs(ratings: str | Path | None, preferences: str | Path | None) -> tuple[list[str], list[str]]:
+def read_sets(ratings, preferences, lang: str | None = None, rating_scale: float = C.RATING_SCALE) -> tuple[list, list]:
+    """(rating rows, triplet rows) as ``calibration.tasks`` takes them; the triplets' language is
+    ``lang``, else detected from their references (HATS: French)."""
+    from voxjudge.asr.laser.lang import detect_language
+
+    rows = C.read_ratings(ratings, lang=lang, scale=rating_scale) if ratings else []
+    hats = C.read_hats(preferences) if preferences else []
+    hats_lang = lang or (detect_language(" ".join(h["reference"] for h in hats)) if hats else None)
+    if hats_lang == "und":
+        raise InputError(f"{preferences}: cannot tell the triplets' language from their references; give --lang")
+    return rows, [{**h, "lang": hats_lang} for h in hats]
+
+
+def embedded_pairs(ratings, preferences, lang: str | None = None, rating_scale: float = C.RATING_SCALE):
     """(references, hypotheses): the pairs whose SemDist ``train_files`` takes with an embedder
     (``calibration.tasks``: each rating, each side of each triplet), for its dry run."""
-    rows = C.read_ratings(ratings) if ratings else []
-    hats = C.read_hats(preferences) if preferences else []
+    rows, hats = read_sets(ratings, preferences, lang, rating_scale)
     pairs = [(r["ref"], r["hyp"]) for r in rows] + [(h["reference"], h[s]) for s in ("hyp_a", "hyp_b") for h in hats]
     return [ref for ref, _ in pairs], [hyp for _, hyp in pairs]
 

@@ -19,7 +19,6 @@ so a grid search costs array arithmetic.
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -59,21 +58,55 @@ def grid(base: Calibration | None = None, space: dict | None = None) -> list[Cal
 
 # ---- data ---------------------------------------------------------------------------------------
 
+RATING_SCALE = 5.0  # the sentence ratings' scale (0-5); laser_calibrated reads it as 0-1
 
-def read_ratings(path: str | Path) -> list[dict[str, str]]:
-    rows = list(csv.DictReader(open(path, encoding="utf-8", newline="")))
-    need = {"lang", "utterance", "ref", "hyp", "human_mean"}
-    if not rows or need - set(rows[0]):
-        raise InputError(f"{path}: sentence ratings need columns {', '.join(sorted(need))}")
+
+def read_ratings(path: str | Path, *, lang: str | None = None, scale: float = RATING_SCALE) -> list[dict[str, Any]]:
+    """Sentence ratings as the fit reads them: ``{lang, utterance, ref, hyp, human_mean}`` per row,
+    ``human_mean`` on the 0-5 scale. The file is read and checked by ``asr.ratings.read_ratings``
+    (one clear line for a bad cell, invalid UTF-8, no rows); columns ``utterance`` (the folds'
+    groups) and ``human_mean`` (the raters' mean, on ``0..scale``) are required, ``lang`` too
+    unless ``lang`` names the language of rows without one. A rating outside ``0..scale`` is an
+    error: a file on another scale would otherwise be fitted as if it were 0-5."""
+    from voxjudge.asr.ratings import read_ratings as read_rated
+
+    if not 0 < scale < float("inf"):
+        raise InputError(f"the ratings' scale must be a number above 0 (got {scale})")
+    rated = read_rated(path, column="human_mean", group_column="utterance")
+    rows = []
+    for r in rated:
+        row_lang = r.lang or lang
+        if not row_lang:
+            raise InputError(f"{path}: rating {r.id!r} has no language: give the file a lang column, or --lang")
+        if not 0.0 <= r.score <= scale:
+            raise InputError(
+                f"{path}: rating {r.id!r} has human_mean {r.score:g}, outside 0-{scale:g}; "
+                f"give the ratings' scale (--rating-scale)"
+            )
+        score = r.score if scale == RATING_SCALE else r.score * RATING_SCALE / scale
+        rows.append(
+            {"lang": row_lang, "utterance": r.group, "ref": r.reference, "hyp": r.hypothesis, "human_mean": score}
+        )
     return rows
 
 
-def read_hats(path: str | Path) -> list[dict[str, str]]:
-    rows = list(csv.DictReader(open(path, encoding="utf-8", newline=""), delimiter="\t"))
-    need = {"reference", "hyp_a", "votes_a", "hyp_b", "votes_b"}
-    if not rows or need - set(rows[0]):
-        raise InputError(f"{path}: preference triplets need columns {', '.join(sorted(need))}")
-    return rows
+def read_hats(path: str | Path, *, lang: str = "fr") -> list[dict[str, Any]]:
+    """Preference triplets as the fit reads them: ``{reference, hyp_a, votes_a, hyp_b, votes_b,
+    lang}`` per triplet, read and checked by ``asr.preference.read_preferences``; ``lang`` is the
+    triplets' language (HATS is French)."""
+    from voxjudge.asr.preference import read_preferences
+
+    return [
+        {
+            "reference": p.reference,
+            "hyp_a": p.hyp_a,
+            "votes_a": p.votes_a,
+            "hyp_b": p.hyp_b,
+            "votes_b": p.votes_b,
+            "lang": lang,
+        }
+        for p in read_preferences(path)
+    ]
 
 
 # ---- prepared utterances --------------------------------------------------------------------------
@@ -242,17 +275,20 @@ def tasks(
         sd = distances(refs, hyps) if distances else None
         out.append(Task(f"ratings-{lang}", lang, _codes([r["utterance"] for r in rs]), ("ratings", prep, human, sd)))
     if hats:
+        lang = hats_lang(hats)
         refs = [r["reference"] for r in hats]
         ha, hb = [r["hyp_a"] for r in hats], [r["hyp_b"] for r in hats]
-        pa, pb = prepare(refs, ha, "fr", rubric, labeler), prepare(refs, hb, "fr", rubric, labeler)
+        pa, pb = prepare(refs, ha, lang, rubric, labeler), prepare(refs, hb, lang, rubric, labeler)
         va = np.array([int(r["votes_a"]) for r in hats])
         vb = np.array([int(r["votes_b"]) for r in hats])
         sda, sdb = (distances(refs, ha), distances(refs, hb)) if distances else (None, None)
-        out.append(Task("hats-fr", "fr", _codes(refs), ("hats", pa, pb, va, vb, sda, sdb)))
+        out.append(Task(f"hats-{lang}", lang, _codes(refs), ("hats", pa, pb, va, vb, sda, sdb)))
     return out
 
 
-RATING_SCALE = 5.0  # the sentence ratings' scale (0-5); laser_calibrated reads it as 0-1
+def hats_lang(hats: Sequence[dict]) -> str:
+    """The triplets' language (``read_hats``' ``lang``; French for rows made without one)."""
+    return hats[0].get("lang", "fr")
 
 
 def _codes(groups: Sequence[str]) -> np.ndarray:

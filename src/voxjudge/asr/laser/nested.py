@@ -177,12 +177,13 @@ def ntasks(ratings, hats, rubric: LaserRubric, labeler, distances=None, embedder
         t = C.Task(f"ratings-{lang}", lang, groups, ("ratings", s.prep, human, s.semdist))
         out.append(NTask(t, [s]))
     if hats:
+        lang = C.hats_lang(hats)
         refs = [r["reference"] for r in hats]
-        sa = _side(refs, [r["hyp_a"] for r in hats], "fr", rubric, labeler, distances, embedder)
-        sb = _side(refs, [r["hyp_b"] for r in hats], "fr", rubric, labeler, distances, embedder)
+        sa = _side(refs, [r["hyp_a"] for r in hats], lang, rubric, labeler, distances, embedder)
+        sb = _side(refs, [r["hyp_b"] for r in hats], lang, rubric, labeler, distances, embedder)
         va = np.array([int(r["votes_a"]) for r in hats])
         vb = np.array([int(r["votes_b"]) for r in hats])
-        t = C.Task("hats-fr", "fr", C._codes(refs), ("hats", sa.prep, sb.prep, va, vb, sa.semdist, sb.semdist))
+        t = C.Task(f"hats-{lang}", lang, C._codes(refs), ("hats", sa.prep, sb.prep, va, vb, sa.semdist, sb.semdist))
         out.append(NTask(t, [sa, sb]))
     return out
 
