@@ -266,3 +266,64 @@ def test_a_judge_card_without_cache_embeds_each_text_once_for_all_its_offline_ju
     sent = [t for _, body in server.requests[trained:] for t in body["input"]]
     assert server.count() - trained == BATCHES and sorted(sent) == sorted(SENT)
     assert not list(files["dir"].glob("*.sqlite*"))  # nothing kept
+
+
+def test_a_calibration_fitted_with_one_server_is_refused_with_another(files, capsys, monkeypatch):
+    """A model named alike on another server may be another model: its laser_calibrated was given
+    in silence with the first server's weights."""
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    cal = files["dir"] / "cal.json"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    cache = ["--cache", str(files["dir"] / "c.sqlite")]
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        fit = ["asr", "train", "--ratings", str(ratings), "--embedder", "openai/toy", "--out", str(cal), *cache]
+        assert main([*fit, "--embedder-base-url", first.url + "/v1"]) == 0
+        assert json.loads(cal.read_text(encoding="utf-8"))["people"]["openai/toy"]["server"] == first.url + "/v1"
+        score = ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--embedder", "openai/toy"]
+        score += ["--calibration", str(cal), *cache, "--json"]
+        capsys.readouterr()
+        assert main([*score, "--embedder-base-url", first.url + "/v1"]) == 0
+        assert json.loads(capsys.readouterr().out)["laser_calibrated"] is not None
+        sent = second.count()
+        for extra in ([], ["--dry-run"]):
+            assert main([*score, "--embedder-base-url", second.url + "/v1", *extra]) == 2
+            err = capsys.readouterr().err
+            assert f"fitted with the server at {first.url}/v1" in err and f"{second.url}/v1" in err
+        assert second.count() == sent  # refused before any text was sent
+
+
+def test_no_model_for_the_embedder_offers_default_only_where_the_file_has_it(files, capsys, tmp_path):
+    """It offered '--embedder default' to a run that used it, with a file that had no model for it."""
+    cal = tmp_path / "none.json"
+    ratings = tmp_path / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["asr", "train", "--ratings", str(ratings), "--out", str(cal)]) == 0
+    capsys.readouterr()
+    argv = ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--calibration", str(cal)]
+    assert main([*argv, "--embedder", "fake/hash", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "no model with an embedder" in err and "--embedder default" not in err
+    # the shipped calibration has the default embedder's model: offered to another embedder
+    assert (
+        main(
+            [
+                "asr",
+                "score",
+                "--ref",
+                files["ref"],
+                "--hyp",
+                files["hyp"],
+                "--ids",
+                "--embedder",
+                "fake/hash",
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
+    assert "--embedder default (the file has its model)" in capsys.readouterr().err

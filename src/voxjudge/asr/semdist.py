@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +156,7 @@ def estimate_semdist(
     *,
     base_url: str | None = None,
     options=None,
-    before: Callable[[str], object] | None = None,
+    before: Callable[[Any], object] | None = None,
 ) -> dict:
     """A dry run of ``compute_semdist``: what the embedder ``spec`` would be sent and cost
     (``Embedder.estimate``: distinct texts after the same dedup -- identical pairs and empty
@@ -168,7 +169,7 @@ def estimate_semdist(
     embedder = open_embedder(spec, base_url=base_url, options=options, dry_run=True)
     try:
         if before is not None:
-            before(embedder.spec)
+            before(embedder)
         return embedder.estimate(texts)
     finally:
         embedder.close()
@@ -183,12 +184,12 @@ def compute_semdist(
     base_url: str | None = None,
     options=None,
     progress=None,
-    before: Callable[[str], object] | None = None,
+    before: Callable[[Any], object] | None = None,
 ) -> list[SemDist]:
     """Open the embedder ``spec`` (``llm.open_embedder``), take every system's SemDist and close
     it; a text it could not embed stops here (``EmbedderFailed`` names the utterance): a corpus
     figure over the others would be a figure of another corpus. ``progress`` as ``run_laser`` takes it.
-    ``before(embedder_spec)``: called once the embedder is open, before any text is sent (a check
+    ``before(embedder)``: called once the embedder is open, before any text is sent (a check
     that raises stops the run before it pays for a call)."""
     from contextlib import nullcontext
 
@@ -197,7 +198,7 @@ def compute_semdist(
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:
         if before is not None:
-            before(embedder.spec)
+            before(embedder)
         with (progress or (lambda _what: nullcontext(None)))(f"embedding sentences ({embedder.spec})") as update:
             found = semantic_distances_many(embedder, references, systems, progress=update)
     finally:

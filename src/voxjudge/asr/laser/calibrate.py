@@ -4,7 +4,7 @@ embedder, the semantic distances, and writes the calibration file ``asr score`` 
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,9 @@ def train_files(
             model.close()
     spec = model.spec if model is not None else None
     cals, models = C.fit(task_list, rubric, spec)
+    if model is not None:  # the server its distances came from is part of the model
+        server = model.identity().get("base_url")
+        models = {k: replace(m, server=server) if m.uses_meaning else m for k, m in models.items()}
     meta = {
         "rubric_sha256": rubric.sha256,
         "ratings_sha256": file_sha256(ratings) if ratings else None,
@@ -76,7 +79,10 @@ def read_sets(ratings, preferences, lang: str | None = None, rating_scale: float
     hats = C.read_hats(preferences) if preferences else []
     hats_lang = lang or (detect_language(" ".join(h["reference"] for h in hats)) if hats else None)
     if hats_lang == "und":
-        raise InputError(f"{preferences}: cannot tell the triplets' language from their references; give --lang")
+        raise InputError(
+            f"{preferences}: cannot tell the triplets' language from their references; give {{lang}}",
+            options={"lang": "lang="},
+        )
     return rows, [{**h, "lang": hats_lang} for h in hats]
 
 

@@ -77,11 +77,15 @@ def read_ratings(path: str | Path, *, lang: str | None = None, scale: float = RA
     for r in rated:
         row_lang = r.lang or lang
         if not row_lang:
-            raise InputError(f"{path}: rating {r.id!r} has no language: give the file a lang column, or --lang")
+            raise InputError(
+                f"{path}: rating {r.id!r} has no language: give the file a lang column, or {{lang}}",
+                options={"lang": "lang="},
+            )
         if not 0.0 <= r.score <= scale:
             raise InputError(
                 f"{path}: rating {r.id!r} has human_mean {r.score:g}, outside 0-{scale:g}; "
-                f"give the ratings' scale (--rating-scale)"
+                "give the ratings' scale ({rating_scale})",
+                options={"rating_scale": "rating_scale="},
             )
         score = r.score if scale == RATING_SCALE else r.score * RATING_SCALE / scale
         rows.append(

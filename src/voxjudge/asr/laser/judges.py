@@ -11,6 +11,7 @@ from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.errors import InputError
+from voxjudge.llm.embed_registry import DEFAULT as DEFAULT_EMBEDDER
 
 DEFAULT = "default"
 
@@ -62,14 +63,32 @@ def people_model(spec: str | None, embedder: str | None, calibration=None):
             options={"embedder": "embedder="},
         )
     if found is None and embedder:
-        fitted = ", ".join(k for k in sorted(cal.people) if k != "none") or "none"
+        fitted = ", ".join(k for k in sorted(cal.people) if k != "none")
+        default = any(k.startswith(DEFAULT_EMBEDDER) for k in cal.people) and not embedder.startswith(DEFAULT_EMBEDDER)
+        hint = ", or {embedder} default (the file has its model)" if default else ""
         raise InputError(
             f"laser_calibrated has no model fitted with the embedder {embedder} (the calibration "
-            f"{cal.describe()} was fitted with: {fitted}); for SemDist with it, use {{judge}} rules (no "
-            "laser_calibrated), a {calibration} file fitted with it, or {embedder} default",
+            f"{cal.describe()} has {'models for: ' + fitted if fitted else 'no model with an embedder'}); for "
+            f"SemDist with it, use {{judge}} rules (no laser_calibrated), a {{calibration}} file fitted with it{hint}",
             options={"embedder": "embedder=", "judge": "judge=", "calibration": "calibration="},
         )
     return found
+
+
+def check_embedder(spec: str | None, embedder, calibration=None) -> None:
+    """``people_model``'s check, and the server's: a model fitted with an embedding server's
+    vectors applies to that server's only (a model of the same name elsewhere may be another
+    model). Called with the open embedder, before any text is sent."""
+    found = people_model(spec, embedder.spec, calibration)
+    server = embedder.identity().get("base_url")
+    if found is not None and found.server is not None and found.server != server:
+        raise InputError(
+            f"laser_calibrated's model for {embedder.spec} in {_calibration(calibration).describe()} was fitted "
+            f"with the server at {found.server}, and this run's is {server or 'in-process'}: a model of that name "
+            "elsewhere may be another model. Fit a calibration with this one, or use {judge} rules (SemDist, "
+            "no laser_calibrated)",
+            options={"judge": "judge="},
+        )
 
 
 def offline_labeler(spec: str | None, rubric: LaserRubric, *, allow_rubric_mismatch: bool = False, calibration=None):

@@ -37,6 +37,9 @@ class PeopleModel:
     rubric: float  # weight of sqrt(1 - laser)
     meaning: float = 0.0  # weight of sqrt(semdist)
     embedder: str = RUBRIC_ONLY  # the embedder spec whose distances were fitted ("none": no meaning term)
+    # the server those distances came from (an HTTP embedder's base URL); None: in-process, or not recorded.
+    # A model of the same name on another server may be another model: the model is for this one.
+    server: str | None = None
 
     @property
     def uses_meaning(self) -> bool:
@@ -57,7 +60,10 @@ class PeopleModel:
         return f"{FITTED} from {terms}{via}"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if out["server"] is None:  # (files fitted with an in-process embedder stay as they were)
+            del out["server"]
+        return out
 
 
 def features(laser: np.ndarray, semdist: np.ndarray | None) -> np.ndarray:
@@ -139,6 +145,8 @@ def load_models(data: dict, where: str = "calibration") -> dict[str, PeopleModel
         numbers = (m.intercept, m.rubric, m.meaning)
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in numbers):
             raise InputError(f"{where}: people.{key}: intercept, rubric and meaning must be finite numbers")
+        if m.server is not None and not isinstance(m.server, str):
+            raise InputError(f"{where}: people.{key}: server must be the embedding server's URL")
         if m.embedder != key:
             raise InputError(f"{where}: people.{key} says it was fitted with the embedder {m.embedder!r}")
         if key == RUBRIC_ONLY and m.meaning != 0:

@@ -122,7 +122,7 @@ def _run(
 ):
     from dataclasses import replace
 
-    from voxjudge.asr.laser.judges import is_offline, offline_labeler, people_model
+    from voxjudge.asr.laser.judges import check_embedder, is_offline, offline_labeler, people_model
 
     if isinstance(judge, str) and is_offline(judge):  # before any input is read
         options.llm.unused_server(f"the offline judge {judge!r} calls none", embedder=bool(options.embedder))
@@ -162,7 +162,7 @@ def _run(
         if options.embedder:  # SemDist reads every row before scoring does: the rows are kept
             paired = _Rows(list(paired), len(paired))
             meaning = paired if meaning_rows is None else meaning_rows
-            check = lambda spec: people_model(judge, spec, calibration)  # noqa: E731 -- before any paid call
+            check = lambda embedder: check_embedder(judge, embedder, calibration)  # noqa: E731 -- before any paid call
             semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress, check)
         people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
         settings["laser_calibrated_model"] = people.describe() if people is not None else None
@@ -259,7 +259,7 @@ def _offline_estimate(judge: str, paired, meaning_rows, options: LaserOptions, c
     """A dry run with an offline judge: the judge sends nothing; the embedder, when there is one,
     is estimated as SemDist would ask it (``asr.semdist.estimate_semdist``), after the check that
     would refuse the real run before its first call."""
-    from voxjudge.asr.laser.judges import people_model
+    from voxjudge.asr.laser.judges import check_embedder
 
     estimate: dict[str, Any] = {"judge": judge, "requests": 0}
     if not options.embedder:
@@ -279,7 +279,7 @@ def _offline_estimate(judge: str, paired, meaning_rows, options: LaserOptions, c
         [hyps],
         base_url=options.embedder_base_url,
         options=options.llm,
-        before=lambda spec: people_model(judge, spec, calibration),
+        before=lambda embedder: check_embedder(judge, embedder, calibration),
     )
     return estimate
 
