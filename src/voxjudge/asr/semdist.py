@@ -7,7 +7,9 @@ with sentence embeddings from an embedder (``voxjudge.llm.open_embedder``; unit 
 cosine is their dot product). 0 is the same meaning; it grows as the meaning drifts (at most 2).
 Before embedding, both sides are NFC with runs of white space as one space and Arabic tashkeel
 and tatweel removed (they are optional in writing, and ASR output rarely has them; an encoder
-would read a vowelled reference as another text). Then:
+would read a vowelled reference as another text), and a text without a letter or digit in any
+script (only punctuation or symbols) is empty, as LASER and WER read it (a bare "." was closer
+in meaning to a sentence than wrong words were). Then:
 
 * two identical texts are 0 without asking the model, two empty ones too;
 * one empty side and one not is 1 (the cosine of a sentence with nothing), without asking;
@@ -40,7 +42,8 @@ _TASHKEEL = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 
 def semdist_text(text: str) -> str:
     """What is embedded for ``text`` (see the module docstring)."""
-    return _TASHKEEL.sub("", " ".join(unicodedata.normalize("NFC", text).split()))
+    out = _TASHKEEL.sub("", " ".join(unicodedata.normalize("NFC", text).split()))
+    return out if any(c.isalnum() for c in out) else ""  # no word: empty, as LASER reads it
 
 
 @dataclass
