@@ -50,3 +50,20 @@ def test_zero_crossings_read_p_below_two_over_b(tmp_path, capsys):
     assert out.count("p < 0.01") == 2 and "p < 0.005" not in out
     html = report.read_text(encoding="utf-8")
     assert html.count("p &lt; 0.01") == 2 and "p &lt; 0.005" not in html
+
+
+def test_resamples_without_reference_words_are_left_out_without_a_warning(tmp_path, capsys):
+    """`asr compare` with an empty reference printed numpy's RuntimeWarning (and its source line)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # u2 has no reference words and an inserted word in both: inf - inf in a resample of u2 alone
+        found = paired_bootstrap([1, 1], [0, 1], denominator=[2, 0], n_resamples=200, seed=0)
+    assert found.difference == 0.5 and np.isfinite(found.ci_low) and np.isfinite(found.ci_high)
+    ref, a, b = (tmp_path / n for n in ("ref.txt", "a.txt", "b.txt"))
+    ref.write_text("u1 the cat sat\nu2\n", encoding="utf-8")
+    a.write_text("u1 the cat sat\nu2 oh\n", encoding="utf-8")
+    b.write_text("u1 the bat sat\nu2 ah\n", encoding="utf-8")
+    assert main(["asr", "compare", "--ref", str(ref), "--hyp-a", str(a), "--hyp-b", str(b), "--ids", "--json"]) == 0
+    assert "Warning" not in capsys.readouterr().err

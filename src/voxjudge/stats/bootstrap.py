@@ -76,6 +76,8 @@ def paired_bootstrap(
     ``paired_bootstrap(errors_a, errors_b, denominator=ref_words)`` bootstraps the WER difference.
     The p-value is twice the share of resampled differences on the far side of zero (capped at 1);
     0 when none is there, which only says p < ``p_value_bound(n_resamples)`` (2 / resamples).
+    A resample whose ``denominator`` sums to 0 (only items without reference words) has no
+    ratio and is left out of the interval and the p-value.
     """
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)
@@ -91,11 +93,12 @@ def paired_bootstrap(
         if idx is None:
             return values.sum() / den.sum() if den is not None else values.mean()
         if den is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return values[idx].sum(axis=1) / den[idx].sum(axis=1)
+            return values[idx].sum(axis=1) / den[idx].sum(axis=1)
         return values[idx].mean(axis=1)
 
-    diffs = np.concatenate([stat(xa, idx) - stat(xb, idx) for idx in resample_chunks(len(xa), n_resamples, seed)])
+    # a resample with no reference words has no ratio (x/0): it is left out, and says nothing on stderr
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diffs = np.concatenate([stat(xa, idx) - stat(xb, idx) for idx in resample_chunks(len(xa), n_resamples, seed)])
     diffs = diffs[np.isfinite(diffs)]
     alpha = (1 - confidence) / 2
     low, high = np.quantile(diffs, [alpha, 1 - alpha]) if diffs.size else (np.nan, np.nan)
