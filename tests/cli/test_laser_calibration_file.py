@@ -58,6 +58,34 @@ def test_the_file_decides_tiers_and_laser_calibrated(capsys, trained, filler, tm
         z = model["intercept"] + model["rubric"] * (1 - record["laser"]) ** 0.5
         z += model["meaning"] * record["semdist"] ** 0.5
         assert record["laser_calibrated"] == pytest.approx(min(1.0, max(0.0, z)), abs=1e-12)
+        assert record["calibration_sha256"] == given["calibration_sha256"]  # a record says what made it
+
+
+def test_records_name_a_given_calibration_on_every_path(capsys, trained, filler, tmp_path):
+    """The streamed records (one and two processes, the compiled and the Python paths) and the kept
+    ones (``LaserResult.records``) name the file; the shipped calibration's records name none."""
+    from voxjudge.asr.laser import LaserOptions, run_laser
+
+    texts = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref = "".join(f"u{k} i want to go home now {k}\n" for k in range(40))
+    hyp = "".join(f"u{k} i want um to go home {k}\n" for k in range(40))
+    texts[0].write_text(ref, encoding="utf-8")
+    texts[1].write_text(hyp, encoding="utf-8")
+    argv = ["--ref", str(texts[0]), "--hyp", str(texts[1]), "--ids", "--lang", "en"]
+    written = {}
+    for name, extra in (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"]), ("shipped", [])):
+        out = tmp_path / f"{name}.jsonl"
+        cal = [] if name == "shipped" else ["--calibration", str(trained)]
+        _summary(capsys, [*argv, *cal, *extra, "--out", str(out)])
+        written[name] = out.read_text(encoding="utf-8")
+    assert written["one"] == written["two"]
+    sha = hashlib.sha256(trained.read_bytes()).hexdigest()
+    assert all(json.loads(x)["calibration_sha256"] == sha for x in written["one"].splitlines())
+    assert "calibration_sha256" not in written["shipped"]
+    kept = run_laser(
+        ["i want to go home"], ["i want um to go home"], options=LaserOptions(lang="en", calibration=trained)
+    )
+    assert kept.records[0]["calibration_sha256"] == sha
 
 
 def test_workers_get_the_file_read_once(capsys, trained, filler, tmp_path):

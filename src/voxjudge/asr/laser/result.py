@@ -21,8 +21,9 @@ class LaserResult:
 
     @property
     def run(self) -> dict[str, str]:
-        """The judge and embedder of the run, as every record names them."""
-        return {name: self.settings[name] for name in ("judge", "embedder") if name in self.settings}
+        """The judge and embedder of the run, and the calibration file given (its sha256; none: the
+        shipped one), as every record names them."""
+        return {n: self.settings[n] for n in ("judge", "embedder", "calibration_sha256") if n in self.settings}
 
     @property
     def records(self) -> list[dict[str, Any]]:

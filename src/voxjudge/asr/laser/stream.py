@@ -105,6 +105,8 @@ class ChunkScorer:
         self.laser_json = Memo(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
         self.lang_json = Memo(string_json)
         self.run_json = f'"judge": {string_json(settings.judge)}, "embedder": {string_json(settings.embedder)}'
+        if settings.calibration is not None:  # a file given: the records name it (``LaserResult.run``)
+            self.run_json += f', "calibration_sha256": {string_json(settings.calibration.sha256)}'
         self.norm = Memo(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
