@@ -218,3 +218,19 @@ def test_ctrl_c_on_ray_leaves_no_records_and_no_process(tmp_path):
     while _session(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _session(proc.pid), "Ray processes outlived the command"
+
+
+def test_the_alignment_limit_holds_on_ray_as_locally(tmp_path):
+    """Ray's actors are fresh processes: they held the default limit whatever the caller set (a
+    line refused locally was scored on Ray, and one allowed with no limit was refused)."""
+    from voxjudge.asr import longform
+    from voxjudge.asr.longform import LineTooLong
+
+    words = [f"w{k % 97}" for k in range(1500)]
+    refs, hyps, ids = ["a b", " ".join(words)], ["a c", " ".join(reversed(words))], ["short", "long1"]
+    for engine in ("local", "ray"):
+        options = LaserOptions(lang="en", **({"jobs": 2} if engine == "local" else {"llm": RAY}))
+        with longform.limit(1e-7), pytest.raises(LineTooLong, match="utterance long1 is too long"):
+            run_laser(refs, hyps, ids, judge="rules", options=options, out=tmp_path / f"{engine}.jsonl")
+        with longform.limit(None):  # no limit: scored
+            run_laser(refs, hyps, ids, judge="rules", options=options, out=tmp_path / f"{engine}.jsonl")

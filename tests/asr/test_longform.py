@@ -125,20 +125,32 @@ def test_limit_none_and_estimates():
     seconds, mb = longform.estimate(1_000_000, 1_000_000, "word")
     assert seconds == 1e12 / longform.PAIRS_PER_SECOND["word"] and mb > 0
     # the default lets a 1M-word line through and refuses a 2.88M-word one (issue 33's)
-    longform.check(1_000_000, 1_000_000, "word", "line 1")
+    longform.check(range(1_000_000), range(1, 1_000_001), "word", "line 1")
     with pytest.raises(longform.LineTooLong, match="2,880,000 reference x 2,870,000 hypothesis words"):
-        longform.check(2_880_000, 2_870_000, "word", "line 1")
+        longform.check(range(2_880_000), range(1, 2_870_001), "word", "line 1")
+
+
+def test_the_estimate_is_of_what_differs():
+    """rapidfuzz strips the common start and end first: 1.6M words with one substitution align in
+    seconds, but were refused as "about 12 min"."""
+    ref = list(range(1_600_000))
+    hyp = [*ref[:800_000], -1, *ref[800_001:]]
+    longform.check(ref, hyp, "word", "line 1")  # the default limit: allowed
+    with longform.limit(1e-12), pytest.raises(longform.LineTooLong, match="1,600,000 reference"):
+        longform.check(ref, hyp, "word", "line 1")  # (a limit below even one pair still refuses it)
+    assert longform._middle("abcXdef", "abcYZdef") == (1, 2) and longform._middle("aaa", "aa") == (1, 0)
+    assert longform.duration(0.11) == "0.11 s" and longform.duration(5) == "5 s"
 
 
 def test_a_line_is_measured_after_normalizing():
-    text = " ".join(["x"] * 20)
+    ref, hyp = " ".join(["x"] * 20), " ".join(["y"] * 20)
     with longform.limit(1e-9), pytest.raises(longform.LineTooLong, match="line 1 is too long.* 40 reference x 40"):
-        counting.check_lengths([text], [text], {"word": str.split}, lambda t: t + " " + t)
+        counting.check_lengths([ref], [hyp], {"word": str.split}, lambda t: t + " " + t)
 
 
 def test_refusal_survives_a_worker_process():
     with longform.limit(1e-6), pytest.raises(longform.LineTooLong) as e:
-        longform.check(5000, 5000, "word", "utterance u1")
+        longform.check(range(5000), range(1, 5001), "word", "utterance u1")
     back = pickle.loads(pickle.dumps(e.value))
     assert type(back) is longform.LineTooLong and back.options == e.value.options
     assert back.worded({"max_align_minutes": "--max-align-minutes"}) == e.value.worded(
@@ -188,3 +200,17 @@ def test_long_record_is_the_same_bytes(monkeypatch):
     pieces = stream.ChunkScorer(settings)(rows).records
     assert any(type(p) is bytearray for p in pieces)
     assert b"".join(pieces) == plain and plain.count(b"\n") == 3
+
+
+def test_a_scorer_holds_the_limit_its_settings_carry():
+    """The limit travels in the settings (to Ray's actors, which do not share the caller's globals)."""
+    from voxjudge.asr.laser import LaserRubric, stream
+
+    ref, hyp = _zipf_pair(1500, 3)
+    rows = [("long", " ".join(ref), " ".join(hyp))]
+    free = stream.StreamSettings("rules", LaserRubric.load(), "en", records=True, align_minutes=None)
+    tight = stream.StreamSettings("rules", LaserRubric.load(), "en", records=True, align_minutes=1e-7)
+    with longform.limit(1e-7):
+        assert stream.ChunkScorer(free)(rows).records
+    with pytest.raises(longform.LineTooLong):
+        stream.ChunkScorer(tight)(rows)

@@ -171,4 +171,4 @@ def check_lengths(
                 r, h = " ".join(ref.split()), " ".join(hyp.split())
             else:
                 r, h = split(ref), split(hyp)
-            longform.check(len(r), len(h), unit, where(k))
+            longform.check(r, h, unit, where(k))

@@ -16,7 +16,8 @@ The cost of an alignment grows with the product of the two lengths (the Levensht
 64 cells per machine word) and its memory with their sum (rapidfuzz's Hirschberg splitting
 keeps only rows). ``estimate`` turns lengths into seconds and megabytes at the speeds measured
 on a 2-core machine (``bench/asr_longform.py``); a line over the limit (``limit``, 10 minutes by
-default, ``--max-align-minutes`` on the command line) is refused before any work starts.
+default, ``--max-align-minutes`` on the command line) is refused before it is aligned (``check``:
+when the run reaches it, so a corpus stops there, with no records written).
 """
 
 from __future__ import annotations
@@ -95,18 +96,25 @@ def announcing(say: Callable[[str | None], None] | None) -> Iterator[None]:
 
 
 def duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds:.2g} s"
     if seconds < 90:
-        return f"{max(seconds, 1):.0f} s"
+        return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
 
 
-def check(n_ref: int, n_hyp: int, unit: str, where: str) -> None:
-    """Raise ``LineTooLong`` if aligning these lengths would take longer than the limit."""
+def check(ref: Sequence, hyp: Sequence, unit: str, where: str) -> None:
+    """Raise ``LineTooLong`` if aligning these tokens would take longer than the limit. The
+    estimate is of what rapidfuzz aligns: the part between the common prefix and suffix, which it
+    strips first (a long line with one substitution is two short stretches, not a square)."""
     if _limit_minutes is None:
         return
-    seconds, mb = estimate(n_ref, n_hyp, unit)
+    n_ref, n_hyp = len(ref), len(hyp)
+    if estimate(n_ref, n_hyp, unit)[0] <= 60 * _limit_minutes:
+        return  # (the common case, without looking at the tokens)
+    seconds, mb = estimate(*_middle(ref, hyp), unit)
     if seconds <= 60 * _limit_minutes:
         return
     kind = "word" if unit == "word" else "character"
@@ -116,6 +124,18 @@ def check(n_ref: int, n_hyp: int, unit: str, where: str) -> None:
         "split it into shorter lines (by sentence or segment) and score the pieces, or raise {max_align_minutes}",
         options={"max_align_minutes": "the limit (voxjudge.asr.longform.limit(minutes))"},
     )
+
+
+def _middle(a: Sequence, b: Sequence) -> tuple[int, int]:
+    """The lengths of ``a`` and ``b`` without their common prefix and suffix."""
+    n = min(len(a), len(b))
+    start = 0
+    while start < n and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < n - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    return len(a) - start - end, len(b) - start - end
 
 
 def ranked(a: Sequence, b: Sequence) -> tuple[list[int], list[int]]:

@@ -76,6 +76,9 @@ class StreamSettings:
     semdist: dict[str, float | None] | None = None  # SemDist by id, when the run has an embedder
     calibration: Any = None  # a calibration file read by the driver (``CalibrationFile``; None: the shipped one)
     embedder: str = "none"  # the embedder that gave ``semdist``, as the summary names it: every record names it too
+    # the longest alignment allowed (``longform.limit``), as the driver had it: a Ray actor is a
+    # fresh process, which would otherwise hold the default (forked workers inherit it anyway)
+    align_minutes: float | None = longform.DEFAULT_MINUTES
 
 
 class ChunkScorer:
@@ -175,6 +178,10 @@ class ChunkScorer:
     # ---- one chunk ---------------------------------------------------------------------------
 
     def __call__(self, chunk: Sequence[tuple[str, str, str]]) -> ChunkResult:
+        with longform.limit(self.s.align_minutes):
+            return self._score(chunk)
+
+    def _score(self, chunk: Sequence[tuple[str, str, str]]) -> ChunkResult:
         s = self.s
         self._bound()
         wanted = s.records or s.scores or s.keep  # the per-utterance WER
@@ -226,7 +233,7 @@ class ChunkScorer:
                 items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
             else:
                 if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
-                    longform.check(len(rk), len(hk), "word", f"utterance {uid}")
+                    longform.check(rk, hk, "word", f"utterance {uid}")
                 ops, edits = _script(rk, hk)
                 if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
                     wer = edits / len(rk) if rk else None
