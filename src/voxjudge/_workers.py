@@ -97,12 +97,17 @@ def _held_sigint():
 
 
 def _ended(process) -> str:
-    code = process.exitcode
+    return ended_without_result("a worker process", process.pid, process.exitcode)
+
+
+def ended_without_result(what: str, pid: int, code: int | None) -> str:
+    """The message of a child process that ended before its answer (``code``: its exit code, or
+    minus the signal that ended it, as ``Process.exitcode`` and ``os.waitstatus_to_exitcode`` give)."""
     if code is not None and code < 0:
         how = f"killed by signal {-code}" + (" (out of memory?)" if -code == 9 else "")
     else:
         how = f"exit status {code}"
-    return f"a worker process (pid {process.pid}) ended without its result ({how}); the run is incomplete"
+    return f"{what} (pid {pid}) ended without its result ({how}); the run is incomplete"
 
 
 class ForkedWorkers:

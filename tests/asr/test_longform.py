@@ -214,3 +214,17 @@ def test_a_scorer_holds_the_limit_its_settings_carry():
         assert stream.ChunkScorer(free)(rows).records
     with pytest.raises(longform.LineTooLong):
         stream.ChunkScorer(tight)(rows)
+
+
+def _killed(a, b):
+    os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+
+
+def test_a_killed_alignment_process_is_an_incomplete_run_not_a_traceback():
+    """It raised RuntimeError with a raw wait status: a traceback and exit status 1."""
+    from voxjudge._workers import WorkerLost
+    from voxjudge.errors import VoxjudgeError
+
+    with pytest.raises(WorkerLost, match=r"process aligning a long line \(pid \d+\) .*killed by signal 9") as e:
+        longform.interruptible(_killed, ["a"], ["b"])
+    assert isinstance(e.value, VoxjudgeError)  # the command line's exit status 3, in one line

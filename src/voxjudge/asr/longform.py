@@ -243,8 +243,11 @@ def interruptible(fn: Callable, *args: Any) -> Any:
         if _announce is not None:
             _announce(None)
     _, status = os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError(f"the alignment process ended without an answer (status {status})")
+    if not data:  # killed (the out-of-memory killer's choice is the process that aligns): exit 3
+        from voxjudge._workers import WorkerLost, ended_without_result
+
+        code = os.waitstatus_to_exitcode(status)
+        raise WorkerLost(ended_without_result("the process aligning a long line", pid, code))
     ok, value = pickle.loads(data)
     if not ok:
         raise value
