@@ -32,6 +32,7 @@ def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None
     # a worker of its own would print its traceback under the one-line message. SIGINT is blocked
     # from before the fork (``_held_sigint``), so none slips in before it is ignored here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # ended quietly (not by the command's handler)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # a forked worker holds copies of the main process's ends of the pipes, its own among them:

@@ -223,6 +223,7 @@ def interruptible(fn: Callable, *args: Any) -> Any:
             os.close(read_end)
             _die_with_parent()
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
                 answer = (True, fn(*args))
             except BaseException as e:  # noqa: BLE001 - handed to the parent, which raises it

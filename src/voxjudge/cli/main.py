@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sys
+import threading
 
 from voxjudge import __version__
 from voxjudge.errors import InputError, VoxjudgeError
@@ -15,6 +17,18 @@ EXIT_OUTPUT = 1  # an output could not be written (a full disk)
 EXIT_INPUT = 2
 EXIT_MODEL = 3  # the documented 'incomplete' status: the model left work undone
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + signal.SIGTERM  # as a shell reports a process that SIGTERM ended
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``kill``, a scheduler or a container stopping): the command stops as
+    on Ctrl-C, so its temporary files are removed and no records file is left half written."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated
+
+
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
@@ -80,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     from voxjudge.llm.ray_running import ray_running, stop_ray
 
     ray_before = ray_running()
+    on_term = threading.current_thread() is threading.main_thread()  # (only there can Python take a signal)
+    before = signal.signal(signal.SIGTERM, _terminated) if on_term else None
     try:
         return int(args.func(args) or 0)
     except InputError as e:
@@ -90,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     except VoxjudgeError as e:  # a model that failed for good (an embedder that cannot embed, a server gone)
         print(f"voxjudge: error: {e}", file=sys.stderr)
         return EXIT_MODEL
+    except Terminated:
+        print("voxjudge: terminated (SIGTERM); nothing was written", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("voxjudge: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -105,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
         return EXIT_OUTPUT
     finally:
+        if on_term:
+            signal.signal(signal.SIGTERM, before)
         if not ray_before:  # a Ray this command started (--engine ray) stops with it
             stop_ray()
 
