@@ -50,6 +50,9 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
             ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ConfigError(f"cannot start or join Ray (address {where}): {e}") from None
+    except BaseException:  # Ctrl-C or SIGTERM while Ray starts: what it has started stops now
+        ray.shutdown()  # (its agents would otherwise run on for a minute or two, orphaned)
+        raise
     quiet_ray_logs()
     _raylet_messages_to_stderr()
 
