@@ -146,6 +146,19 @@ def test_a_kaldi_file_changed_while_it_is_read(tmp_path):
         list(paired)
 
 
+@pytest.mark.parametrize("kaldi", [True, False])
+@pytest.mark.parametrize("grown", ["hyp", "ref"])
+def test_a_file_that_grows_while_it_is_read_is_one_line_not_a_traceback(tmp_path, kaldi, grown):
+    """A line appended mid-run raised zip()'s ValueError: a traceback and exit status 1."""
+    ref, hyp = ("u1 a\nu2 b\n", "u1 a\nu2 c\n") if kaldi else ("a\nb\n", "a\nc\n")
+    (r, h), paired = _both(tmp_path, ref, hyp, ids=kaldi)
+    assert isinstance(paired, PairedStream) and (paired.ref.kind == "kaldi") == kaldi
+    with (h if grown == "hyp" else r).open("a", encoding="utf-8") as f:
+        f.write("u9 late line\n")
+    with pytest.raises(InputError, match=r"a file changed while it was read .*run again"):
+        list(paired)
+
+
 def test_files_in_another_order_are_paired_by_id(tmp_path):
     (r, h), paired = _both(tmp_path, "u1 a b\nu2 c\nu3 x\n", "u3 e\nu1 a\nu2 c d\n", ids=True)
     assert isinstance(paired, Paired)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import islice
+from itertools import islice, zip_longest
 
 from voxjudge.errors import InputError
 from voxjudge.io.matching import Paired, leading_ids, pair_texts
@@ -36,7 +36,9 @@ class PairedStream:
 
     def _kaldi(self) -> Iterator[tuple[str, str, str]]:
         """Kaldi files split in C, without a record per line: what ``_records`` gives, in less time."""
-        for k, (r, h) in enumerate(zip(kaldi_parts(self.ref.path), kaldi_parts(self.hyp.path), strict=True)):
+        for k, (r, h) in enumerate(zip_longest(kaldi_parts(self.ref.path), kaldi_parts(self.hyp.path))):
+            if r is None or h is None:
+                self._grown()
             if r[0] != h[0]:
                 line = next(islice(self.hyp.records(), k, None)).line
                 raise InputError(f"{self.hyp.path}:{line}: the file changed while it was read; run again")
@@ -44,10 +46,18 @@ class PairedStream:
 
     def _records(self) -> Iterator[tuple[str, str, str]]:
         by_id = self.ref.has_ids
-        for r, h in zip(self.ref.records(), self.hyp.records(), strict=True):
+        for r, h in zip_longest(self.ref.records(), self.hyp.records()):
+            if r is None or h is None:
+                self._grown()
             if by_id and r.id != h.id:  # the scan saw the same ids in the same order
                 raise InputError(f"{self.hyp.path}:{h.line}: the file changed while it was read; run again")
             yield r.id, r.text, h.text
+
+    def _grown(self):
+        raise InputError(
+            f"{self.ref.path}, {self.hyp.path}: a file changed while it was read (they no longer have as many "
+            "lines as when the run began); run again"
+        )
 
     @cached_property
     def leading_ids(self) -> tuple[str, ...]:
