@@ -14,13 +14,14 @@ are both larger than a pipe's buffer).
 
 from __future__ import annotations
 
+import errno
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from multiprocessing.reduction import ForkingPickler
 
-from voxjudge.errors import VoxjudgeError
+from voxjudge.errors import InputError, VoxjudgeError
 
 
 class WorkerLost(VoxjudgeError):
@@ -129,6 +130,15 @@ class ForkedWorkers:
                     theirs.close()
                     self._procs.append(proc)
                     self._conns.append(ours)
+        except OSError as e:
+            self.close()
+            if e.errno not in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):
+                raise
+            raise InputError(
+                f"cannot start {jobs} worker processes ({e.strerror}); give fewer {{jobs}}, or raise the "
+                "limit (ulimit -n for open files, ulimit -u for processes)",
+                options={"jobs": "jobs="},
+            ) from None
         except BaseException:  # a Ctrl-C while the workers start included
             self.close()
             raise

@@ -141,3 +141,17 @@ def test_a_worker_that_dies_while_it_waits_for_a_chunk_is_an_error(tmp_path, mon
     assert code == 3, err
     assert "ended without its result (killed by signal 14)" in err
     assert not out.exists()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_too_few_open_files_for_the_workers_is_one_line(tmp_path):
+    """A low open-file limit raised OSError from the workers' pipes: a traceback, exit 1."""
+    ref, hyp = _corpus(tmp_path, 20_000)  # (more than one chunk: a corpus of one is scored in-process)
+    out = tmp_path / "records.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--lang", "en", "--jobs", "40", "--out", str(out)]
+    shell = f"ulimit -n 60 && exec {' '.join(argv)}"
+    proc = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "cannot start 40 worker processes" in proc.stderr and "--jobs" in proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()

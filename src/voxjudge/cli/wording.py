@@ -14,6 +14,7 @@ FLAGS = {
     "group_column": "--group-col",
     "batch_size": "--batch-size",
     "ids": "--ids",
+    "jobs": "--jobs",
     "judge": "--judge",
     "lang": "--lang",
     "label_map": "--label-map FILE",
