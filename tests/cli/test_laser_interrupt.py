@@ -155,3 +155,16 @@ def test_too_few_open_files_for_the_workers_is_one_line(tmp_path):
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "cannot start 40 worker processes" in proc.stderr and "--jobs" in proc.stderr
     assert "Traceback" not in proc.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("closed", ["1", "2"])
+def test_a_closed_stdout_or_stderr_is_not_a_traceback(tmp_path, closed):
+    """`>&-` left sys.stdout None: AttributeError, exit 1; the records file must not take its number."""
+    ref, hyp = _corpus(tmp_path, 50)
+    out = tmp_path / "records.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--lang", "en", "--json", "--out", str(out)]
+    proc = subprocess.run(["bash", "-c", f"exec {' '.join(argv)} {closed}>&-"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 50 and all(line.startswith('{"id": "u') for line in lines)

@@ -87,7 +87,21 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _closed_streams_to_devnull() -> None:
+    """A command run with stdout or stderr closed (``>&-``) has None there: what it prints goes
+    nowhere, as asked, instead of an AttributeError; the descriptor is held by /dev/null so that
+    no file opened later (a records file) takes its number and gets the output."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))
+
+
 def main(argv: list[str] | None = None) -> int:
+    _closed_streams_to_devnull()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
