@@ -11,7 +11,6 @@ from voxjudge.asr.laser.phonetics import prefetch_items
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, classify
 from voxjudge.errors import InputError
-from voxjudge.llm.embed_registry import DEFAULT as DEFAULT_EMBEDDER
 
 DEFAULT = "default"
 
@@ -64,6 +63,8 @@ def people_model(spec: str | None, embedder: str | None, calibration=None):
         )
     if found is None and embedder:
         fitted = ", ".join(k for k in sorted(cal.people) if k != "none")
+        from voxjudge.llm.embed_registry import DEFAULT as DEFAULT_EMBEDDER  # (an offline run loads no llm/)
+
         default = any(k.startswith(DEFAULT_EMBEDDER) for k in cal.people) and not embedder.startswith(DEFAULT_EMBEDDER)
         hint = ", or {embedder} default (the file has its model)" if default else ""
         raise InputError(
