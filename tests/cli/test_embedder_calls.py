@@ -307,7 +307,7 @@ def test_no_model_for_the_embedder_offers_default_only_where_the_file_has_it(fil
     argv = ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--calibration", str(cal)]
     assert main([*argv, "--embedder", "fake/hash", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert "no model with an embedder" in err and "--embedder default" not in err
+    assert "no model with an embedder" in err and "has a model for" not in err
     # the shipped calibration has the default embedder's model: offered to another embedder
     assert (
         main(
@@ -326,4 +326,31 @@ def test_no_model_for_the_embedder_offers_default_only_where_the_file_has_it(fil
         )
         == 2
     )
-    assert "--embedder default (the file has its model)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "models for: e5/multilingual-e5-small?prefix=query (that is, default)" in err
+    assert "or --embedder with one the file has a model for" in err
+
+
+def test_a_calibration_fitted_with_a_providers_own_endpoint_is_refused_elsewhere(files, capsys, monkeypatch):
+    """The check did nothing when the model was fitted without a base URL (the provider's own API):
+    a server with a model of that name got its weights."""
+    ratings = files["dir"] / "ratings.csv"
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    cal = files["dir"] / "cal.json"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    cache = ["--cache", str(files["dir"] / "c.sqlite")]
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        monkeypatch.setenv("OPENAI_BASE_URL", first.url + "/v1")  # the SDK's own endpoint, for this test
+        fit = ["asr", "train", "--ratings", str(ratings), "--embedder", "openai/toy", "--out", str(cal), *cache]
+        assert main(fit) == 0
+        assert json.loads(cal.read_text(encoding="utf-8"))["people"]["openai/toy"]["server"] == first.url + "/v1"
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        score = ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--embedder", "openai/toy"]
+        score += ["--calibration", str(cal), *cache, "--dry-run"]
+        capsys.readouterr()
+        assert main([*score, "--embedder-base-url", second.url + "/v1"]) == 2
+        assert f"fitted with the server at {first.url}/v1" in capsys.readouterr().err
+        assert main(score) == 2  # the provider's default endpoint is another server too
+        assert "this run's is openai's default endpoint" in capsys.readouterr().err

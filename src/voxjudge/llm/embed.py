@@ -142,6 +142,12 @@ class Embedder(RetriedCalls):
         URL, the options that change vectors, engine version and weights digest. Never a key."""
         return dict(self._identity)
 
+    def endpoint(self) -> str | None:
+        """The server the vectors come from (an HTTP embedder's URL, or its provider's default
+        endpoint); None for an in-process model, whose weights ``identity`` names."""
+        endpoint = getattr(self.backend, "endpoint", None)
+        return endpoint() if endpoint is not None else None
+
     def keys(self, texts: Sequence[str]) -> list[str]:
         """Cache keys of ``texts`` under this model."""
         base = json.dumps(

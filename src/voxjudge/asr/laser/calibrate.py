@@ -52,7 +52,7 @@ def train_files(
     spec = model.spec if model is not None else None
     cals, models = C.fit(task_list, rubric, spec)
     if model is not None:  # the server its distances came from is part of the model
-        server = model.identity().get("base_url")
+        server = model.endpoint()
         models = {k: replace(m, server=server) if m.uses_meaning else m for k, m in models.items()}
     meta = {
         "rubric_sha256": rubric.sha256,

@@ -62,15 +62,16 @@ def people_model(spec: str | None, embedder: str | None, calibration=None):
             options={"embedder": "embedder="},
         )
     if found is None and embedder:
-        fitted = ", ".join(k for k in sorted(cal.people) if k != "none")
         from voxjudge.llm.embed_registry import DEFAULT as DEFAULT_EMBEDDER  # (an offline run loads no llm/)
 
-        default = any(k.startswith(DEFAULT_EMBEDDER) for k in cal.people) and not embedder.startswith(DEFAULT_EMBEDDER)
-        hint = ", or {embedder} default (the file has its model)" if default else ""
+        default = (DEFAULT_EMBEDDER, f"{DEFAULT_EMBEDDER}?prefix=query")  # what `default` opens (e5's own prefix)
+        fitted = [f"{k} (that is, default)" if k in default else k for k in sorted(cal.people) if k != "none"]
+        hint = ", or {embedder} with one the file has a model for" if fitted else ""
         raise InputError(
             f"laser_calibrated has no model fitted with the embedder {embedder} (the calibration "
-            f"{cal.describe()} has {'models for: ' + fitted if fitted else 'no model with an embedder'}); for "
-            f"SemDist with it, use {{judge}} rules (no laser_calibrated), a {{calibration}} file fitted with it{hint}",
+            f"{cal.describe()} has {'models for: ' + ', '.join(fitted) if fitted else 'no model with an embedder'}); "
+            f"for SemDist with it, use {{judge}} rules (no laser_calibrated), a {{calibration}} file fitted with "
+            f"it{hint}",
             options={"embedder": "embedder=", "judge": "judge=", "calibration": "calibration="},
         )
     return found
@@ -81,7 +82,7 @@ def check_embedder(spec: str | None, embedder, calibration=None) -> None:
     vectors applies to that server's only (a model of the same name elsewhere may be another
     model). Called with the open embedder, before any text is sent."""
     found = people_model(spec, embedder.spec, calibration)
-    server = embedder.identity().get("base_url")
+    server = embedder.endpoint()
     if found is not None and found.server is not None and found.server != server:
         raise InputError(
             f"laser_calibrated's model for {embedder.spec} in {_calibration(calibration).describe()} was fitted "

@@ -19,6 +19,7 @@ instead of retrying the same request.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any
@@ -114,6 +115,11 @@ class OpenAIEmbedBackend:
     def identity(self) -> dict[str, Any]:
         return {}
 
+    def endpoint(self) -> str:
+        """Where the vectors come from: the base URL, else the SDK's (``OPENAI_BASE_URL``, else its default)."""
+        found = self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
+        return found.rstrip("/") if found else "openai's default endpoint"
+
     async def embed(self, texts: list[str]) -> EmbedCall:
         payload: dict[str, Any] = {"model": self.spec.model, "input": texts, "encoding_format": "float"}
         if self.dimensions:
@@ -175,6 +181,9 @@ class GeminiEmbedBackend:
 
     def identity(self) -> dict[str, Any]:
         return {}
+
+    def endpoint(self) -> str:
+        return self.spec.base_url.rstrip("/") if self.spec.base_url else "gemini's default endpoint"
 
     async def embed(self, texts: list[str]) -> EmbedCall:
         config: dict[str, Any] = {"task_type": self.options["task_type"]}
