@@ -15,7 +15,9 @@ are both larger than a pipe's buffer).
 from __future__ import annotations
 
 import errno
+import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -30,12 +32,13 @@ class WorkerLost(VoxjudgeError):
 
 def _serve(conn, parent_ends: list, work: Callable, initializer: Callable | None, initargs: tuple) -> None:
     # Ctrl-C reaches the whole process group: the main process stops the run and ends the workers;
-    # a worker of its own would print its traceback under the one-line message. SIGINT is blocked
-    # from before the fork (``_held_sigint``), so none slips in before it is ignored here.
+    # a worker of its own would print its traceback under the one-line message; SIGTERM ends a
+    # worker quietly (not by the command's handler, which it inherits). Both are blocked from
+    # before the fork (``held_stop_signals``), so none slips in before they are set here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # ended quietly (not by the command's handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     # a forked worker holds copies of the main process's ends of the pipes, its own among them:
     # while it does, it never reads the end of its pipe, and outlives a main process that is killed
     for end in parent_ends:
@@ -83,19 +86,42 @@ def _pickled(ok: bool, value) -> memoryview:
         return ForkingPickler.dumps((False, RuntimeError(what)))
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextmanager
-def _held_sigint():
-    """SIGINT blocked in this thread while it forks workers: they inherit the mask and unblock it
-    only once they ignore it, so a Ctrl-C never reaches a worker's Python code. (This process acts
-    on a Ctrl-C at once where another thread takes it, else when the block is lifted, here.)"""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+def held_stop_signals():
+    """SIGINT and SIGTERM held while this thread forks, and acted on when it is done.
+
+    Blocked in this thread: a child inherits the mask and unblocks them only once it has set its
+    own handlers, so neither reaches a child's Python code through the parent's handler. Noted,
+    not acted on, in this process (another thread may take a signal the mask holds here, and
+    Python runs handlers in the main thread whatever its mask): a handler that raised inside
+    fork's own hooks had its exception printed and dropped, and the run went on. When the block
+    ends, a signal that came is handed to the handler it was meant for."""
+    main = threading.current_thread() is threading.main_thread()  # (only there can handlers be set)
+    came: list[int] = []
+    handlers = {s: signal.signal(s, lambda signum, frame: came.append(signum)) for s in STOP_SIGNALS} if main else {}
+    masked = hasattr(signal, "pthread_sigmask")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if masked else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)  # (one pending comes now, and is noted)
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+        if came:
+            _deliver(came[0], handlers[came[0]])
+
+
+def _deliver(signum: int, handler) -> None:
+    """What ``handler`` would have done with ``signum`` (raise, for Python's and the command's)."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
 
 def _ended(process) -> str:
@@ -121,7 +147,7 @@ class ForkedWorkers:
         self._conns: list = []
         self._busy: dict[int, int] = {}  # worker -> the number of the task it is working on
         try:
-            with _held_sigint():
+            with held_stop_signals():
                 for _ in range(jobs):
                     ours, theirs = ctx.Pipe()
                     ends = [*self._conns, ours]

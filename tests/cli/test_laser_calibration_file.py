@@ -61,24 +61,29 @@ def test_the_file_decides_tiers_and_laser_calibrated(capsys, trained, filler, tm
         assert record["calibration_sha256"] == given["calibration_sha256"]  # a record says what made it
 
 
-def test_records_name_a_given_calibration_on_every_path(capsys, trained, filler, tmp_path):
+def test_records_name_a_given_calibration_on_every_path(capsys, trained, filler, tmp_path, monkeypatch):
     """The streamed records (one and two processes, the compiled and the Python paths) and the kept
     ones (``LaserResult.records``) name the file; the shipped calibration's records name none."""
-    from voxjudge.asr.laser import LaserOptions, run_laser
+    from voxjudge.asr.laser import LaserOptions, parallel, run_laser
 
     texts = tmp_path / "ref.txt", tmp_path / "hyp.txt"
-    ref = "".join(f"u{k} i want to go home now {k}\n" for k in range(40))
-    hyp = "".join(f"u{k} i want um to go home {k}\n" for k in range(40))
+    n = parallel.CHUNK + 500  # two chunks: --jobs 2 runs worker processes
+    ref = "".join(f"u{k} i want to go home now {k}\n" for k in range(n))
+    hyp = "".join(f"u{k} i want um to go home {k}\n" for k in range(n))
     texts[0].write_text(ref, encoding="utf-8")
     texts[1].write_text(hyp, encoding="utf-8")
     argv = ["--ref", str(texts[0]), "--hyp", str(texts[1]), "--ids", "--lang", "en"]
     written = {}
-    for name, extra in (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"]), ("shipped", [])):
+    runs = (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"]), ("python", ["--jobs", "2"]), ("shipped", []))
+    for name, extra in runs:
         out = tmp_path / f"{name}.jsonl"
         cal = [] if name == "shipped" else ["--calibration", str(trained)]
+        if name == "python":  # the Python loops instead of the compiled path for plain lines
+            monkeypatch.setenv("VOXJUDGE_KERNEL", "python")
         _summary(capsys, [*argv, *cal, *extra, "--out", str(out)])
+        monkeypatch.delenv("VOXJUDGE_KERNEL", raising=False)
         written[name] = out.read_text(encoding="utf-8")
-    assert written["one"] == written["two"]
+    assert written["one"] == written["two"] == written["python"] and written["one"].count("\n") == n
     sha = hashlib.sha256(trained.read_bytes()).hexdigest()
     assert all(json.loads(x)["calibration_sha256"] == sha for x in written["one"].splitlines())
     assert "calibration_sha256" not in written["shipped"]

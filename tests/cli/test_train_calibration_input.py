@@ -149,3 +149,22 @@ def test_a_text_the_embedder_cannot_embed_stops_the_fit(capsys, tmp_path):
     )
     assert code == 3 and "could not embed" in err and "nothing was fitted" in err
     assert not out.exists()
+
+
+def test_rating_scale_without_ratings_is_refused(capsys, tmp_path):
+    code, _, err = _train(
+        capsys, "--preferences", str(HATS), "--rating-scale", "100", "--out", str(tmp_path / "c.json")
+    )
+    assert code == 2 and "--rating-scale is the scale of --ratings" in err
+
+
+def test_files_without_a_known_suffix_are_read_by_their_first_line(capsys, tmp_path):
+    """A process substitution (/dev/fd/63), '-' or a .txt name was refused for its suffix."""
+    ratings, hats = tmp_path / "ratings.txt", tmp_path / "hats"
+    ratings.write_bytes(RATINGS.read_bytes())
+    hats.write_bytes(HATS.read_bytes())
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert _train(capsys, "--ratings", str(ratings), "--preferences", str(hats), "--out", str(one))[0] == 0
+    assert _train(capsys, "--ratings", str(RATINGS), "--preferences", str(HATS), "--out", str(two))[0] == 0
+    strip = lambda p: {k: v for k, v in json.loads(p.read_text(encoding="utf-8")).items() if k != "notice"}  # noqa: E731
+    assert strip(one) == strip(two)

@@ -215,30 +215,42 @@ def interruptible(fn: Callable, *args: Any) -> Any:
         n, m = len(args[0]), len(args[1])
         unit = "character" if isinstance(args[0], str) else "word"
         _announce(f"aligning {n:,} x {m:,} {unit}s (about {duration(estimate(n, m, unit[:4])[0])})")
+    from voxjudge._workers import STOP_SIGNALS, held_stop_signals
+
     read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: answer, and never return into the parent's code
-        status = 1
-        try:
-            os.close(read_end)
-            _die_with_parent()
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            try:
-                answer = (True, fn(*args))
-            except BaseException as e:  # noqa: BLE001 - handed to the parent, which raises it
-                answer = (False, e)
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
+    pid = 0
     try:
+        with held_stop_signals():  # (a signal that comes during the fork is acted on below, the child ended)
+            pid = os.fork()
+            if pid == 0:  # the child: answer, and never return into the parent's code
+                status = 1
+                try:
+                    os.close(read_end)
+                    _die_with_parent()
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    if hasattr(signal, "pthread_sigmask"):
+                        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+                    try:
+                        answer = (True, fn(*args))
+                    except BaseException as e:  # noqa: BLE001 - handed to the parent, which raises it
+                        answer = (False, e)
+                    with os.fdopen(write_end, "wb") as out:
+                        pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    status = 0
+                finally:
+                    os._exit(status)
+        os.close(write_end)
+        write_end = -1
         with os.fdopen(read_end, "rb") as pipe:
+            read_end = -1  # (the file closes it)
             data = pipe.read()  # a blocking read: Ctrl-C interrupts it (PEP 475 retries only EINTR)
     except BaseException:
-        _end(pid)
+        if pid:
+            _end(pid)
+        for end in (read_end, write_end):
+            if end >= 0:
+                os.close(end)
         raise
     finally:
         if _announce is not None:

@@ -258,21 +258,15 @@ def read_preferences(path: str | Path, *, group_column: str | None = None) -> li
     header-less 5-column TSV is read as HATS (reference, hyp_a, votes_a, hyp_b, votes_b).
     ``group_column`` names the column to group the bootstrap by (default: the reference).
     """
-    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
+    from voxjudge.io.readers import read_lines, rows_of
 
     path = str(path)
     suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        rows = jsonl_objects(path)
-    elif suffix in (".csv", ".tsv"):
-        lines = read_lines(path)
-        delimiter = "\t" if suffix == ".tsv" else ","
-        first = lines[0].split(delimiter) if lines else []
-        if suffix == ".tsv" and len(first) == 5 and not set(first) & {*_HATS_COLUMNS, "ref"}:
-            lines = ["\t".join(_HATS_COLUMNS)] + lines  # header-less HATS
-        rows = table_rows(path, lines, delimiter)[1]
-    else:
-        raise InputError(f"{path}: preferences must be .tsv, .csv or .jsonl")
+    lines = None if suffix in (".jsonl", ".ndjson") else read_lines(path)
+    first = lines[0].split("\t") if lines else []
+    if suffix != ".csv" and len(first) == 5 and not set(first) & {*_HATS_COLUMNS, "ref"}:
+        lines = ["\t".join(_HATS_COLUMNS)] + lines  # header-less HATS (tab-separated)
+    rows = rows_of(path, lines)
     if not rows:
         raise InputError(f"{path}: no preferences found")
     columns = set(rows[0][1])

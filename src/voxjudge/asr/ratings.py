@@ -40,16 +40,10 @@ def read_ratings(path: str | Path, *, column: str | None = None, group_column: s
     score ``column`` (default: the first of score, human_mean, rating), optional ``id``, ``lang``
     and ``ratings`` (the per-rater scores as a JSON list, for the raters' split-half agreement).
     ``group_column`` names the column the bootstrap resamples by (default: the reference)."""
-    from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
+    from voxjudge.io.readers import rows_of
 
     path = str(path)
-    suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        rows = jsonl_objects(path)
-    elif suffix in (".csv", ".tsv"):
-        rows = table_rows(path, read_lines(path), "\t" if suffix == ".tsv" else ",")[1]
-    else:
-        raise InputError(f"{path}: ratings must be .csv, .tsv or .jsonl")
+    rows = rows_of(path)
     if not rows:
         raise InputError(f"{path}: no ratings found")
     columns = set(rows[0][1])

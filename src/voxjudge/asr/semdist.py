@@ -8,8 +8,9 @@ cosine is their dot product). 0 is the same meaning; it grows as the meaning dri
 Before embedding, both sides are NFC with runs of white space as one space and Arabic tashkeel
 and tatweel removed (they are optional in writing, and ASR output rarely has them; an encoder
 would read a vowelled reference as another text), and a text without a letter or digit in any
-script (only punctuation or symbols) is empty, as LASER and WER read it (a bare "." was closer
-in meaning to a sentence than wrong words were). Then:
+script (only punctuation or symbols) is empty, as LASER reads it (and the error rates with
+``--normalize`` removing punctuation; a bare "." was closer in meaning to a sentence than wrong
+words were). Then:
 
 * two identical texts are 0 without asking the model, two empty ones too;
 * one empty side and one not is 1 (the cosine of a sentence with nothing), without asking;

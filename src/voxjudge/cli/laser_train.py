@@ -77,10 +77,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_outputs(files=[args.out], inputs=[args.pairs, args.ratings, args.preferences, args.rubric])
     rubric = LaserRubric.load(args.rubric)
+    if args.rating_scale != 5.0 and not args.ratings:  # refused, not dropped
+        raise InputError("--rating-scale is the scale of --ratings; give it with them")
     if args.ratings or args.preferences:
         return _train_calibration(args, rubric)
-    if args.rating_scale != 5.0:
-        raise InputError("--rating-scale is the scale of --ratings; word pairs have tiers, not ratings")
     if not args.pairs:
         raise InputError("give labelled word pairs, or --ratings/--preferences to fit the evidence calibration")
     if embedder_args(args)["embedder"]:  # (a server without an embedder is refused there, not dropped)

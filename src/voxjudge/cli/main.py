@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"voxjudge: error: {e}", file=sys.stderr)
         return EXIT_MODEL
     except Terminated:
-        print("voxjudge: terminated (SIGTERM); nothing was written", file=sys.stderr)
+        print("voxjudge: terminated (SIGTERM)", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("voxjudge: interrupted", file=sys.stderr)

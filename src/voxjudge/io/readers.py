@@ -277,6 +277,21 @@ def jsonl_objects(path: str | Path, lines: Iterable[str] | None = None) -> list[
     return list(_jsonl_objects(path, read_lines(path) if lines is None else lines))
 
 
+def rows_of(path: str | Path, lines: list[str] | None = None, what: str = "rows") -> list[tuple[int, dict]]:
+    """``(line number, row)`` of a CSV, TSV or JSONL file, by its suffix; a file without one of
+    those suffixes (``<(...)``, ``-``, ``.txt``) by its first line: JSON if it opens with ``{``,
+    TSV if it has a tab, else CSV. ``lines``: the file's lines when the caller has read them."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix not in (".jsonl", ".ndjson", ".csv", ".tsv"):
+        lines = read_lines(path) if lines is None else lines
+        first = next((x for x in lines if x.strip()), "")
+        suffix = ".jsonl" if first.lstrip().startswith("{") else ".tsv" if "\t" in first else ".csv"
+    if suffix in (".jsonl", ".ndjson"):
+        return jsonl_objects(path, lines)
+    lines = read_lines(path) if lines is None else lines
+    return table_rows(path, lines, "\t" if suffix == ".tsv" else ",")[1]
+
+
 def _jsonl_objects(path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
     for n, line in enumerate(lines, 1):
         if not line.strip():

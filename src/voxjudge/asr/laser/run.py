@@ -312,7 +312,6 @@ def _streamed(
 ):
     """An offline judge over chunks (``stream.py``, ``parallel.py``): records to ``sink`` as they come, the
     summary tallied, per-utterance figures kept only for the agreement with ``human``."""
-    from voxjudge.asr import longform
     from voxjudge.asr.laser.stream import StreamSettings
     from voxjudge.asr.laser.tally import LaserTally
 
@@ -328,7 +327,6 @@ def _streamed(
         semdist=semdist,
         calibration=calibration,
         embedder=settings["embedder"],
-        align_minutes=longform.limit_minutes(),  # the caller's limit, in every worker (Ray's too)
     )
     tally, figures, utterances, done = LaserTally(), [], [], 0
     on = " on Ray" if settings["engine"] == "ray" else ""

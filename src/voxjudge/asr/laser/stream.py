@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any
 
@@ -76,9 +76,9 @@ class StreamSettings:
     semdist: dict[str, float | None] | None = None  # SemDist by id, when the run has an embedder
     calibration: Any = None  # a calibration file read by the driver (``CalibrationFile``; None: the shipped one)
     embedder: str = "none"  # the embedder that gave ``semdist``, as the summary names it: every record names it too
-    # the longest alignment allowed (``longform.limit``), as the driver had it: a Ray actor is a
-    # fresh process, which would otherwise hold the default (forked workers inherit it anyway)
-    align_minutes: float | None = longform.DEFAULT_MINUTES
+    # the longest alignment allowed (``longform.limit``), as it was where the settings were made:
+    # a Ray actor is a fresh process, which would otherwise hold the default
+    align_minutes: float | None = field(default_factory=longform.limit_minutes)
 
 
 class ChunkScorer:
