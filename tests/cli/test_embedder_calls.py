@@ -53,6 +53,15 @@ def command(name: str, files, *extra: str) -> list[str]:
 COMMANDS = ("score", "metrics", "compare")
 
 
+def _ratings(folder):
+    """The utterances rated (0-4) in a ratings file, for asr train: it embeds the same texts."""
+    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
+    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
+    path = folder / "ratings.csv"
+    path.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
 def _embedding(estimate: dict, name: str) -> dict:
     return estimate["embedder"] if name == "score" else estimate
 
@@ -111,10 +120,7 @@ def test_a_judge_cards_dry_run_says_what_its_embedder_would_be_sent(files, serve
 
 def test_asr_train_takes_the_embedders_limits_and_dry_run(files, server, capsys, monkeypatch):
     # fitting laser_calibrated with meaning embeds the ratings' texts: the same 7 as the other commands
-    ratings = files["dir"] / "ratings.csv"
-    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
-    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
-    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    ratings = _ratings(files["dir"])
     out = files["dir"] / "calibration.json"
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     url = ["--embedder-base-url", server.url + "/v1", "--prices", files["prices"], "--concurrency", "1"]
@@ -245,10 +251,7 @@ def test_a_cost_limit_is_taken_for_an_embedder_on_ray():
 def test_a_judge_card_without_cache_embeds_each_text_once_for_all_its_offline_judges(files, server, capsys):
     """--no-cache keeps nothing between runs, but within one card its offline judges share what
     was embedded (a card-long store, deleted afterwards): each text is sent once, as the dry run says."""
-    ratings = files["dir"] / "ratings.csv"
-    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
-    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
-    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    ratings = _ratings(files["dir"])
     embedder = ["--embedder", "openai/pricey?batch_size=2", "--embedder-base-url", server.url + "/v1"]
     embedder += ["--prices", files["prices"]]
     calibration = files["dir"] / "calibration.json"  # fitted with this embedder: the default judge takes it
@@ -271,10 +274,7 @@ def test_a_judge_card_without_cache_embeds_each_text_once_for_all_its_offline_ju
 def test_a_calibration_fitted_with_one_server_is_refused_with_another(files, capsys, monkeypatch):
     """A model named alike on another server may be another model: its laser_calibrated was given
     in silence with the first server's weights."""
-    ratings = files["dir"] / "ratings.csv"
-    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
-    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
-    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    ratings = _ratings(files["dir"])
     cal = files["dir"] / "cal.json"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     cache = ["--cache", str(files["dir"] / "c.sqlite")]
@@ -298,10 +298,7 @@ def test_a_calibration_fitted_with_one_server_is_refused_with_another(files, cap
 def test_no_model_for_the_embedder_offers_default_only_where_the_file_has_it(files, capsys, tmp_path):
     """It offered '--embedder default' to a run that used it, with a file that had no model for it."""
     cal = tmp_path / "none.json"
-    ratings = tmp_path / "ratings.csv"
-    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
-    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
-    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    ratings = _ratings(tmp_path)
     assert main(["asr", "train", "--ratings", str(ratings), "--out", str(cal)]) == 0
     capsys.readouterr()
     argv = ["asr", "score", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--calibration", str(cal)]
@@ -334,10 +331,7 @@ def test_no_model_for_the_embedder_offers_default_only_where_the_file_has_it(fil
 def test_a_calibration_fitted_with_a_providers_own_endpoint_is_refused_elsewhere(files, capsys, monkeypatch):
     """The check did nothing when the model was fitted without a base URL (the provider's own API):
     a server with a model of that name got its weights."""
-    ratings = files["dir"] / "ratings.csv"
-    text = lambda line: line.partition(" ")[2]  # noqa: E731 -- the line without its id
-    rows = [f'en,u{k},"{text(r)}","{text(h)}",{k % 5}' for k, (r, h) in enumerate(zip(REFS, HYPS))]
-    ratings.write_text("lang,utterance,ref,hyp,human_mean\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    ratings = _ratings(files["dir"])
     cal = files["dir"] / "cal.json"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     cache = ["--cache", str(files["dir"] / "c.sqlite")]

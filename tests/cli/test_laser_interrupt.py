@@ -61,57 +61,26 @@ def _nothing_left(tmp_path: Path, out: Path, workers: list[int]) -> None:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize("whom", ["group", "main process"])
-def test_ctrl_c_with_workers_leaves_nothing_behind(tmp_path, whom):
+@pytest.mark.parametrize(
+    "sig, status, said",
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 128 + signal.SIGTERM, "terminated (SIGTERM)")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_stop_signal_with_workers_leaves_nothing_behind(tmp_path, whom, sig, status, said):
+    """Ctrl-C, and SIGTERM (what timeout, kill, a scheduler and a container send: the run died at
+    once, silent, and left its temporary records file, 335 MB on the 200k corpus, behind)."""
     proc, workers, out = _scoring(tmp_path)
-    proc.send_signal(signal.SIGINT)
-    # a terminal's Ctrl-C reaches the whole foreground group, workers included; `kill -INT` the main one
+    proc.send_signal(sig)
+    # a terminal's Ctrl-C (and `kill -- -PGID`) reaches the whole group, workers included; `kill` the main one
     for w in workers if whom == "group" else []:
         try:
-            os.kill(w, signal.SIGINT)
+            os.kill(w, sig)
         except ProcessLookupError:
             pass
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err[-2000:]
-    assert "interrupted" in err and "Traceback" not in err
+    assert proc.returncode == status, err[-2000:]
+    assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     _nothing_left(tmp_path, out, workers)
-
-
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
-@pytest.mark.parametrize("whom", ["group", "main process"])
-def test_sigterm_stops_as_ctrl_c_does(tmp_path, whom):
-    """What timeout, kill, a scheduler and a container send: the run died at once, silent, and left
-    its temporary records file (335 MB on the 200k corpus) behind."""
-    proc, workers, out = _scoring(tmp_path)
-    proc.send_signal(signal.SIGTERM)
-    for w in workers if whom == "group" else []:
-        try:
-            os.kill(w, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
-    assert "terminated" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-    _nothing_left(tmp_path, out, workers)
-
-
-def test_a_stop_signal_while_processes_fork_waits_for_the_fork_to_end():
-    """A SIGTERM during the workers' forks ran the handler inside fork's own hooks, where its
-    exception was printed and dropped (the run went on to exit 0), or in a child before it had set
-    its handlers (a traceback): it now waits until the forks are done, then stops the command."""
-    from voxjudge._workers import held_stop_signals
-    from voxjudge.cli.main import Terminated, _terminated
-
-    before = signal.signal(signal.SIGTERM, _terminated)
-    reached = False
-    try:
-        with pytest.raises(Terminated):
-            with held_stop_signals():
-                os.kill(os.getpid(), signal.SIGTERM)
-                time.sleep(0.2)
-                reached = True  # not stopped inside
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    assert reached
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
