@@ -72,6 +72,30 @@ def test_compare_systems_reports_deltas_confusions_and_significance():
     assert s["delta"]["wer"] == pytest.approx(-60 / 300)
     assert s["utterances"] == {"count": 60, "a_better": 60, "b_better": 0, "ties": 0}
     assert s["confusions"]["b"]["substitutions"][0] == {"ref": "cat", "hyp": "bat", "count": 30}
-    assert s["significance"]["mapsswe"]["p_value"] == 0.0  # every segment favours A by one error
+    # every segment favours A by one error: no spread, so the exact sign test's p (it was 0)
+    assert s["significance"]["mapsswe"]["p_value"] == pytest.approx(2 * 0.5 ** s["significance"]["mapsswe"]["segments"])
+    assert "caution" not in s["significance"]  # 60 utterances differ
     assert s["significance"]["paired_bootstrap_wer"]["p_value"] == 0.0
     assert s["significance"]["paired_bootstrap_wer"]["ci_high"] < 0
+
+
+def test_one_differing_utterance_is_no_evidence_and_says_so():
+    """One utterance gave MAPSSWE p=0 and a bootstrap p < 0.0002, without a word."""
+    cmp = compare_systems(["the cat sat on the mat"], ["the cat sat on the hat"], ["the cat sat on the mat"])
+    s = cmp.summary()
+    assert s["significance"]["mapsswe"]["p_value"] == 1.0  # one segment: 2 * 0.5
+    assert "only 1 utterance(s) differ" in s["significance"]["caution"] and "p = 1" in s["significance"]["caution"]
+    many = compare_systems(["a b c"] * 12, ["a b x"] * 12, ["a b c"] * 12).summary()
+    assert "caution" not in many["significance"]
+
+
+def test_the_command_prints_the_caution_before_the_tests(tmp_path, capsys):
+    from voxjudge.cli.main import main
+
+    ref, a, b = (tmp_path / n for n in ("r.txt", "a.txt", "b.txt"))
+    ref.write_text("the cat sat on the mat\n", encoding="utf-8")
+    a.write_text("the cat sat on the hat\n", encoding="utf-8")
+    b.write_text("the cat sat on the mat\n", encoding="utf-8")
+    assert main(["asr", "compare", "--ref", str(ref), "--hyp-a", str(a), "--hyp-b", str(b)]) == 0
+    out = capsys.readouterr().out
+    assert out.index("caution: only 1 utterance(s) differ") < out.index("MAPSSWE") and "p=1" in out

@@ -16,6 +16,8 @@ from voxjudge.stats.bootstrap import (
     paired_bootstrap,
 )
 
+FEW_DIFFERING = 10  # differing utterances below which the tests' figures come with a caution
+
 
 @dataclass
 class Comparison:
@@ -45,12 +47,30 @@ class Comparison:
                 "b_better": self.b_better,
                 "ties": self.ties,
             },
-            "significance": {"mapsswe": self.mapsswe.as_dict(), "paired_bootstrap_wer": self.wer_bootstrap.as_dict()},
+            "significance": {
+                "mapsswe": self.mapsswe.as_dict(),
+                "paired_bootstrap_wer": self.wer_bootstrap.as_dict(),
+                **({"caution": caution} if (caution := self.caution()) else {}),
+            },
             "confusions": {"a": self.confusions_a.as_dict(), "b": self.confusions_b.as_dict()},
             **self._semdist(),
             # what every figure above was computed on: a WER is only comparable under one normalisation
             **{k: sa[k] for k in ("normalize", "split", "cer_unit") if k in sa},
         }
+
+    def caution(self) -> str | None:
+        """What the tests cannot say on this few differing utterances, or None. Resampling a
+        handful of utterances gives narrow intervals and tiny p-values that mean nothing (one
+        utterance gave p < 0.0002); an exact sign test over the differing ones bounds what any
+        test could claim."""
+        differing = self.a_better + self.b_better
+        if differing >= FEW_DIFFERING:
+            return None
+        floor = min(1.0, 2 * 0.5**differing) if differing else 1.0
+        return (
+            f"only {differing} utterance(s) differ between the systems: below {FEW_DIFFERING}, the bootstrap's "
+            f"interval and p-value say little (an exact sign test on them could not go below p = {floor:.3g})"
+        )
 
     def _semdist(self) -> dict:
         """SemDist of both systems (mean over utterances), its difference and the paired bootstrap of it."""

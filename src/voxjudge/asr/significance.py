@@ -94,9 +94,9 @@ def mapsswe(alignments_a: Sequence[Alignment], alignments_b: Sequence[Alignment]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
     sd = math.sqrt(var)
-    if sd == 0.0:
+    if sd == 0.0:  # every segment differs alike: no spread for the normal approximation to use
         z = 0.0 if mean == 0 else math.copysign(math.inf, mean)
-        p = 1.0 if mean == 0 else 0.0
+        p = 1.0 if mean == 0 else min(1.0, 2 * 0.5**n)  # the exact sign test's (p=0 on one segment before)
     else:
         z = mean / (sd / math.sqrt(n))
         p = float(2 * norm.sf(abs(z)))

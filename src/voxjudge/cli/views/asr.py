@@ -123,6 +123,8 @@ def render_compare(s: dict, names: list[str]) -> str:
         con.print(f"utterances: {a} better {u['a_better']}, {b} better {u['b_better']}, ties {u['ties']}")
         m = s["significance"]["mapsswe"]
         bs = s["significance"]["paired_bootstrap_wer"]
+        if "caution" in s["significance"]:
+            con.print(f"caution: {s['significance']['caution']}")
         con.print(
             f"MAPSSWE: {m['segments']} segments, mean error difference {m['mean_difference']:+.3f}, "
             f"z={m['z']:+.3f}, p={m['p_value']:.4g}"
