@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import jiwer
 import numpy as np
@@ -366,3 +367,15 @@ def test_help_says_what_it_means(capsys):
     assert "%%" not in text and "certitude 100% (unanimous), 70% and all" in text
     assert "--normalize SPEC" in text and "PRESET" not in text
     assert "steps joined by '+'" in text and "default: basic" in text and "'asr score' puts beside LASER" in text
+
+
+def test_a_difference_on_a_few_groups_gets_no_mark(human, capsys, tmp_path):
+    """One triplet gave '+100.0 [+100.0, +100.0] !': one group has one distinct resample."""
+    prefs_path, _ = human
+    lines = Path(prefs_path).read_text(encoding="utf-8").splitlines(keepends=True)
+    one = tmp_path / "one.tsv"
+    one.write_text(lines[0] + lines[3], encoding="utf-8")
+    code, out, _ = _run(capsys, "--preferences", one, "--judge", "rules")
+    assert code == 0 and "+100.0 [+100.0, +100.0]" in out
+    assert " !" not in out.split("Differences", 1)[1].split("differences:", 1)[0]
+    assert "on 10 or more groups" in out

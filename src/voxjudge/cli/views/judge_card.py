@@ -6,6 +6,8 @@ from voxjudge.cli.common import console
 from voxjudge.cli.views.shared import render_join_coverage
 from voxjudge.plural import counted
 
+MARK_GROUPS = 10  # groups (utterances, references, triplets) a difference needs for its ! mark
+
 
 def render_judge_card(s: dict) -> str:
     """``asr judge-card``: one row per metric, preference agreement per certitude and correlation with
@@ -112,8 +114,9 @@ def render_judge_card(s: dict) -> str:
         if diffs:
             con.print(
                 "differences: the row's metric minus the other, on the items both scored, with a paired CI from "
-                "the same resamples; one that excludes 0 (marked !) says the row's metric really agrees more "
-                "(or less) with people here"
+                "the same resamples; one that excludes 0 (marked !) says the row's metric agrees more (or less) "
+                f"with people here, on {MARK_GROUPS} or more groups (fewer have too few distinct resamples to say "
+                "it: no mark)"
             )
         con.print(_definitions(s, shown))
     return cap.get().rstrip("\n")
@@ -172,11 +175,12 @@ def _card_differences(
         text = (shown or {}).get(n, n)
         return f"({text})" if " - " in text else text
 
-    def text(d: dict, scale: float, digits: int) -> str:
+    def text(d: dict, scale: float, digits: int, groups: int) -> str:
         if d["difference"] is None:
             return "–"
         low, high = d["ci_low"], d["ci_high"]
-        sure = low is not None and (low > 0 or high < 0)
+        # a handful of groups has a handful of distinct resamples: an interval off 0 there says nothing
+        sure = low is not None and (low > 0 or high < 0) and groups >= MARK_GROUPS
         ci = "" if low is None else f" [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
         return f"{scale * d['difference']:+.{digits}f}{ci}{' !' if sure else ''}"
 
@@ -198,7 +202,8 @@ def _card_differences(
             for d in found:
                 column = f"{name} {d['level']}" if "level" in d else name
                 columns += [column] if column not in columns else []
-                cells.setdefault((d["a"], d["b"]), {})[column] = text(d, scale, digits)
+                groups = d["judged"] if "judged" in d else ratings["by_subset"][name]["groups"]
+                cells.setdefault((d["a"], d["b"]), {})[column] = text(d, scale, digits, groups)
         t = Table(title=f"Differences, {title} ({level} paired bootstrap CI)")
         t.add_column("metric pair")
         for column in columns:
