@@ -99,3 +99,14 @@ def test_the_command_prints_the_caution_before_the_tests(tmp_path, capsys):
     assert main(["asr", "compare", "--ref", str(ref), "--hyp-a", str(a), "--hyp-b", str(b)]) == 0
     out = capsys.readouterr().out
     assert out.index("caution: only 1 utterance(s) differ") < out.index("MAPSSWE") and "p=1" in out
+
+
+@pytest.mark.parametrize("extra, said", [(["--top", "-1"], "--top counts"), (["--names", "X,X"], "two different")])
+def test_compare_refuses_options_that_would_mislead(tmp_path, capsys, extra, said):
+    """--top -1 emptied every confusion table; --names X,X printed 'X better 5, X better 0'."""
+    from voxjudge.cli.main import main
+
+    ref = tmp_path / "r.txt"
+    ref.write_text("a b c\n", encoding="utf-8")
+    assert main(["asr", "compare", "--ref", str(ref), "--hyp-a", str(ref), "--hyp-b", str(ref), *extra]) == 2
+    assert said in capsys.readouterr().err

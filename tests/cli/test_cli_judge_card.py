@@ -379,3 +379,9 @@ def test_a_difference_on_a_few_groups_gets_no_mark(human, capsys, tmp_path):
     assert code == 0 and "+100.0 [+100.0, +100.0]" in out
     assert " !" not in out.split("Differences", 1)[1].split("differences:", 1)[0]
     assert "on 10 or more groups" in out
+
+
+def test_options_that_would_do_nothing_are_refused(human, capsys):
+    prefs_path, _ = human
+    code, _, err = _run(capsys, "--preferences", prefs_path, "--judge", "rules", "--allow-partial")
+    assert code == 2 and "--allow-partial goes with --ref/--hyp" in err

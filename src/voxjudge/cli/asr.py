@@ -52,7 +52,8 @@ def register(groups) -> None:
         "metrics",
         help="WER, CER, MER, WIL, WIP with hit/substitution/deletion/insertion counts",
         description="Corpus-level error rates (errors summed over all utterances, then divided), "
-        "identical to jiwer 4.0; per-utterance figures with --per-utterance.",
+        "identical to jiwer 4.0 with --split jiwer (the default splits on any Unicode white space, which jiwer "
+        "does not: tabs, no-break spaces); per-utterance figures with --per-utterance.",
     )
     _add_ref_hyp(p, speakers=True)
     p.add_argument(
@@ -285,8 +286,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from voxjudge.io import pair_texts
 
     names = [n.strip() for n in args.names.split(",")]
-    if len(names) != 2 or not all(names):
-        raise InputError(f"--names needs two comma-separated names, got {args.names!r}")
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise InputError(f"--names needs two different comma-separated names, got {args.names!r}")
+    if args.top < 0:
+        raise InputError(f"--top counts confusion pairs to list: 0 or more, not {args.top}")
     check_bootstrap_options(args)
     check_outputs(records=[args.out], files=[args.report], inputs=[args.ref, args.hyp_a, args.hyp_b])
     check_report_options(args)

@@ -19,7 +19,7 @@ HUMAN = "examples/human"
 
 # Commands registered without a description of their own.
 DESCRIPTIONS: dict[str, str] = {
-    "asr": "Classic ASR error rates identical to jiwer 4.0 (metrics), sclite-style alignments (align), two-system "
+    "asr": "Classic ASR error rates as jiwer 4.0 computes them (metrics), sclite-style alignments (align), two-system "
     "comparison with significance tests (compare), and LASER rubric scores that grade each word-pair error "
     "(score; judge-card, classify, export-pairs and train around it). The classic rates count a change of "
     "case or punctuation as an error unless --normalize says otherwise: --normalize basic ignores both, as the "

@@ -21,8 +21,9 @@ DESCRIPTION = (
     "column, with CIs that resample whole utterances (all hypotheses of one reference together), and the "
     "raters' split-half ceiling when it has their own scores. Every metric is also compared with each one "
     "above it: the difference of agreement and of correlation, with a paired CI from the same resamples "
-    "(marked ! when it excludes 0). A hypothesis a judge could not score is reported as coverage and makes "
-    "the exit status 3."
+    "(marked ! when it excludes 0, on 10 or more groups). A hypothesis a model judge could not score is "
+    "reported as coverage and makes the exit status 3; one no metric can score (an empty reference: no "
+    "reference words) is reported as coverage only."
 )
 
 
@@ -156,6 +157,8 @@ def card_options(args: argparse.Namespace):
         raise InputError("give human data: --preferences FILE, --ratings FILE, or both")
     if args.split_halves < 1:
         raise InputError("--split-halves must be at least 1")
+    if args.allow_partial and not (args.ref or args.hyp):  # refused, not ignored
+        raise InputError("--allow-partial goes with --ref/--hyp (a scores file that covers part of the texts)")
     boot = bootstrap_kwargs(args)
     methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
     if not methods or any(m not in ("pearson", "spearman", "kendall") for m in methods):
