@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from voxjudge.cli.main import main
 
 
@@ -44,3 +46,16 @@ def test_a_local_laser_summary_says_its_engine(capsys, examples):
     d = examples / "asr" / "en"
     assert main(["asr", "score", "--ref", str(d / "ref.txt"), "--hyp", str(d / "sys_a.txt"), "--ids", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["engine"] == "local"
+
+
+@pytest.mark.parametrize("flag", [["--ray-address", "127.0.0.1:6399"], ["--ray-workers", "5"]])
+@pytest.mark.parametrize("command", ["score", "metrics"])
+def test_ray_options_without_the_ray_engine_are_refused(capsys, examples, flag, command):
+    """They were ignored: the run went local, never trying the address it was given."""
+    from voxjudge.cli.main import main
+
+    en = examples / "asr" / "en"
+    argv = ["asr", command, "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_b.txt"), "--ids", *flag]
+    argv += ["--embedder", "fake/hash", "--no-cache"] if command == "metrics" else ["--judge", "rules"]
+    assert main(argv) == 2
+    assert "goes with --engine ray" in capsys.readouterr().err

@@ -82,7 +82,23 @@ def add_engine_options(g, work: str, *, workers: str) -> None:
         help="Ray cluster to join, e.g. auto after `ray start --head` (default: RAY_ADDRESS, else a Ray "
         "`ray start` left running on this machine, else one started here and stopped at the end)",
     )
-    g.add_argument("--ray-workers", type=int, default=2, metavar="N", help=workers)
+    g.add_argument("--ray-workers", type=int, default=None, metavar="N", help=workers + " (default: 2)")
+
+
+def ray_workers(args: argparse.Namespace) -> int:
+    """--ray-workers, checked: 2 unless given; with Ray only (refused, not ignored, without it)."""
+    from voxjudge.llm.errors import ConfigError
+
+    given = {"--ray-address": getattr(args, "ray_address", None), "--ray-workers": getattr(args, "ray_workers", None)}
+    if getattr(args, "engine", "local") != "ray":
+        named = [flag for flag, value in given.items() if value is not None]
+        if named:
+            raise ConfigError(f"{' and '.join(named)} go{'es' if len(named) == 1 else ''} with --engine ray")
+        return 2
+    workers = 2 if given["--ray-workers"] is None else given["--ray-workers"]
+    if workers < 1:
+        raise ConfigError("--ray-workers must be at least 1")
+    return workers
 
 
 def add_dry_run(g, who: str = "", what: str = "requests, tokens and cost") -> None:
@@ -102,8 +118,7 @@ def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = 
     if args.timeout <= 0:
         raise ConfigError("--timeout must be positive")
     engine = getattr(args, "engine", "local")
-    if engine == "ray" and args.ray_workers < 1:
-        raise ConfigError("--ray-workers must be at least 1")
+    workers = ray_workers(args)
     return JudgeOptions(
         base_url=getattr(args, "base_url", None),  # a command with only an embedder has no judge's server
         use_cache=not args.no_cache,
@@ -118,7 +133,7 @@ def judge_options(args: argparse.Namespace, *, default_log: str | Path | None = 
         prices=args.prices,
         engine=engine,
         ray_address=getattr(args, "ray_address", None),
-        ray_workers=getattr(args, "ray_workers", 2),
+        ray_workers=workers,
         ray_shards=getattr(args, "ray_shards", None),
     )
 

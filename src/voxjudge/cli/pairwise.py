@@ -153,10 +153,10 @@ def _pair_judge(args, rubric):
 
 def _ray_acoustic(args, rubric):
     """The acoustic judge with its measurements on Ray (``--engine ray``)."""
+    from voxjudge.cli.judge_options import ray_workers
     from voxjudge.llm.errors import ConfigError
 
-    if args.ray_workers < 1:
-        raise ConfigError("--ray-workers must be at least 1")
+    workers = ray_workers(args)
     if args.ray_shards:
         raise ConfigError("--ray-shards: the acoustic judge keeps no shards (a rerun measures again); leave it out")
     try:
@@ -165,7 +165,7 @@ def _ray_acoustic(args, rubric):
         raise ConfigError("the Ray engine needs Ray: pip install 'voxjudge[ray]'") from None
     from voxjudge.pairwise.ray_acoustic import RayAcousticPairJudge
 
-    return RayAcousticPairJudge(rubric, address=args.ray_address, workers=args.ray_workers)
+    return RayAcousticPairJudge(rubric, address=args.ray_address, workers=workers)
 
 
 def _engine(judge, llm) -> str:
