@@ -99,7 +99,7 @@ EXAMPLES: dict[str, list[str]] = {
     "asr score": [
         f"voxjudge asr score --ref {ASR_HI}/ref.txt --hyp {ASR_HI}/sys_b.txt --ids --human {ASR_HI}/human_b.tsv "
         "--report laser.html",
-        f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --normalize basic --lang en",
+        f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --lang en --json",
         f"voxjudge asr score --ref {ASR_EN}/ref.txt --hyp {ASR_EN}/sys_b.txt --ids --judge rules "
         "--embedder openai/text-embedding-3-small --dry-run",
     ],

@@ -8,23 +8,20 @@ import argparse
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import (
-    CASE_PUNCT_WORDS,
     add_align_limit,
     add_input_options,
     add_normalize_option,
     align_limit,
-    case_punct_counts,
     print_json,
     progress_bar,
     read_settings,
-    say_note,
     warn_leading_ids,
 )
 from voxjudge.cli.embedder_options import AS_GIVEN, add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import finish, judge_options
 from voxjudge.cli.laser_options import add_laser_options, add_llm_labelling_options
 from voxjudge.cli.report_options import add_report_options, check_report_options, say_written
-from voxjudge.cli.views import render_case_punct_note, render_laser
+from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
 
 
@@ -151,9 +148,7 @@ def _render(args: argparse.Namespace, scored) -> int:
     else:
         print(render_laser(result.summary))
     say_written(args, scored.report)
-    if (result.summary.get("ref_words") or 0) <= CASE_PUNCT_WORDS:  # a corpus scale run pays for no second pass
-        counts = case_punct_counts(scored.texts, args.normalize)
-        say_note(counts and render_case_punct_note([(None, counts)], noun="word difference", rates=False))
+    # (no case/punctuation note: LASER does not count them, and the table shows them as format errors)
     if "llm" not in result.summary:  # an offline judge labels every pair
         return 0
     # Reasons are counted per pair (pairs mode) or utterance (sentence mode) the model left unlabelled.
