@@ -178,7 +178,7 @@ def test_export_train_and_use_a_model(capsys, tmp_path, examples):
         ),
         (["asr", "train", "{tmp}/badlabel.tsv", "--out", "{tmp}/m.json"], "badlabel.tsv:3: label 'big' is not one of"),
         (["asr", "train", "{tmp}/badlabel.tsv"], "nothing to do"),
-        (["asr", "classify", "{tmp}/nolabel.tsv", "--eval"], "nolabel.tsv:2: --eval needs a 'label' column"),
+        (["asr", "classify", "{tmp}/nolabel.tsv", "--eval"], "nolabel.tsv: --eval needs a 'label' (or 'tier') column"),
         (
             ["asr", "score", "--ref", "{tmp}/r.txt", "--hyp", "{tmp}/r.txt", "--judge", "model:{tmp}/r.txt"],
             "not a voxjudge LASER model",

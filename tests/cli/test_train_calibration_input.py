@@ -168,3 +168,36 @@ def test_files_without_a_known_suffix_are_read_by_their_first_line(capsys, tmp_p
     assert _train(capsys, "--ratings", str(RATINGS), "--preferences", str(HATS), "--out", str(two))[0] == 0
     strip = lambda p: {k: v for k, v in json.loads(p.read_text(encoding="utf-8")).items() if k != "notice"}  # noqa: E731
     assert strip(one) == strip(two)
+
+
+def test_a_dry_run_needs_no_out(capsys):
+    """It said 'nothing to do: give --out', though a dry run writes nothing by definition."""
+    code, out, err = _train(capsys, "--ratings", str(RATINGS), "--embedder", "fake/hash", "--dry-run")
+    assert code == 0, err
+    assert json.loads(out)["texts"] > 0
+
+
+def test_pairs_of_several_languages_with_lang_train_on_that_language_and_say_so(capsys, tmp_path):
+    """--lang hi trained all 7 languages' pairs as one Hindi model, as the error's advice led to."""
+    pairs = tmp_path / "pairs.csv"
+    rows = ["ref,hyp,label,lang"] + [
+        f"घर{k},{'घार' if k % 2 else 'पानी'}{k},{'minor' if k % 2 else 'major'},hi" for k in range(30)
+    ]
+    rows += [f"house{k},hose{k},major,en" for k in range(30)]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, _, err = _train(capsys, str(pairs), "--out", str(tmp_path / "m.json"))
+    assert code == 2 and "a model is for one language" in err
+    code, out, err = _train(capsys, str(pairs), "--lang", "hi", "--out", str(tmp_path / "m.json"))
+    assert code == 0 and "30 of 60 pairs are in hi" in err and "30 pairs (hi)" in out
+
+
+def test_export_pairs_output_can_be_evaluated(capsys, tmp_path):
+    """export-pairs writes a 'tier' column; classify --eval wanted 'label' and said it was ''."""
+    from voxjudge.cli.main import main
+
+    data = Path(__file__).resolve().parents[1] / "data" / "laser_pairs.tsv"
+    out = tmp_path / "pairs.csv"
+    assert main(["asr", "export-pairs", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["asr", "classify", str(out), "--lang", "hi", "--eval", "--json"]) == 0
+    assert "accuracy" in capsys.readouterr().out

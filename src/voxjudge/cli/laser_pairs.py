@@ -23,7 +23,8 @@ def register(cmds) -> None:
     p.add_argument(
         "--eval",
         action="store_true",
-        help="compare with the pairs' 'label' column: accuracy per class, confusion matrix, kappa with CIs",
+        help="compare with the pairs' 'label' (or 'tier', as export-pairs writes) column: accuracy per class, "
+        "confusion matrix, kappa with CIs",
     )
     p.add_argument("--resamples", type=int, default=2000, help="--eval bootstrap resamples (default: 2000)")
     p.add_argument("--json", action="store_true", help="--eval: print the agreement as JSON")
@@ -171,13 +172,15 @@ def cmd_classify(args: argparse.Namespace) -> int:
 def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
     from voxjudge.asr.laser import LABELS
 
+    column = next((c for c in ("label", "tier") if rows and c in rows[0]), None)  # export-pairs writes 'tier'
+    if column is None:
+        found = ", ".join(rows[0]) if rows else "none"
+        raise InputError(f"{where}: --eval needs a 'label' (or 'tier') column (columns: {found})")
     truth = []
     for n, row in enumerate(rows, start=2):
-        label = (row.get("label") or "").strip()
+        label = (row.get(column) or "").strip()
         if label not in LABELS:
-            raise InputError(
-                f"{where}:{n}: --eval needs a 'label' column with one of {', '.join(LABELS)} (got {label!r})"
-            )
+            raise InputError(f"{where}:{n}: {column} must be one of {', '.join(LABELS)} for --eval (got {label!r})")
         truth.append(label)
     return truth
 

@@ -90,7 +90,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     options = embed_options(args)  # a limit without --embedder is refused, not ignored
     rows = read_pair_rows(args.pairs)
-    if not args.out and not args.cv:
+    if not args.out and not args.cv and not args.dry_run:
         raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
     if args.cv == 1 or args.cv < 0:
         raise InputError("--cv needs at least 2 folds")
@@ -98,8 +98,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         print_json(embedder_estimate(args, "asr train", [], [[]], options))
         return 0
     tiers = tiers_of(rows, rubric, args.pairs)
-    if args.lang:
+    if args.lang:  # the rows of that language (and those without one): said in the output, not dropped in silence
+        given = len(rows)
+        kept = [(r, t) for r, t in zip(rows, tiers) if (r.get("lang") or args.lang) == args.lang]
+        rows, tiers = [r for r, _ in kept], [t for _, t in kept]
+        if not rows:
+            raise InputError(f"{args.pairs}: no pair is in {args.lang} (its lang column names others)")
         langs = {args.lang}
+        if len(rows) < given:
+            say_note(f"{len(rows)} of {given} pairs are in {args.lang}: the model is trained on those")
     else:  # a lang column, else the script of the whole file (one stray Latin pair must not split it)
         langs = {r.get("lang") for r in rows} - {None, ""} or {
             detect_language(" ".join(r["ref"] + " " + r["hyp"] for r in rows))
@@ -139,7 +146,7 @@ def _train_calibration(args: argparse.Namespace, rubric) -> int:
 
     if args.pairs:
         raise InputError("word pairs and --ratings/--preferences are two trainings; run them one at a time")
-    if not args.out and not args.cv:
+    if not args.out and not args.cv and not args.dry_run:
         raise InputError("nothing to do: give --out CALIBRATION.json, --cv K, or both")
     embedder, options = embedder_args(args), embed_options(args)
     if args.dry_run:
