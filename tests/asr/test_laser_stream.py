@@ -37,9 +37,10 @@ def _reference(refs, hyps, ids, judge, lang, human=None):
     lang, decided = decide_language(lang, zip(refs, hyps))  # once for the input, as run_laser does
     utterances = score(refs, hyps, ids, lang=lang, rubric=RUBRIC, labeler=labeler, people=people)
     settings = {"judge": judge, "mode": "pairs", "lang": lang, "lang_decided": decided, "engine": "local"}
-    settings |= {"embedder": "none", "laser_calibrated_model": people.describe() if people is not None else None}
+    settings["embedder"] = "none"
     if judge != "rules":
         settings["calibration"] = "shipped (models/evidence.json)"
+        settings["laser_calibrated_model"] = people.describe()
     return laser_result(utterances, RUBRIC, settings, {}, human=human, n_resamples=200)
 
 

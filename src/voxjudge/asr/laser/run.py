@@ -165,7 +165,8 @@ def _run(
             check = lambda embedder: check_embedder(judge, embedder, calibration)  # noqa: E731 -- before any paid call
             semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress, check)
         people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
-        settings["laser_calibrated_model"] = people.describe() if people is not None else None
+        if people is not None:  # (the rules judge has none: no key, as no calibration)
+            settings["laser_calibrated_model"] = people.describe()
         return _streamed(
             paired, judge, rubric, options, settings, human, progress, sink, keep, people, semdist, calibration
         )
