@@ -420,3 +420,11 @@ def test_metrics_and_compare_check_the_embedders_spec_and_server_before_counting
             run(**bad)
         with pytest.raises(ConfigError, match="not provider/model"):
             run(embedder="nomodel")
+
+
+def test_a_comparison_names_the_system_whose_text_could_not_be_embedded():
+    """compare said '1 utterance' when system B alone had 2, and named no system."""
+    with pytest.raises(EmbedderFailed, match=r"could not embed 2 utterance\(s\) of system 2 of 2, first u1"):
+        compute_semdist("fake/hash?reject=BAD", ["a b", "c d"], [["a c", "c e"], ["BAD b", "BAD d"]], ["u1", "u2"])
+    with pytest.raises(EmbedderFailed, match=r"of system 1 of 2, .*nothing was scored \(and 2 of the other system\)"):
+        compute_semdist("fake/hash?reject=BAD", ["a b", "c d"], [["BAD c", "c e"], ["BAD b", "BAD d"]], ["u1", "u2"])

@@ -207,17 +207,23 @@ def compute_semdist(
             found = semantic_distances_many(embedder, references, systems, progress=update)
     finally:
         embedder.close()
-    for sd in found:
-        _stop_on_failed(sd, embedder.spec, ids, "nothing was scored")
+    failing = [(k, sd) for k, sd in enumerate(found) if sd.failed]
+    if failing:  # every system's count, and which system, where there are several (compare)
+        k, sd = failing[0]
+        where = f" of system {k + 1} of {len(found)}" if len(found) > 1 else ""
+        others = sum(len(s.failed) for _, s in failing[1:])
+        more = f" (and {others} of the other system{'s' if len(found) > 2 else ''})" if others else ""
+        _stop_on_failed(sd, embedder.spec, ids, f"nothing was scored{more}", where)
     return found
 
 
-def _stop_on_failed(sd: SemDist, spec: str, ids: Sequence[str], outcome: str) -> None:
+def _stop_on_failed(sd: SemDist, spec: str, ids: Sequence[str], outcome: str, where: str = "") -> None:
     """``EmbedderFailed`` naming the first utterance the embedder could not embed, if any."""
     if sd.failed:
         k, reason = next(iter(sd.failed.items()))
         raise EmbedderFailed(
-            f"the embedder {spec} could not embed {len(sd.failed)} utterance(s), first {ids[k]}: {reason}; {outcome}"
+            f"the embedder {spec} could not embed {len(sd.failed)} utterance(s){where}, first {ids[k]}: {reason}; "
+            f"{outcome}"
         )
 
 
