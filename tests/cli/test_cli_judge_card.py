@@ -385,3 +385,12 @@ def test_options_that_would_do_nothing_are_refused(human, capsys):
     prefs_path, _ = human
     code, _, err = _run(capsys, "--preferences", prefs_path, "--judge", "rules", "--allow-partial")
     assert code == 2 and "--allow-partial goes with --ref/--hyp" in err
+
+
+def test_the_raters_ceiling_is_shown_in_pearson_columns_only(human, capsys):
+    """It stood in the Spearman column: a Pearson figure read as a Spearman one."""
+    _, ratings_path = human
+    code, out, _ = _run(capsys, "--ratings", ratings_path, "--judge", "rules", "--methods", "spearman")
+    assert code == 0 and "raters' ceiling" not in out
+    code, out, _ = _run(capsys, "--ratings", ratings_path, "--judge", "rules")
+    assert code == 0 and "raters' ceiling" in out

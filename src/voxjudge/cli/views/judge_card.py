@@ -63,7 +63,7 @@ def render_judge_card(s: dict) -> str:
             row.append(corr(ratings["by_subset"]["all"]["by_metric"][n], mark))
         t.add_row(*row)
     raters = (ratings or {}).get("by_subset", {}).get("all", {}).get("raters")
-    if raters and "ceiling" in raters:
+    if raters and "ceiling" in raters and method == "pearson":  # (a Pearson figure: no row in another column)
         t.add_row("raters' ceiling", "", *([""] * len(prefs["levels"]) if prefs else []), f"{raters['ceiling']:.3f}")
     join = (ratings or {}).get("join")
     if join and (cover := render_join_coverage(join, "hypotheses", "the ratings figures cover")):
@@ -82,7 +82,7 @@ def render_judge_card(s: dict) -> str:
                 mark = "*" if n in partial else ""
                 by.add_row(shown[n], *(corr(ratings["by_subset"][sub]["by_metric"][n], mark) for sub in subsets[1:]))
             ceilings = [ratings["by_subset"][sub].get("raters") or {} for sub in subsets[1:]]
-            if any("ceiling" in c for c in ceilings):
+            if any("ceiling" in c for c in ceilings) and method == "pearson":
                 by.add_row("raters' ceiling", *(f"{c['ceiling']:.3f}" if "ceiling" in c else "" for c in ceilings))
             con.print(by)
         diffs = _card_differences(prefs, ratings, method, subsets, level, shown)
@@ -101,7 +101,7 @@ def render_judge_card(s: dict) -> str:
             note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
             if method != "pearson" or len(ratings["methods"]) > 1:
                 note += f" ({', '.join(ratings['methods'])} in --json)"
-            if raters and "ceiling" in raters:
+            if raters and "ceiling" in raters and method == "pearson":
                 note += (
                     f"; raters' ceiling (for Pearson) = sqrt(split-half reliability) ({raters['raters_per_item'][1]} "
                     f"raters, halves agree at r = {raters['half_r']:.3f} over {raters['splits']} splits)"
