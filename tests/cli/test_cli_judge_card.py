@@ -394,3 +394,12 @@ def test_the_raters_ceiling_is_shown_in_pearson_columns_only(human, capsys):
     assert code == 0 and "raters' ceiling" not in out
     code, out, _ = _run(capsys, "--ratings", ratings_path, "--judge", "rules")
     assert code == 0 and "raters' ceiling" in out
+
+
+def test_the_default_judges_calibrated_tiers_are_named_in_the_footnote(human, capsys):
+    """Only laser_calibrated was said to be fitted; the default judge's tiers were chosen on people too."""
+    prefs_path, _ = human
+    code, out, _ = _run(capsys, "--preferences", prefs_path)
+    assert code == 0 and "LASER default's tiers are calibrated on people" in out
+    code, out, _ = _run(capsys, "--preferences", prefs_path, "--judge", "rules")
+    assert code == 0 and "tiers are calibrated on people" not in out

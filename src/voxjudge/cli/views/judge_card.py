@@ -138,6 +138,11 @@ def _definitions(s: dict, shown: dict[str, str]) -> str:
         parts.append(f"{' and '.join(classic)} after '{s['normalization']}' normalization")
     if any(n.startswith("LASER ") for n in names):
         parts.append("LASER = 1 - penalty / reference words, floored at 0")
+    if "LASER default" in names:  # its tiers were chosen on people too, not only laser_calibrated
+        parts.append(
+            "LASER default's tiers are calibrated on people (the shipped calibration: in sample on the shipped "
+            "human sets' training halves; with --calibration, that file's)"
+        )
     if any(n.startswith("SemDist") for n in names):
         parts.append("SemDist = 1 - cosine of sentence embeddings")
     parts += [_fitted(m, shown[m["name"]]) for m in s["metrics"] if m.get("fitted")]
