@@ -4,6 +4,7 @@ readers, which are the oracle: same lines, same records, same pairing, same erro
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -157,6 +158,22 @@ def test_a_file_that_grows_while_it_is_read_is_one_line_not_a_traceback(tmp_path
         f.write("u9 late line\n")
     with pytest.raises(InputError, match=r"a file changed while it was read .*run again"):
         list(paired)
+
+
+@pytest.mark.parametrize("kaldi", [True, False])
+@pytest.mark.parametrize("edited", ["hyp", "ref"])
+def test_a_line_edited_in_place_while_it_is_read_stops_the_run(tmp_path, kaldi, edited):
+    """The same lines, other words: every row read fine, but from two versions of a file."""
+    ref, hyp = ("u1 a\nu2 b\n", "u1 a\nu2 c\n") if kaldi else ("a\nb\n", "a\nc\n")
+    (r, h), paired = _both(tmp_path, ref, hyp, ids=kaldi)
+    assert isinstance(paired, PairedStream)
+    rows = iter(paired)
+    next(rows)
+    time.sleep(0.05)  # past the file system's timestamp granularity, as a real edit is
+    f = h if edited == "hyp" else r
+    f.write_text(f.read_text(encoding="utf-8")[:-2] + "x\n", encoding="utf-8")  # same size
+    with pytest.raises(InputError, match=rf"{f.name}: the file changed while it was read; run again"):
+        list(rows)
 
 
 def test_files_in_another_order_are_paired_by_id(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -355,6 +356,11 @@ class TextScan:
     has_ids: bool = False
     id_hashes: array = None  # type: ignore[assignment]
     settings: dict | None = None
+    stamp: tuple[int, int] = (0, 0)  # size and modification time before the scan (``changed``)
+
+    def changed(self) -> bool:
+        """Whether the file is no longer the one scanned (a line edited in place keeps the count)."""
+        return self.whole is None and _stamp(self.path) != self.stamp
 
     def records(self) -> Iterator[TextRecord]:
         """The records again, in file order (read from the file once more unless held whole)."""
@@ -392,6 +398,7 @@ def scan_texts(
     if not Path(path).is_file():  # a pipe can be read only once; a missing file is worded by read_texts
         return TextScan(str(path), read_texts(path, **settings))
     hashes = array("q")
+    stamp = _stamp(path)  # before reading: an edit during the scan shows as a change too
     try:
         parsed = _Parsed(path, kind, iter_lines(path), text_field, id_field, speaker_field, text_setting)
         if kind == "kaldi":  # the ids alone, each line's first word (blank lines have none), all in C
@@ -412,7 +419,12 @@ def scan_texts(
             raise _Whole
     except (InputError, UnicodeDecodeError, _Whole):
         return TextScan(str(path), read_texts(path, **settings))
-    return TextScan(str(path), None, kind, n, parsed.has_ids, hashes, settings)
+    return TextScan(str(path), None, kind, n, parsed.has_ids, hashes, settings, stamp)
+
+
+def _stamp(path: str | Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
 
 
 def _repeats(hashes: array) -> bool:

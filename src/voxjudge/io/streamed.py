@@ -43,6 +43,7 @@ class PairedStream:
                 line = next(islice(self.hyp.records(), k, None)).line
                 raise InputError(f"{self.hyp.path}:{line}: the file changed while it was read; run again")
             yield r[0], r[1] if len(r) > 1 else "", h[1] if len(h) > 1 else ""
+        self._same_files()
 
     def _records(self) -> Iterator[tuple[str, str, str]]:
         by_id = self.ref.has_ids
@@ -52,6 +53,14 @@ class PairedStream:
             if by_id and r.id != h.id:  # the scan saw the same ids in the same order
                 raise InputError(f"{self.hyp.path}:{h.line}: the file changed while it was read; run again")
             yield r.id, r.text, h.text
+        self._same_files()
+
+    def _same_files(self) -> None:
+        """After the last row: a file rewritten while it was read (same lines, other words) gave
+        rows of two versions, so the run stops before anything is written."""
+        for scan in (self.ref, self.hyp):
+            if scan.changed():
+                raise InputError(f"{scan.path}: the file changed while it was read; run again")
 
     def _grown(self):
         raise InputError(
