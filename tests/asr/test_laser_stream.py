@@ -219,6 +219,31 @@ def test_results_kept_for_later_still_hold_their_records(monkeypatch):
     assert [b"".join(first.records), b"".join(second.records)] == plain[:2]
 
 
+def test_no_more_workers_start_than_there_are_chunks(monkeypatch):
+    """--jobs 8 on three chunks forked eight processes, five of which only started and stopped."""
+    from voxjudge.asr.laser import parallel, stream
+
+    started = []
+
+    class Counted(parallel.ForkedWorkers):
+        def __init__(self, ctx, jobs, *args):
+            started.append(jobs)
+            super().__init__(ctx, jobs, *args)
+
+    monkeypatch.setattr(parallel, "ForkedWorkers", Counted)
+    monkeypatch.setattr(parallel, "CHUNK", 40)
+    refs, hyps, ids = _random_corpus(101, 7)
+    rows = list(zip(ids, refs, hyps))
+    settings = stream.StreamSettings("default", RUBRIC, "en", records=True)
+    plain = [b"".join(c.records) for c in parallel.score_chunks(rows, settings, jobs=1)]
+    got = [
+        _spool.read(*c.spooled) if c.spooled else b"".join(c.records)
+        for c in parallel.score_chunks(rows, settings, jobs=8, total=len(rows))
+    ]
+    assert started == [3]
+    assert got == plain
+
+
 def test_conventions_pickle_without_their_cached_hash():
     import pickle
 

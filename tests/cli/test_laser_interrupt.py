@@ -135,7 +135,7 @@ def test_a_worker_that_dies_while_it_waits_for_a_chunk_is_an_error(tmp_path, mon
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_too_few_open_files_for_the_workers_is_one_line(tmp_path):
     """A low open-file limit raised OSError from the workers' pipes: a traceback, exit 1."""
-    ref, hyp = _corpus(tmp_path, 20_000)  # (more than one chunk: a corpus of one is scored in-process)
+    ref, hyp = _corpus(tmp_path, 80_001)  # (41 chunks: no more workers start than there are chunks)
     out = tmp_path / "records.jsonl"
     argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "score", "--ref", str(ref), "--hyp", str(hyp)]
     argv += ["--ids", "--lang", "en", "--jobs", "40", "--out", str(out)]

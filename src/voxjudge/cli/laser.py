@@ -55,7 +55,8 @@ def register(cmds) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="offline judges: worker processes (default: one per core; results are the same for any N)",
+        help="offline judges: worker processes (default: one per core; no more than one per 2,000 utterances; "
+        "results are the same for any N)",
     )
     p.add_argument(
         "--human",

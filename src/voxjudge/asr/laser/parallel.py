@@ -116,6 +116,8 @@ def score_chunks(rows, settings: StreamSettings, *, jobs: int = 1, total: int | 
         finally:
             gc.unfreeze()
         return
+    if total is not None:
+        jobs = min(jobs, -(-total // CHUNK))  # a worker per chunk at most: more would only start
     import multiprocessing
 
     fork = "fork" in multiprocessing.get_all_start_methods()
