@@ -16,6 +16,20 @@ _dumps = json.dumps
 string_json = encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 
+RUN_FIELDS = ("judge", "embedder", "calibration_sha256")  # how a run was made, named in every record
+
+
+def run_fields(settings: dict[str, Any]) -> dict[str, str]:
+    """The run's fields a record carries, in record order, from the run's settings (the
+    calibration's sha256 only when a file was given)."""
+    return {n: settings[n] for n in RUN_FIELDS if settings.get(n) is not None}
+
+
+def run_json(settings: dict[str, Any]) -> str:
+    """``run_fields`` as the JSON members a record starts with (after its id and language)."""
+    return ", ".join(f"{string_json(k)}: {string_json(v)}" for k, v in run_fields(settings).items())
+
+
 def pair_json(ref: str, hyp: str, op: str, lab: Label, penalty: float) -> str:
     """A pair's record, byte for byte what ``json.dumps(ScoredPair(...).as_dict(), ensure_ascii=False)``
     writes (a test holds it to that), without building the object and the dict."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from voxjudge.asr.laser.record_json import run_fields
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.scoring import UtteranceScore, agreement, summarize
 
@@ -23,7 +24,7 @@ class LaserResult:
     def run(self) -> dict[str, str]:
         """The judge and embedder of the run, and the calibration file given (its sha256; none: the
         shipped one), as every record names them."""
-        return {n: self.settings[n] for n in ("judge", "embedder", "calibration_sha256") if n in self.settings}
+        return run_fields(self.settings)
 
     @property
     def records(self) -> list[dict[str, Any]]:

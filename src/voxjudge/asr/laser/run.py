@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voxjudge.asr.laser.record_json import run_fields
 from voxjudge.asr.laser.result import LaserResult, laser_result
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.errors import InputError
@@ -202,7 +203,7 @@ def _run(
         if owned:
             llm.close()
     if sink is not None:
-        run = {"judge": settings["judge"], "embedder": settings["embedder"]}
+        run = run_fields(settings)
         sink.write_lines([json.dumps(u.as_dict(run), ensure_ascii=False) + "\n" for u in utterances])
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
 

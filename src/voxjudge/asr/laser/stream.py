@@ -45,7 +45,7 @@ from voxjudge.asr import longform
 from voxjudge.asr.laser.align import RubricPair, _region, check_region, swaps, word_key
 from voxjudge.asr.laser.chunk_records import PIECE, ChunkResult, _flush_lines, _long_record
 from voxjudge.asr.laser.plain_kernel import plain_kernel as _plain_kernel
-from voxjudge.asr.laser.record_json import Memo, NumberMemo, number_json, pair_json, string_json
+from voxjudge.asr.laser.record_json import Memo, NumberMemo, number_json, pair_json, run_json, string_json
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
@@ -107,9 +107,8 @@ class ChunkScorer:
         self.score = NumberMemo(number_json)
         self.laser_json = Memo(self._laser_entry)  # score -> (laser_calibrated, their JSON), without SemDist
         self.lang_json = Memo(string_json)
-        self.run_json = f'"judge": {string_json(settings.judge)}, "embedder": {string_json(settings.embedder)}'
-        if settings.calibration is not None:  # a file given: the records name it (``LaserResult.run``)
-            self.run_json += f', "calibration_sha256": {string_json(settings.calibration.sha256)}'
+        given = settings.calibration.sha256 if settings.calibration is not None else None
+        self.run_json = run_json({"judge": settings.judge, "embedder": settings.embedder, "calibration_sha256": given})
         self.norm = Memo(self._wer_token)  # token -> id of its WER token (-1: see norm.multi)
         self.norm.multi = {}  # token -> ids of its WER tokens, when not exactly one
         self.norm_ids: dict[str, int] = {}
