@@ -26,3 +26,27 @@ def test_an_interrupted_start_shuts_down_what_it_started(monkeypatch, stop):
     with pytest.raises(stop):
         ray_start.ensure_ray(None)
     assert calls == ["init", "shutdown"]
+
+
+def test_auto_with_no_running_ray_names_voxjudge_s_option_not_ray_s(monkeypatch, tmp_path):
+    """Ray's message told the user to set "`--address` flag", which no voxjudge command has."""
+    from voxjudge.cli.wording import worded
+    from voxjudge.llm.errors import ConfigError
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray_start, "canonicalize_bootstrap_address", _none_running)
+    with pytest.raises(ConfigError) as e:
+        ray_start.ensure_ray("auto")
+    said = worded(e.value)
+    assert "no running Ray found on this machine" in said and "`ray start --head`" in said
+    assert "give --ray-address" in said and "`--address` flag" not in said
+    assert "give its address" in str(e.value)  # the library's own wording names no flag
+
+
+def _none_running(address):
+    # what Ray raises for "auto" when no `ray start` left an address behind
+    raise ConnectionError(
+        "Could not find any running Ray instance. Please specify the one to connect to by setting "
+        "`--address` flag or `RAY_ADDRESS` environment variable."
+    )

@@ -33,6 +33,7 @@ FLAGS = {
     "ratings_col": "--ratings-col",
     "rating_scale": "--rating-scale",
     "ratings_group_col": "--ratings-group-col",
+    "ray_address": "--ray-address",
     "ray_workers": "--ray-workers ",
     "repeats": "--repeats",
     "samples": "--samples ",

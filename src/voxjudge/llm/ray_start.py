@@ -49,7 +49,12 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
             # lose the CPU to every other process (measured: the Ray run took 1.8x the local one).
             ray.init(num_cpus=num_cpus, _system_config={"worker_niceness": 0}, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot start or join Ray (address {where}): {e}") from None
+        why = str(e)
+        if why.startswith("Could not find any running Ray instance"):  # Ray's advice names its own CLI's flag
+            why = "no running Ray found on this machine (start one with `ray start --head`, or give {ray_address})"
+        raise ConfigError(
+            f"cannot start or join Ray (address {where}): {why}", options={"ray_address": "its address"}
+        ) from None
     except BaseException:  # Ctrl-C or SIGTERM while Ray starts: what it has started stops now
         ray.shutdown()  # (its agents would otherwise run on for a minute or two, orphaned)
         raise
