@@ -62,3 +62,31 @@ def test_real_server_through_the_sdk(e5_server):
         r = e.embed(["a dog barked", "un chien a aboyé", "the stock market fell"])
     sims = r.vectors @ r.vectors.T
     assert r.failed == {} and sims[0, 1] > sims[0, 2]  # a translation is closer than another topic
+
+
+def test_every_summary_names_the_server_the_vectors_came_from(e5_server, tmp_path, capsys):
+    """The summaries named the embedder's model only: "openai/x" is any server's model of that name."""
+    import json
+
+    from voxjudge.cli.main import main
+
+    ref, hyp, other = tmp_path / "ref.txt", tmp_path / "hyp.txt", tmp_path / "other.txt"
+    ref.write_text("u1 the cat sat on the mat\nu2 a dog barked\n", encoding="utf-8")
+    hyp.write_text("u1 the cat sat on a mat\nu2 a dog parked\n", encoding="utf-8")
+    other.write_text("u1 the cat sat on the mat\nu2 the dog barked\n", encoding="utf-8")
+    server = ["--embedder", "openai/multilingual-e5-small", "--embedder-base-url", e5_server, "--no-cache"]
+    files = ["--ref", str(ref), "--hyp", str(hyp), "--ids"]
+    runs = {
+        "metrics": ["asr", "metrics", *files, *server],
+        "compare": ["asr", "compare", "--ref", str(ref), "--hyp-a", str(hyp), "--hyp-b", str(other), "--ids", *server],
+        "score": ["asr", "score", *files, "--lang", "en", "--judge", "rules", *server],
+    }
+    for name, argv in runs.items():
+        assert main([*argv, "--json"]) == 0, name
+        out = json.loads(capsys.readouterr().out)
+        found = out["semdist"]["embedder_server"] if name == "compare" else out["embedder_server"]
+        assert found == e5_server.rstrip("/"), name
+        assert main(argv) == 0, name
+        assert f"openai/multilingual-e5-small at {e5_server.rstrip('/')}" in capsys.readouterr().out, name
+    assert main(["asr", "metrics", *files, "--embedder", "default", "--json"]) == 0
+    assert "embedder_server" not in json.loads(capsys.readouterr().out)  # in-process: its weights name it

@@ -78,7 +78,13 @@ class Comparison:
             return {}
         boot = self.semdist_bootstrap
         return {
-            "semdist": {"a": boot.a, "b": boot.b, "delta": boot.difference, "embedder": self.a.semdist.embedder},
+            "semdist": {
+                "a": boot.a,
+                "b": boot.b,
+                "delta": boot.difference,
+                "embedder": self.a.semdist.embedder,
+                **({"embedder_server": server} if (server := self.a.semdist.server) is not None else {}),
+            },
             "significance_semdist": {"paired_bootstrap_semdist": boot.as_dict()},
             # one embedding call served both systems: its usage, once
             "embedder_usage": dict(self.a.semdist.usage),

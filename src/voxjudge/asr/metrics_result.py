@@ -93,6 +93,8 @@ class MetricsResult:
         out.update(utterances_count=len(self.ids), level="corpus", split=self.split, normalize=self.normalizer)
         if self.semdist is not None:  # mean over utterances (a distance per sentence, not per word)
             out["semdist"], out["embedder"] = self.semdist.mean(), self.semdist.embedder
+            if self.semdist.server is not None:
+                out["embedder_server"] = self.semdist.server
             out["embedder_usage"] = dict(self.semdist.usage)
         return out
 

@@ -55,6 +55,7 @@ class SemDist:
     failed: dict[int, str] = field(default_factory=dict)
     embedder: str = ""
     usage: dict = field(default_factory=dict)
+    server: str | None = None  # where an HTTP embedder's vectors came from (None: in-process)
 
     def value(self, k: int) -> float | None:
         d = float(self.distances[k])
@@ -94,6 +95,8 @@ def semantic_distances_many(
         vectors, usage = result.vectors, dict(result.usage)
         why = {texts[i]: reason for i, reason in result.failed.items()}
     row = {t: i for i, t in enumerate(texts)}
+    endpoint = getattr(embedder, "endpoint", None)  # (a bare backend in tests has none)
+    server = endpoint() if endpoint is not None else None
     found = []
     for out, hyps, asked in zip(outs, hyp_lists, asked_lists):
         failed: dict[int, str] = {}
@@ -107,7 +110,7 @@ def semantic_distances_many(
                 if reason:
                     out[k] = np.nan
                     failed[k] = reason
-        found.append(SemDist(out, failed, embedder.spec, usage))
+        found.append(SemDist(out, failed, embedder.spec, usage, server))
     return found
 
 

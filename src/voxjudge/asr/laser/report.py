@@ -150,7 +150,9 @@ def _beside(summary: dict[str, Any]) -> str:
     if summary.get("embedder", "none") != "none":
         heads.append("SemDist (mean)")
         values.append(summary.get("semdist"))
-        notes.append(f"SemDist = 1 - cosine of the sentence embeddings ({summary['embedder']}); 0 = the same meaning")
+        at = f" at {summary['embedder_server']}" if summary.get("embedder_server") else ""
+        embedder = f"{summary['embedder']}{at}"
+        notes.append(f"SemDist = 1 - cosine of the sentence embeddings ({embedder}); 0 = the same meaning")
     if "laser_calibrated" in summary:
         heads.append(f"laser_calibrated (mean, {FITTED})")
         values.append(summary["laser_calibrated"])

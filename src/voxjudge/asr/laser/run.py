@@ -164,7 +164,11 @@ def _run(
             paired = _Rows(list(paired), len(paired))
             meaning = paired if meaning_rows is None else meaning_rows
             check = lambda embedder: check_embedder(judge, embedder, calibration)  # noqa: E731 -- before any paid call
-            semdist, settings["embedder"], settings["embedder_usage"] = _semdist(meaning, options, progress, check)
+            semdist, found = _semdist(meaning, options, progress, check)
+            settings["embedder"] = found.embedder
+            if found.server is not None:
+                settings["embedder_server"] = found.server
+            settings["embedder_usage"] = found.usage
         people = people_model(judge, settings["embedder"] if options.embedder else None, calibration)
         if people is not None:  # (the rules judge has none: no key, as no calibration)
             settings["laser_calibrated_model"] = people.describe()
@@ -286,8 +290,8 @@ def _offline_estimate(judge: str, paired, meaning_rows, options: LaserOptions, c
     return estimate
 
 
-def _semdist(paired, options: LaserOptions, progress, before) -> tuple[dict, str, dict]:
-    """SemDist by id for every row (read once more), the embedder's spec and usage; an embedder
+def _semdist(paired, options: LaserOptions, progress, before):
+    """SemDist by id for every row (read once more), and the ``SemDist`` (spec, server, usage); an embedder
     that cannot embed a text stops the run before anything is scored (no figure without it)."""
     from voxjudge.asr.semdist import compute_semdist
 
@@ -306,7 +310,7 @@ def _semdist(paired, options: LaserOptions, progress, before) -> tuple[dict, str
         progress=progress,
         before=before,
     )
-    return {uid: found.value(k) for k, uid in enumerate(ids)}, found.embedder, found.usage
+    return {uid: found.value(k) for k, uid in enumerate(ids)}, found
 
 
 def _streamed(

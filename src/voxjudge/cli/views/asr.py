@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
+from voxjudge.cli.views.shared import embedder_named
 from voxjudge.plural import counted
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
@@ -64,7 +65,7 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
             )
         out.append(ut.render())
     if "semdist" in summary:
-        out.append(_semdist_line(summary["semdist"], summary["embedder"]))
+        out.append(_semdist_line(summary["semdist"], embedder_named(summary)))
     out.append(_text_settings(summary))
     return "\n".join(out)
 
@@ -116,7 +117,7 @@ def render_compare(s: dict, names: list[str]) -> str:
             t.add_row("SemDist (mean)", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}")
         con.print(t)
         if "semdist" in s:
-            con.print(f"{SEMDIST_DEFINED}; mean over utterances, with {s['semdist']['embedder']}")
+            con.print(f"{SEMDIST_DEFINED}; mean over utterances, with {embedder_named(s['semdist'])}")
         if "normalize" in s:
             con.print(_text_settings(s))
         u = s["utterances"]
@@ -137,7 +138,7 @@ def render_compare(s: dict, names: list[str]) -> str:
         if "semdist" in s:
             bs = s["significance_semdist"]["paired_bootstrap_semdist"]
             con.print(
-                f"paired bootstrap of SemDist difference ({s['semdist']['embedder']}): {bs['difference']:+.4f}, "
+                f"paired bootstrap of SemDist difference ({embedder_named(s['semdist'])}): {bs['difference']:+.4f}, "
                 f"{100 * bs['confidence']:.0f}% CI [{bs['ci_low']:+.4f}, {bs['ci_high']:+.4f}], "
                 f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])}"
             )

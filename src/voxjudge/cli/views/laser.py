@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import console
-from voxjudge.cli.views.shared import pct, penalty, render_join_coverage
+from voxjudge.cli.views.shared import embedder_named, pct, penalty, render_join_coverage
 
 
 def render_laser(s: dict) -> str:
@@ -93,7 +93,7 @@ def _beside(s: dict) -> list[str]:
     elif "semdist" in s:
         lines.append(
             f"SemDist (mean over {(s.get('coverage') or {}).get('utterances', s['n'])} utterances, unscored ones "
-            f"included): {s['semdist']:.4f} with {s['embedder']}; SemDist = 1 - cosine of the sentence embeddings "
+            f"included): {s['semdist']:.4f} with {embedder_named(s)}; SemDist = 1 - cosine of the sentence embeddings "
             "(0 = same meaning, lower is better), on the texts as given (not after --normalize)"
         )
     if s.get("format_errors") is not None:
