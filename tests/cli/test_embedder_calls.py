@@ -348,3 +348,24 @@ def test_a_calibration_fitted_with_a_providers_own_endpoint_is_refused_elsewhere
         assert f"fitted with the server at {first.url}/v1" in capsys.readouterr().err
         assert main(score) == 2  # the provider's default endpoint is another server too
         assert "this run's is openai's default endpoint" in capsys.readouterr().err
+
+
+def test_vectors_from_the_sdks_environment_server_are_cached_as_that_servers(files, capsys, monkeypatch):
+    """With OPENAI_BASE_URL set, vectors were cached under the provider's own endpoint: a later run
+    against OpenAI itself (or another server) was served the first server's vectors."""
+    from voxjudge.llm.spec import parse_spec
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    argv = ["asr", "metrics", "--ref", files["ref"], "--hyp", files["hyp"], "--ids", "--embedder", "openai/toy"]
+    argv += ["--cache", str(files["dir"] / "c.sqlite"), "--json"]
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        for server, cached in ((first, False), (second, False), (first, True)):
+            monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+            assert main(argv) == 0
+            out = json.loads(capsys.readouterr().out)
+            assert out["embedder_server"] == server.url + "/v1"
+            assert (out["embedder_usage"]["requests"] == 0) == cached, server.url
+        monkeypatch.setenv("OPENAI_BASE_URL", first.url + "/v1")
+        judged = parse_spec("openai/gpt-x").identity()
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        assert judged["base_url"] == first.url + "/v1" and parse_spec("openai/gpt-x").identity()["base_url"] is None

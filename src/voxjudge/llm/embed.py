@@ -111,7 +111,7 @@ class Embedder(RetriedCalls):
         self._identity = {
             "provider": self.model_spec.provider,
             "model": self.model_spec.model,
-            "base_url": self.model_spec.base_url,
+            "base_url": self.model_spec.server,  # OPENAI_BASE_URL's server is not OpenAI's
             "options": self.options,
             **self.backend.identity(),
         }

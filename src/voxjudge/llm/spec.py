@@ -20,6 +20,9 @@ TRANSPORT_OPTIONS = frozenset({"transport", "latency", "error_rate", "fail_first
 # Options whose value is a file the model's answers depend on: the cache key holds the file's
 # content hash, so editing the file changes the key and moving it does not.
 FILE_OPTIONS = frozenset({"grammar"})
+# Where a provider's SDK takes its server from when no base URL is given: the answers come from
+# there, so caches and records must tell it from the provider's own endpoint.
+SDK_BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,14 @@ class JudgeSpec:
         return f"{self.provider}/{self.model}"
 
     @property
+    def server(self) -> str | None:
+        """The base URL the calls go to: the one given, else the SDK's environment variable, else
+        None (the provider's own endpoint)."""
+        import os
+
+        return self.base_url or os.environ.get(SDK_BASE_URL_ENV.get(self.provider, ""), "") or None
+
+    @property
     def answer_options(self) -> dict[str, str]:
         return {k: v for k, v in sorted(self.options.items()) if k not in TRANSPORT_OPTIONS}
 
@@ -52,7 +63,7 @@ class JudgeSpec:
         return {
             "provider": self.provider,
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": self.server,
             "options": {k: file_digest(v) if k in FILE_OPTIONS else v for k, v in self.answer_options.items()},
         }
 

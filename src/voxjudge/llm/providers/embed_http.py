@@ -19,7 +19,6 @@ instead of retrying the same request.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from typing import Any
@@ -117,7 +116,7 @@ class OpenAIEmbedBackend:
 
     def endpoint(self) -> str:
         """Where the vectors come from: the base URL, else the SDK's (``OPENAI_BASE_URL``, else its default)."""
-        found = self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
+        found = self.spec.server
         return found.rstrip("/") if found else "openai's default endpoint"
 
     async def embed(self, texts: list[str]) -> EmbedCall:
