@@ -49,10 +49,29 @@ def test_a_bad_code_is_refused(bad):
         ("我们今天去学校", "zh"),
         ("मैं घर गया", "hi"),
         ("xq zzv", "und"),  # Latin script and no function word: the generic profile, not English
+        # scripts that languages with lists of their own share with others vote too: Marathi got
+        # Hindi's lists and model, Urdu and Persian Arabic's spelling classes
+        ("मी आज घरी आहे आणि तो शाळेत गेला", "mr"),
+        ("मैं आज घर पर हूँ और वह स्कूल गया है", "hi"),
+        ("मेरो नाम राम हो र म नेपालमा बस्छु", "ne"),
+        ("नमस्ते", "hi"),  # no function word: the script's usual language
+        ("میں نے کتاب پڑھی ہے اور وہ اسکول گیا", "ur"),
+        ("من به مدرسه رفتم و این کتاب را خواندم", "fa"),
+        ("ذهبت إلى المدرسة في الصباح", "ar"),
+        ("هم يذهبون به إلى المدرسة", "ar"),  # هم and به are Arabic words too: no Persian vote
     ],
 )
 def test_the_script_decides_and_latin_text_votes_by_function_words(text, lang):
     assert detect(text) == lang
+
+
+def test_the_summary_says_how_a_shared_script_was_decided(tmp_path):
+    from voxjudge.asr.laser.run import decide_language
+
+    lang, why = decide_language(None, [("u1", "मी आज घरी आहे आणि", "मी आज घरी आहे")])
+    assert lang == "mr" and "Devanagari script" in why and "function words mr 3" in why  # आहे twice, आणि
+    lang, why = decide_language(None, [("u1", "नमस्ते", "नमस्ते")])
+    assert lang == "hi" and "no function word of hi, mr, ne: hi, the language most written in it" in why
 
 
 def test_arabic_tashkeel_and_tatweel_and_compatibility_forms_fold_away():

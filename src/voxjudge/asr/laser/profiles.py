@@ -9,9 +9,11 @@ Indic folds), numbers in digits, compounds joined or split, fillers when the rub
 and phonetic evidence through espeak-ng when it has a voice for the language. Never another
 language's word lists: French is not scored with English conventions.
 
-Without a code the script decides (Devanagari -> hi, Arabic -> ar, Malayalam -> ml ...). Latin
-script is shared by many languages, so a few hundred function words vote (en, fr, de, es, it, pt,
-nl); text with no vote gets ``und`` (the generic profile with no phonetic voice).
+Without a code the script decides (Malayalam -> ml, Kannada -> kn ...). Latin script is shared
+by many languages, so a few hundred function words vote (en, fr, de, es, it, pt, nl); text with no
+vote gets ``und`` (the generic profile with no phonetic voice). Devanagari and Arabic script are
+written by languages with lists of their own and by others, so function words vote there too
+(Devanagari: hi, mr, ne; Arabic: ar, fa, ur); with no vote, hi and ar.
 """
 
 from __future__ import annotations
@@ -69,6 +71,25 @@ _LATIN_VOTES = {
     "nl": "de het een van en is dat niet op te zijn met voor er maar ook als bij nog wordt",
 }
 _VOTES = {lang: frozenset(words.split()) for lang, words in _LATIN_VOTES.items()}
+# Scripts that several languages write, with their own lists among them (Devanagari: hi, mr;
+# Arabic: ar): function words vote, and text with no vote gets the script's usual language.
+# Words that two of the languages write alike (की, होता; من, هم, به) are left out.
+_SHARED_SCRIPT_VOTES = {
+    "DEVANAGARI": {
+        "hi": "है हैं और के में को से नहीं यह वह भी था थे थी कि लिए",
+        "mr": "आहे आहेत आणि नाही आम्ही तुम्ही आपण मध्ये साठी झाले त्याचा त्याची त्यांच्या",
+        "ne": "छ छन् र पनि लाई भएको गरेको थियो हुन्छ गर्न",
+    },
+    "ARABIC": {
+        "ar": "في على إلى الى أن ان التي الذي هذا هذه كان لا هو هي عن مع ثم",
+        "fa": "در از که این را است برای شد بود یک می",
+        "ur": "کے ہے میں اور سے کو نے یہ کہ ہیں تھا بھی کا",
+    },
+}
+_SCRIPT_VOTES = {
+    script: {lang: frozenset(words.split()) for lang, words in langs.items()}
+    for script, langs in _SHARED_SCRIPT_VOTES.items()
+}
 
 
 def canonical(code: str) -> str:
@@ -109,22 +130,24 @@ def detect(text: str) -> str:
 def explain(text: str) -> tuple[str, str]:
     """(language, why): ``detect``'s answer and what decided it (the script, the votes)."""
     counts: dict[str, int] = {}
-    latin_words = []
+    by_script: dict[str, list[str]] = {}
     for word in text.split():
         for ch in word:
             name = script_name(ch)
             if name:
                 counts[name] = counts.get(name, 0) + 1
-                if name == "LATIN":
-                    latin_words.append(word)
+                by_script.setdefault(name, []).append(word)
                 break
     if not counts:
         return UNDETERMINED, "no letters"
     script = max(counts, key=lambda s: (counts[s], s))
     share = f"{script.title()} script ({counts[script]} of {sum(counts.values())} words, both sides)"
+    if script in _SCRIPT_VOTES:
+        return _by_votes(by_script[script], _SCRIPT_VOTES[script], SCRIPT_LANG[script], share)
     if script != "LATIN":
         lang = SCRIPT_LANG.get(script, UNDETERMINED)
         return lang, share if lang != UNDETERMINED else f"{share}: no language known for it"
+    latin_words = by_script[script]
     votes = dict.fromkeys(_VOTES, 0)
     for w in latin_words:
         w = w.casefold().strip('.,;:!?"()')
@@ -135,6 +158,20 @@ def explain(text: str) -> tuple[str, str]:
     if votes[best] == 0:
         return _by_lexicon(latin_words, share)
     ranked = sorted((v, k) for k, v in votes.items() if v)[::-1][:3]
+    return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
+
+
+def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: str) -> tuple[str, str]:
+    """A script several languages write: the language with most function words, else ``usual``."""
+    votes = dict.fromkeys(lists, 0)
+    for w in words:
+        w = w.strip('.,;:!?"()،؟।')  # and the Arabic comma and question mark, the danda
+        for lang, found in lists.items():
+            votes[lang] += w in found
+    best = max(votes, key=lambda lang: (votes[lang], lang == usual))
+    if votes[best] == 0:
+        return usual, f"{share}, no function word of {', '.join(lists)}: {usual}, the language most written in it"
+    ranked = sorted((v, k) for k, v in votes.items() if v)[::-1]
     return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
 
 
