@@ -403,3 +403,30 @@ def test_the_default_judges_calibrated_tiers_are_named_in_the_footnote(human, ca
     assert code == 0 and "LASER default's tiers are calibrated on people" in out
     code, out, _ = _run(capsys, "--preferences", prefs_path, "--judge", "rules")
     assert code == 0 and "tiers are calibrated on people" not in out
+
+
+@pytest.mark.parametrize("source", ["ratings", "preferences"])
+def test_a_text_the_embedder_cannot_embed_is_named_as_the_files_name_it(human, capsys, tmp_path, source):
+    """The message named the card's internal text number ("first h4"), which no file has."""
+    prefs_path, ratings_path = human
+    if source == "ratings":
+        rows = list(csv.DictReader(ratings_path.open(encoding="utf-8")))
+        bad = rows[2]["id"]
+        rows[2]["hyp"] = "ZQX " + rows[2]["hyp"]
+        path = tmp_path / "ratings.csv"
+        with path.open("w", encoding="utf-8", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        want = f"first rating {bad}:"
+    else:
+        lines = prefs_path.read_text(encoding="utf-8").splitlines()
+        cells = lines[3].split("\t")
+        cells[3] = "ZQX " + cells[3]  # triplet 3's hyp_b, on line 4 of the file
+        lines[3] = "\t".join(cells)
+        path = tmp_path / "prefs.tsv"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        want = "first triplet 3 (line 4) hyp_b:"
+    code, _, err = _run(capsys, f"--{source}", path, "--judge", "rules", "--embedder", "fake/hash?reject=ZQX")
+    assert code == 3, err
+    assert "could not embed 1 utterance(s), " + want in err, err

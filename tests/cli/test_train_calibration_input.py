@@ -148,6 +148,7 @@ def test_a_text_the_embedder_cannot_embed_stops_the_fit(capsys, tmp_path):
         capsys, "--ratings", str(RATINGS), "--embedder", "fake/hash?reject=alchemist", "--no-cache", "--out", str(out)
     )
     assert code == 3 and "could not embed" in err and "nothing was fitted" in err
+    assert "first rating en-03-" in err  # the row as the file names it, not its texts cut at 120 characters
     assert not out.exists()
 
 

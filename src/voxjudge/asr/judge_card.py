@@ -119,6 +119,19 @@ def unique_texts(preferences: Sequence[Preference] = (), ratings: Sequence[Ratin
     return list(keys)
 
 
+def card_names(keys: Sequence[Texts], preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = ()):
+    """What each unique text pair is called in a judge's messages (an embedder that could not
+    embed it, say): the first human datum it comes from, as the user's files name it."""
+    names: dict[Texts, str] = {}
+    for k, p in enumerate(preferences, 1):
+        where = f"triplet {k}" + (f" (line {p.line})" if p.line is not None else "")
+        names.setdefault((p.reference, p.hyp_a), f"{where} hyp_a")
+        names.setdefault((p.reference, p.hyp_b), f"{where} hyp_b")
+    for r in ratings:
+        names.setdefault((r.reference, r.hypothesis), f"rating {r.id}")
+    return [names[k] for k in keys]
+
+
 def card_rows(
     preferences: Sequence[Preference] = (), ratings: Sequence[Rating] = (), systems: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
@@ -178,14 +191,16 @@ def judge_card(
     # a lang column decides each rated text's language; the other texts are one input (its language
     # detected once), as 'asr score' decides it for a file
     lang_of = {(r.reference, r.hypothesis): r.lang for r in ratings if r.lang}
-    by_lang = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
+    given: dict[str, list] = {"langs": [lang_of.get(k) for k in keys]} if lang_of else {}
     # the offline judges first: what can refuse the card (an embedder its calibration has no model
     # for, a calibration of another rubric) refuses it before an LLM judge is paid; rows keep the
     # order given
     from voxjudge.asr.laser import is_offline
 
+    if getattr(laser, "takes_names", False):
+        given["names"] = card_names(keys, preferences, ratings)
     scored = {
-        spec: laser(spec, [k[0] for k in keys], [k[1] for k in keys], **by_lang)
+        spec: laser(spec, [k[0] for k in keys], [k[1] for k in keys], **given)
         for spec in sorted(judges, key=lambda spec: not is_offline(spec))
     }
     semdist = None
@@ -362,8 +377,8 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
     options = options or LaserOptions()
     shared = _shared_embeddings(options)
 
-    def one(spec: str, refs, hyps, lang: str | None):
-        ids = [f"h{k + 1}" for k in range(len(refs))]
+    def one(spec: str, refs, hyps, lang: str | None, names=None):
+        ids = list(names) if names is not None else [f"h{k + 1}" for k in range(len(refs))]
         opts = judge_options(spec, shared if is_offline(spec) else options)
         opts = replace(opts, lang=opts.lang or lang)
         result = run_laser(refs, hyps, ids, judge=spec, options=opts, progress=progress)
@@ -383,11 +398,18 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         }
         return [u.laser for u in result.utterances], details
 
-    def run(spec: str, refs: Sequence[str], hyps: Sequence[str], langs: Sequence[str | None] | None = None):
+    def run(
+        spec: str,
+        refs: Sequence[str],
+        hyps: Sequence[str],
+        langs: Sequence[str | None] | None = None,
+        names: Sequence[str] | None = None,
+    ):
         """``langs``: a lang column, one code (or None) per text; texts of one code are scored
-        together in it (``--lang`` overrides), those without one as one input."""
+        together in it (``--lang`` overrides), those without one as one input. ``names``: what
+        each text is called in messages (``card_names``; default h1, h2, ...)."""
         if langs is None or (options is not None and options.lang):
-            return one(spec, refs, hyps, None)
+            return one(spec, refs, hyps, None, names)
         groups: dict[str | None, list[int]] = {}
         for k, code in enumerate(langs):
             groups.setdefault(code or None, []).append(k)
@@ -395,7 +417,8 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         figures: dict[str, list | None] = {"laser_calibrated": [None] * len(refs), "semdist": [None] * len(refs)}
         runs: dict[str, dict[str, Any]] = {}
         for code, rows in sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or "")):
-            got, found = one(spec, [refs[k] for k in rows], [hyps[k] for k in rows], code)
+            named = [names[k] for k in rows] if names is not None else None
+            got, found = one(spec, [refs[k] for k in rows], [hyps[k] for k in rows], code, named)
             for k, v in zip(rows, got):
                 values[k] = v
             for name, column in found.pop("figures").items():
@@ -419,6 +442,7 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         by_lang = {k: {n: v for n, v in r.items() if n not in shared} for k, r in runs.items()}
         return values, {**shared, "by_lang": by_lang, "figures": figures}
 
+    run.takes_names = True  # type: ignore[attr-defined]  # (a scorer of the caller's may not)
     return run
 
 

@@ -230,16 +230,17 @@ def _stop_on_failed(sd: SemDist, spec: str, ids: Sequence[str], outcome: str, wh
         )
 
 
-def distances_for(embedder) -> Callable[[Sequence[str], Sequence[str]], np.ndarray]:
-    """(references, hypotheses) -> distances, for fitting ``laser_calibrated`` (``asr train``). A
-    text the embedder could not embed stops the fit (``EmbedderFailed``): a model fitted without
-    it would be fitted on other data than the files say."""
+def distances_for(embedder) -> Callable[..., np.ndarray]:
+    """(references, hypotheses[, names]) -> distances, for fitting ``laser_calibrated`` (``asr
+    train``). A text the embedder could not embed stops the fit (``EmbedderFailed``, naming the
+    row by ``names``, else by its texts): a model fitted without it would be fitted on other data
+    than the files say."""
 
-    def distances(refs: Sequence[str], hyps: Sequence[str]) -> np.ndarray:
+    def distances(refs: Sequence[str], hyps: Sequence[str], names: Sequence[str] | None = None) -> np.ndarray:
         sd = semantic_distances(embedder, refs, hyps)
         if sd.failed:
-            pairs = [f"{r!r} / {h!r}"[:120] for r, h in zip(refs, hyps)]
-            _stop_on_failed(sd, embedder.spec, pairs, "nothing was fitted")
+            named = names if names is not None else [f"{r!r} / {h!r}" for r, h in zip(refs, hyps)]
+            _stop_on_failed(sd, embedder.spec, named, "nothing was fitted")
         return sd.distances
 
     return distances

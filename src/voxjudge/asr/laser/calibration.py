@@ -89,7 +89,8 @@ def read_ratings(path: str | Path, *, lang: str | None = None, scale: float = RA
             )
         score = r.score if scale == RATING_SCALE else r.score * RATING_SCALE / scale
         rows.append(
-            {"lang": row_lang, "utterance": r.group, "ref": r.reference, "hyp": r.hypothesis, "human_mean": score}
+            {"id": r.id, "lang": row_lang, "utterance": r.group, "ref": r.reference, "hyp": r.hypothesis}
+            | {"human_mean": score}
         )
     return rows
 
@@ -108,6 +109,7 @@ def read_hats(path: str | Path, *, lang: str = "fr") -> list[dict[str, Any]]:
             "hyp_b": p.hyp_b,
             "votes_b": p.votes_b,
             "lang": lang,
+            "line": p.line,
         }
         for p in read_preferences(path)
     ]
@@ -259,7 +261,7 @@ class Task:
         return preference_agreement(sa, sb, va, vb, 0.7)
 
 
-Distances = Callable[[Sequence[str], Sequence[str]], np.ndarray]  # (refs, hyps) -> semdist per pair
+Distances = Callable[..., np.ndarray]  # (refs, hyps[, names]) -> semdist per pair (``semdist.distances_for``)
 
 
 def tasks(
@@ -276,7 +278,7 @@ def tasks(
         refs, hyps = [r["ref"] for r in rs], [r["hyp"] for r in rs]
         prep = prepare(refs, hyps, lang, rubric, labeler)
         human = np.array([float(r["human_mean"]) for r in rs]) / RATING_SCALE
-        sd = distances(refs, hyps) if distances else None
+        sd = distances(refs, hyps, [f"rating {r.get('id', k + 1)}" for k, r in enumerate(rs)]) if distances else None
         out.append(Task(f"ratings-{lang}", lang, _codes([r["utterance"] for r in rs]), ("ratings", prep, human, sd)))
     if hats:
         lang = hats_lang(hats)
@@ -285,7 +287,11 @@ def tasks(
         pa, pb = prepare(refs, ha, lang, rubric, labeler), prepare(refs, hb, lang, rubric, labeler)
         va = np.array([int(r["votes_a"]) for r in hats])
         vb = np.array([int(r["votes_b"]) for r in hats])
-        sda, sdb = (distances(refs, ha), distances(refs, hb)) if distances else (None, None)
+        where = [f"triplet {k}" + (f" (line {r['line']})" if r.get("line") else "") for k, r in enumerate(hats, 1)]
+        sda = sdb = None
+        if distances:
+            sda = distances(refs, ha, [f"{w} hyp_a" for w in where])
+            sdb = distances(refs, hb, [f"{w} hyp_b" for w in where])
         out.append(Task(f"hats-{lang}", lang, _codes(refs), ("hats", pa, pb, va, vb, sda, sdb)))
     return out
 
