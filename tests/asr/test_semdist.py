@@ -290,6 +290,28 @@ def test_an_embedder_server_without_an_embedder_or_an_empty_spec_is_an_error(tmp
         assert "--embedder needs a spec" in capsys.readouterr().err
 
 
+def test_base_url_on_a_command_with_no_llm_judge_points_to_the_embedders_flag(tmp_path, capsys):
+    """asr metrics and compare said argparse's "unrecognized arguments"; asr train took the URL for
+    its pairs file."""
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat\n", encoding="utf-8")
+    hyp.write_text("the cat sad\n", encoding="utf-8")
+    ratings = Path(__file__).parents[2] / "examples" / "human" / "ratings_sample.csv"
+    server = ["--embedder", "openai/x", "--base-url", "http://127.0.0.1:9/v1"]
+    for command in (
+        ["asr", "metrics", "--ref", str(ref), "--hyp", str(hyp)],
+        ["asr", "compare", "--ref", str(ref), "--hyp-a", str(hyp), "--hyp-b", str(ref)],
+        ["asr", "train", "--ratings", str(ratings), "--out", str(tmp_path / "cal.json")],
+    ):
+        assert main([*command, *server]) == 2, command
+        err = capsys.readouterr().err
+        assert err == (
+            "voxjudge: error: --base-url is an LLM judge's server, and this command calls none; give the "
+            "embedder's server with --embedder-base-url\n"
+        ), command
+    assert not (tmp_path / "cal.json").exists()
+
+
 @pytest.mark.parametrize("url", ["127.0.0.1:8080/v1", "not a url"])
 def test_an_embedder_server_without_http_or_https_is_refused_at_once_naming_its_flag(tmp_path, capsys, url):
     # `asr metrics --embedder openai/x --embedder-base-url 127.0.0.1:8080/v1` took 98 s: 7 attempts, then exit 3

