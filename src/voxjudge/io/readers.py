@@ -303,7 +303,22 @@ def _jsonl_objects(path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
             raise InputError(f"{path}:{n}: not valid JSON ({e.msg} at column {e.colno})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{n}: expected a JSON object per line, got {type(obj).__name__}")
+        if "\\u" in line:  # an escape may be half a UTF-16 pair, which no UTF-8 text can hold
+            _check_surrogates(path, n, obj)
         yield n, obj
+
+
+def _check_surrogates(path, n: int, obj: dict) -> None:
+    for key, value in obj.items():
+        for text in (key, value) if isinstance(value, str) else (key,):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                lone = f"\\u{ord(text[e.start]):04x}"
+                raise InputError(
+                    f"{path}:{n}: field {key!r} holds {lone}, half of a UTF-16 pair and no character (a text "
+                    "cut between the two halves of an emoji or a rare character?); fix or drop it"
+                ) from None
 
 
 def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns, text_setting) -> TextRecord:
