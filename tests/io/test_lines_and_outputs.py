@@ -256,3 +256,28 @@ def test_replacing_a_file_keeps_its_mode(tmp_path):
 def test_read_lines_errors_stay_input_errors(tmp_path):
     with pytest.raises(InputError, match="is a directory"):
         read_lines(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["score", "metrics"])
+def test_a_long_output_name_the_file_system_takes_is_written(tmp_path, capsys, en, command):
+    """A 251-byte name is a valid name, but its staging file (".<name>.XXXXXXXX.tmp") was not:
+    OSError traceback, and asr metrics only after the whole run."""
+    out = tmp_path / ("o" * 245 + ".jsonl")
+    argv = ["asr", command, "--ref", en / "ref.txt", "--hyp", en / "sys_a.txt", "--ids", "--out", out]
+    code, _, err = run(capsys, *argv, *(["--lang", "en"] if command == "score" else []))
+    assert code == 0, err
+    lines = (en / "ref.txt").read_text(encoding="utf-8").count("\n")
+    assert [p.name for p in tmp_path.iterdir()] == [out.name] and out.read_text(encoding="utf-8").count("\n") == lines
+
+
+def test_names_too_long_and_unwritable_places_are_one_line_before_any_work(tmp_path, capsys, en):
+    too_long = tmp_path / ("o" * 300 + ".jsonl")
+    base = ["asr", "metrics", "--ref", en / "ref.txt", "--hyp", en / "sys_a.txt", "--ids"]
+    code, _, err = run(capsys, *base, "--out", too_long)
+    assert code == 2 and "the file name is 306 bytes, longer than the file system allows (255)" in err
+    code, _, err = run(capsys, "asr", "metrics", "--ref", too_long, "--hyp", en / "sys_a.txt", "--ids")
+    assert code == 2 and err.endswith(": cannot be read (File name too long)\n"), err
+    if os.path.isdir("/proc"):  # (as root, os.access calls /proc writable; no file can be made there)
+        code, _, err = run(capsys, *base, "--out", "/proc/x.jsonl")
+        assert code == 2 and err.startswith("voxjudge: error: /proc/x.jsonl: cannot ") and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []

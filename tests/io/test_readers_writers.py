@@ -72,8 +72,12 @@ def test_tsv_csv_jsonl_with_named_columns(tmp_path):
         ("missing.jsonl", '{"id": 1, "txt": "a"}\n', {}, r"missing.jsonl:1: missing field 'text' \(fields: id, txt\)"),
         ("typed.jsonl", '{"id": 1, "text": ["a"]}\n', {}, "must be a string"),
         # half a UTF-16 pair: asr score crashed writing it (UnicodeEncodeError), asr metrics counted it as a word
-        ("half.jsonl", '{"id": "a", "text": "ok \\ud83d\\ude00"}\n{"id": "b", "text": "hi \\ud800 x"}\n', {},
-         r"half.jsonl:2: field 'text' holds \\ud800, half of a UTF-16 pair"),
+        (
+            "half.jsonl",
+            '{"id": "a", "text": "ok \\ud83d\\ude00"}\n{"id": "b", "text": "hi \\ud800 x"}\n',
+            {},
+            r"half.jsonl:2: field 'text' holds \\ud800, half of a UTF-16 pair",
+        ),
         ("halfid.jsonl", '{"\\udc00": "a", "text": "hi"}\n', {}, r"halfid.jsonl:1: field '\\udc00' holds \\udc00"),
     ],
 )

@@ -65,7 +65,7 @@ def read_lines(path: str | Path) -> list[str]:
     page. Anything else (a pipe such as ``/dev/stdin``, read once) and every problem go through
     the whole-file path, which words the error."""
     p = Path(path)
-    if p.is_file():
+    if _is_file(p):
         try:
             with open(p, encoding="utf-8-sig", newline="") as f:
                 # newline="": lines end at \n, \r\n or \r, as in split_lines, and keep their ending
@@ -83,6 +83,8 @@ def read_lines(path: str | Path) -> list[str]:
         raise InputError(f"{p}: is a directory, expected a file") from None
     except PermissionError:
         raise InputError(f"{p}: permission denied") from None
+    except OSError as e:  # a name too long for the file system, an I/O error...
+        raise InputError(f"{p}: cannot be read ({e.strerror or e})") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -95,6 +97,14 @@ def read_lines(path: str | Path) -> list[str]:
     if not text.strip():
         raise InputError(f"{p}: file is empty; expected one utterance per line")
     return split_lines(text)
+
+
+def _is_file(p: Path) -> bool:
+    """``Path.is_file``, False where it would raise (a name too long): the reading then words it."""
+    try:
+        return p.is_file()
+    except OSError:
+        return False
 
 
 def iter_lines(path: str | Path) -> Iterator[str]:
@@ -410,7 +420,7 @@ def scan_texts(
         "speaker_field": speaker_field,
         "text_setting": text_setting,
     }
-    if not Path(path).is_file():  # a pipe can be read only once; a missing file is worded by read_texts
+    if not _is_file(Path(path)):  # a pipe can be read only once; a missing file is worded by read_texts
         return TextScan(str(path), read_texts(path, **settings))
     hashes = array("q")
     stamp = _stamp(path)  # before reading: an edit during the scan shows as a change too

@@ -34,6 +34,9 @@ def format_for(path: str | Path) -> str:
 def check_output(path: str | Path, *, records: bool = False) -> None:
     """Fail now, before any work, if ``path`` cannot be written (or, for records, has no known format)."""
     target = Path(path)
+    size, most = len(target.name.encode("utf-8", "surrogateescape")), _name_max(target.parent)
+    if size > most:
+        raise InputError(f"{target}: the file name is {size} bytes, longer than the file system allows ({most})")
     if target.is_dir():
         raise InputError(f"{target}: is a directory; give a file name for the output")
     parent = target.parent
@@ -45,6 +48,29 @@ def check_output(path: str | Path, *, records: bool = False) -> None:
         raise InputError(f"{target}: file exists and is not writable")
     if records:
         format_for(target)
+    try:  # what the write will do (a name at the file system's limit, /proc...), tried now
+        fd, tmp = _staging(target)
+    except OSError as e:
+        raise InputError(f"{target}: cannot be written ({e.strerror or e})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _staging(target: Path) -> tuple[int, str]:
+    """A temporary file beside ``target`` (``.<name>.XXXXXXXX.tmp``), renamed onto it once
+    written; a long name is shortened in it, so a name the file system takes is never refused
+    for the 14 bytes the staging name adds."""
+    name = target.name.encode("utf-8", "surrogateescape")
+    room = _name_max(target.parent) - len("..XXXXXXXX.tmp")
+    short = name[:room].decode("utf-8", "ignore") if len(name) > room else target.name
+    return tempfile.mkstemp(dir=target.parent, prefix=f".{short}.", suffix=".tmp")
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def check_outputs(
@@ -109,7 +135,7 @@ class RecordStream:
         self.path = Path(path)
         self.format = format_for(self.path)
         check_output(self.path, records=True)
-        fd, self.tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        fd, self.tmp = _staging(self.path)
         self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
         self._count = 0  # records written, for JSON's brackets (bytes written to JSONL are not counted)
         self._csv: Any = None
@@ -195,7 +221,7 @@ def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -
                 staged.append((content.tmp, target))
                 continue
             data = _encode(target, content)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            fd, tmp = _staging(target)
             staged.append((tmp, target))
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
