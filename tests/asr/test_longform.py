@@ -228,3 +228,25 @@ def test_a_killed_alignment_process_is_an_incomplete_run_not_a_traceback():
     with pytest.raises(WorkerLost, match=r"process aligning a long line \(pid \d+\) .*killed by signal 9") as e:
         longform.interruptible(_killed, ["a"], ["b"])
     assert isinstance(e.value, VoxjudgeError)  # the command line's exit status 3, in one line
+
+
+@pytest.mark.parametrize("plain", [True, False])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_refused_stretch_names_its_utterance(tmp_path, capsys, plain, jobs):
+    """In a corpus the message said only "from reference word 1 ... split the line there"."""
+    from voxjudge.cli.main import main
+
+    rows = [f"u{k} a b c" for k in range(2500)]  # (more than one chunk: the workers' path too)
+    word = "w" if plain else "wé"  # the compiled path for plain ASCII lines, Python's for the others
+    ref, hyp = list(rows), list(rows)
+    ref[2300] = "u2300 " + " ".join(f"{word}{k}" for k in range(300))
+    hyp[2300] = "u2300 " + " ".join(f"x{k}" for k in range(300))
+    r, h = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    r.write_text("\n".join(ref) + "\n", encoding="utf-8")
+    h.write_text("\n".join(hyp) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    argv = ["asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en", "--jobs", jobs]
+    code = main([*argv, "--max-align-minutes", "0.0001", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("voxjudge: error: utterance u2300: a stretch of 300 reference x 300 "), err
+    assert not out.exists()

@@ -193,62 +193,68 @@ class ChunkScorer:
         if lang not in self.identical:
             self._probe(lang)
         kernel = self.kernels[lang] if lang in self.kernels else self._kernel(lang)
-        for uid, ref, hyp in chunk:
-            if kernel is not None:  # a plain line: the compiled path, unless it hands the line back
-                entry = kernel.align(uid, ref, hyp, labels, todo)
-                if entry is not None:
-                    aligned.append(entry)
-                    continue
-            same = ref == hyp
-            if _plain(ref) and (same or _plain(hyp)):
-                # ASCII letters and digits only: every token is a word, its key is its lower case and
-                # so is its WER token (one-to-one): no lookup per token (keys are str here, not ids)
-                rs = rw = ref.split()
-                # a line that lower() leaves as it is is its own keys (no second split); str.islower
-                # looks up every character's case, lower() of ASCII is a table (2.5% of a run)
-                rk = rw if (low := ref.lower()) == ref else low.split()
-                if same:
-                    hs, hw, hk = rs, rw, rk
+        uid = None
+        try:
+            for uid, ref, hyp in chunk:
+                if kernel is not None:  # a plain line: the compiled path, unless it hands the line back
+                    entry = kernel.align(uid, ref, hyp, labels, todo)
+                    if entry is not None:
+                        aligned.append(entry)
+                        continue
+                same = ref == hyp
+                if _plain(ref) and (same or _plain(hyp)):
+                    # ASCII letters and digits only: every token is a word, its key is its lower case and
+                    # so is its WER token (one-to-one): no lookup per token (keys are str here, not ids)
+                    rs = rw = ref.split()
+                    # a line that lower() leaves as it is is its own keys (no second split); str.islower
+                    # looks up every character's case, lower() of ASCII is a table (2.5% of a run)
+                    rk = rw if (low := ref.lower()) == ref else low.split()
+                    if same:
+                        hs, hw, hk = rs, rw, rk
+                    else:
+                        hs = hw = hyp.split()
+                        hk = hw if (low := hyp.lower()) == hyp else low.split()
+                    by_edits, wer = wanted, None
                 else:
-                    hs = hw = hyp.split()
-                    hk = hw if (low := hyp.lower()) == hyp else low.split()
-                by_edits, wer = wanted, None
-            else:
-                rs = ref.split()
-                hs = rs if same else hyp.split()
-                rw, rk = self._words(rs)
-                hw, hk = (rw, rk) if same else self._words(hs)
-                # the WER from the edits below (one-to-one tokens, none dropped), else counted apart
-                by_edits = wanted and len(rk) == len(rs) and len(hk) == len(hs) and mixed.isdisjoint(rk)
-                by_edits = by_edits and (same or mixed.isdisjoint(hk))
-                wer = self._wer(rs, hs, same) if wanted and not by_edits else None
-            if rk == hk:
-                edits = 0
-                if by_edits:
-                    wer = 0.0 if rk else None
-                if rw == hw and self.identical[lang] is not None:
-                    aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
-                    continue  # the common case: nothing to align, nothing to label
-                items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
-            else:
-                if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
-                    longform.check(rk, hk, "word", f"utterance {uid}")
-                ops, edits = _script(rk, hk)
-                if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
-                    wer = edits / len(rk) if rk else None
-                # words that are their own keys (lower-case plain lines): equal keys are equal words
-                items = self._pairs(rw, hw, ops, lang, rk is rw and hk is hw)
-            keys = []  # a known pair's entry, or the key to look up once the chunk's new pairs are labelled
-            for p in items:
-                if type(p) is RubricPair:
-                    key = (lang, _identity(p))
-                    entry = labels.get(key)
-                    if entry is None:
-                        entry = key
-                        if key not in todo:
-                            todo[key] = (uid, p, lang)
-                    keys.append(entry)
-            aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
+                    rs = ref.split()
+                    hs = rs if same else hyp.split()
+                    rw, rk = self._words(rs)
+                    hw, hk = (rw, rk) if same else self._words(hs)
+                    # the WER from the edits below (one-to-one tokens, none dropped), else counted apart
+                    by_edits = wanted and len(rk) == len(rs) and len(hk) == len(hs) and mixed.isdisjoint(rk)
+                    by_edits = by_edits and (same or mixed.isdisjoint(hk))
+                    wer = self._wer(rs, hs, same) if wanted and not by_edits else None
+                if rk == hk:
+                    edits = 0
+                    if by_edits:
+                        wer = 0.0 if rk else None
+                    if rw == hw and self.identical[lang] is not None:
+                        aligned.append((uid, lang, rw, hw, [(0, 0, len(rw))] if rw else [], (), 0, wer))
+                        continue  # the common case: nothing to align, nothing to label
+                    items = self._pairs(rw, hw, [("equal", 0, len(rw), 0, len(hw))], lang)
+                else:
+                    if len(rk) * len(hk) > longform.CHECKED_PAIRS:  # refused if too long; else interruptible
+                        longform.check(rk, hk, "word", f"utterance {uid}")
+                    ops, edits = _script(rk, hk)
+                    if by_edits:  # rapidfuzz's opcodes are an optimal edit script: edits is the distance
+                        wer = edits / len(rk) if rk else None
+                    # words that are their own keys (lower-case plain lines): equal keys are equal words
+                    items = self._pairs(rw, hw, ops, lang, rk is rw and hk is hw)
+                keys = []  # a known pair's entry, or the key to look up once the chunk's new pairs are labelled
+                for p in items:
+                    if type(p) is RubricPair:
+                        key = (lang, _identity(p))
+                        entry = labels.get(key)
+                        if entry is None:
+                            entry = key
+                            if key not in todo:
+                                todo[key] = (uid, p, lang)
+                        keys.append(entry)
+                aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
+        except longform.LineTooLong as e:  # a stretch refused inside the line: which line it is
+            if uid is None or e.template.startswith("utterance "):
+                raise
+            raise longform.LineTooLong(f"utterance {uid}: {e.template}", options=e.options) from None
         if todo:
             keep = s.keep
             found = self.labeler(list(todo.values()))
