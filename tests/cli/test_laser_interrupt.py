@@ -158,3 +158,57 @@ def test_a_closed_stdout_or_stderr_is_not_a_traceback(tmp_path, closed):
     assert "Traceback" not in proc.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 50 and all(line.startswith('{"id": "u') for line in lines)
+
+
+@pytest.mark.parametrize("stop, status, said", [("int", 130, "interrupted"), ("term", 143, "terminated (SIGTERM)")])
+def test_a_stop_after_the_outputs_were_saved_says_they_were(tmp_path, monkeypatch, capsys, stop, status, said):
+    """A signal between saving --out and printing the table gave 130/143 and "interrupted": the
+    caller took the old file to be there, but it had been replaced in full."""
+    from voxjudge.cli import asr as asr_cli
+    from voxjudge.cli.main import Terminated, main
+
+    ref, hyp = _corpus(tmp_path, 20)
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n", encoding="utf-8")
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt if stop == "int" else Terminated
+
+    monkeypatch.setattr(asr_cli, "render_metrics", stopped)
+    assert main(["asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--ids", "--out", str(out)]) == status
+    assert capsys.readouterr().err == f"voxjudge: {said}; {out} had already been written in full\n"
+    assert out.read_text(encoding="utf-8").count("\n") == 20
+    # and a run stopped before it saved anything says nothing of the kind (the list is per run)
+    monkeypatch.setattr(asr_cli, "write_out", stopped)
+    assert main(["asr", "metrics", "--ref", str(ref), "--hyp", str(hyp), "--ids", "--out", str(out)]) == status
+    assert capsys.readouterr().err == f"voxjudge: {said}\n"
+
+
+def test_results_that_cannot_be_printed_after_the_outputs_were_saved_say_so(tmp_path):
+    """`--json > /dev/full` said "the run stopped; free space and run again" after --out was replaced."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    ref, hyp = _corpus(tmp_path, 20)
+    out = tmp_path / "out.jsonl"
+    argv = [sys.executable, "-m", "voxjudge.cli.main", "asr", "metrics", "--ref", str(ref), "--hyp", str(hyp)]
+    argv += ["--ids", "--json", "--out", str(out)]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"voxjudge: error: No space left on device writing the results to the terminal; {out} had already been "
+        "written in full\n"
+    )
+    assert out.read_text(encoding="utf-8").count("\n") == 20
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C in the first tenth of a second (the command's modules loading) printed a traceback."""
+    from voxjudge.cli import main as cli_main
+
+    def loading(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_main, "build_parser", loading)
+    assert cli_main.main(["asr", "metrics"]) == 130
+    assert capsys.readouterr().err == "voxjudge: interrupted\n"

@@ -100,17 +100,35 @@ def _closed_streams_to_devnull() -> None:
             setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))
 
 
-def main(argv: list[str] | None = None) -> int:
-    _closed_streams_to_devnull()
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
-    from voxjudge.llm.ray_running import ray_running, stop_ray
+def _saved() -> str:
+    """What a stopped command had already put in place, for its last line (or nothing)."""
+    from voxjudge.io.writers import written
 
-    ray_before = ray_running()
+    paths = written()
+    return f"; {', '.join(paths)} had already been written in full" if paths else ""
+
+
+def run() -> None:
+    """The ``voxjudge`` command: ``main``, then exit with its status. Once the command is done, a
+    stop signal is ignored: it could only turn a finished run's status into 130 or 143."""
+    sys.exit(main(_done_ignores_signals=True))
+
+
+def main(argv: list[str] | None = None, *, _done_ignores_signals: bool = False) -> int:
     on_term = threading.current_thread() is threading.main_thread()  # (only there can Python take a signal)
     before = signal.signal(signal.SIGTERM, _terminated) if on_term else None
-    try:
+    ray_before, stop_ray = True, None
+    try:  # from the start: a Ctrl-C while the command's modules load is one line too
+        from voxjudge.io.writers import forget_written
+
+        forget_written()
+        _closed_streams_to_devnull()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
+        from voxjudge.llm.ray_running import ray_running, stop_ray
+
+        ray_before = ray_running()
         return int(args.func(args) or 0)
     except InputError as e:
         from voxjudge.cli.wording import worded
@@ -121,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"voxjudge: error: {e}", file=sys.stderr)
         return EXIT_MODEL
     except Terminated:
-        print("voxjudge: terminated (SIGTERM)", file=sys.stderr)
+        print(f"voxjudge: terminated (SIGTERM){_saved()}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
-        print("voxjudge: interrupted", file=sys.stderr)
+        print(f"voxjudge: interrupted{_saved()}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. piped into head); not an error worth a traceback.
@@ -135,14 +153,20 @@ def main(argv: list[str] | None = None) -> int:
         if e.errno not in _NO_SPACE:
             raise
         where = f" ({e.filename})" if e.filename else ""
-        print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
+        if e.filename is None and _saved():  # the outputs were saved: printing the results failed
+            print(f"voxjudge: error: {e.strerror} writing the results to the terminal{_saved()}", file=sys.stderr)
+        else:
+            print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
         return EXIT_OUTPUT
     finally:
-        if on_term:
+        if on_term and _done_ignores_signals:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        elif on_term:
             signal.signal(signal.SIGTERM, before)
-        if not ray_before:  # a Ray this command started (--engine ray) stops with it
+        if not ray_before and stop_ray is not None:  # a Ray this command started (--engine ray) stops with it
             stop_ray()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

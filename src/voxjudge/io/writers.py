@@ -24,6 +24,20 @@ WRITE_FORMATS = ("jsonl", "csv", "tsv", "json")
 Content = str | bytes | Iterable[dict[str, Any]]
 
 
+# The files this process has put in place, in order (``written``): a command stopped after its
+# outputs were saved says so, rather than let the caller assume the old files are still there.
+_WRITTEN: list[str] = []
+
+
+def written() -> list[str]:
+    """Every output file renamed into place so far by this process (``forget_written`` clears)."""
+    return list(_WRITTEN)
+
+
+def forget_written() -> None:
+    _WRITTEN.clear()
+
+
 def format_for(path: str | Path) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in WRITE_FORMATS:
@@ -196,6 +210,7 @@ class RecordStream:
     def commit(self) -> None:
         self.close()
         os.replace(self.tmp, self.path)
+        _WRITTEN.append(str(self.path))
 
     def discard(self) -> None:
         try:
@@ -228,6 +243,7 @@ def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -
             os.chmod(tmp, _new_file_mode(target))
         for tmp, target in staged:
             os.replace(tmp, target)
+            _WRITTEN.append(str(target))
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
