@@ -165,3 +165,30 @@ def test_a_records_file_is_discarded_even_when_closing_it_fails(tmp_path):
     stream._file = Failing()
     stream.discard()
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "argv, said, helped",
+    [
+        (
+            ["asr", "score", "--jobs", "abc"],
+            "voxjudge asr score: error: argument --jobs: invalid int value: 'abc'",
+            "asr score",
+        ),
+        (
+            ["asr", "metrics", "--ref", "r.txt"],
+            "voxjudge asr metrics: error: the following arguments are required: --hyp",
+            "asr metrics",
+        ),
+        (["nope"], "voxjudge: error: argument <command>: invalid choice: 'nope'", ""),
+    ],
+)
+def test_a_usage_error_is_one_line_that_points_to_the_help(capsys, argv, said, helped):
+    """argparse printed ~20 lines of usage before the error."""
+    from voxjudge.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and err.startswith(said), err
+    assert err.endswith(f" (see: {' '.join(['voxjudge', *helped.split()])} --help)\n"), err

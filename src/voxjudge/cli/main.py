@@ -58,6 +58,13 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, as every other error is (argparse prints the whole usage first)."""
+
+    def error(self, message: str):
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
+
+
 def _requested(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
@@ -66,7 +73,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``argv``, only the requested command is built in full (fast start-up)."""
     import importlib
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="voxjudge",
         description="Evaluate speech systems the way careful human raters would.",
         epilog="Run 'voxjudge <command> --help' for the options of each command.",
