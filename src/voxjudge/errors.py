@@ -39,6 +39,25 @@ def fill_settings(template: str, options: Mapping[str, str], names: Mapping[str,
     return text
 
 
+SHOWN_IDS = 5  # ids a message lists before "and N more"
+_ID_CHARS = 40  # an id longer than this is cut in a message (a 2 MB "id" made a 4 MB line)
+
+
+def shown_id(value: object) -> str:
+    """An id as a message shows it: quoted (an invisible character or a BOM shows as its escape),
+    and cut when long."""
+    text = str(value)
+    if len(text) <= _ID_CHARS:
+        return repr(text)
+    return f"{text[:_ID_CHARS]!r}... ({len(text):,} characters)"
+
+
+def few_ids(ids: list) -> str:
+    """The first ids of a list (``shown_id``), with how many more."""
+    shown = ", ".join(map(shown_id, ids[:SHOWN_IDS]))
+    return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+
+
 _OBJECT_REPR = None
 _EMPTY_REASONS = {
     "EOFError": "the file ends too early (truncated or empty)",

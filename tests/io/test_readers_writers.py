@@ -111,10 +111,23 @@ def test_id_mismatch_names_the_first_few(tmp_path):
     hyp = read_texts(write(tmp_path / "h.txt", "u0 x\nzz y\n"), ids=True)
     with pytest.raises(
         InputError,
-        match=r"9 reference id\(s\) missing from .*h.txt: u1, u2, u3, u4, u5 and 4 more; "
-        r"1 id\(s\) in .*h.txt not in .*r.txt: zz",
+        match=r"9 reference id\(s\) missing from .*h.txt: 'u1', 'u2', 'u3', 'u4', 'u5' and 4 more; "
+        r"1 id\(s\) in .*h.txt not in .*r.txt: 'zz'",
     ):
         pair_texts(ref, hyp)
+
+
+def test_ids_in_messages_are_quoted_and_long_ones_cut(tmp_path):
+    """A BOM inside a line's id read as the same id on both sides, and a 2 MB id made a 4 MB line."""
+    ref = read_texts(write(tmp_path / "r.txt", "a x\n\ufeffb y\n"), ids=True)
+    hyp = read_texts(write(tmp_path / "h.txt", "a x\nb y\n"), ids=True)
+    with pytest.raises(InputError, match=r"missing from .*h.txt: '\\ufeffb'; 1 id\(s\) in .*h.txt not in .*r.txt: 'b'"):
+        pair_texts(ref, hyp)
+    long = "x" * 2_000_000
+    ref = read_texts(write(tmp_path / "r.txt", f"{long} hi\nb y\n"), ids=True)
+    with pytest.raises(InputError) as e:
+        pair_texts(ref, hyp)
+    assert f"'{'x' * 40}'... (2,000,000 characters)" in str(e.value) and len(str(e.value)) < 600
 
 
 def test_line_count_mismatch(tmp_path):

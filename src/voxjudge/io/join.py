@@ -22,13 +22,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, few_ids
 from voxjudge.plural import counted
 
 L = TypeVar("L")
 R = TypeVar("R")
 
-_SHOW = 5
 PARTIAL_OPTION = {"allow_partial": "allow_partial=True"}
 
 
@@ -115,12 +114,6 @@ def coverage_text(cov: dict[str, Any], what: str = "items", covered: str = "ever
     return "; ".join(parts)
 
 
-def few(ids: list[str]) -> str:
-    """The first ids of a list, quoted, with how many more."""
-    shown = ", ".join(repr(i) for i in ids[:_SHOW])
-    return shown + (f" and {len(ids) - _SHOW} more" if len(ids) > _SHOW else "")
-
-
 def _ids(n: int) -> str:
     return counted(n, "id")
 
@@ -165,7 +158,7 @@ def join_by_id(
     missing_right = [k for k in lv if k not in rv]  # left ids the right side lacks
     missing_left = [k for k in rv if k not in lv]  # right ids the left side lacks
     if not ids:
-        example = few(list(rv)[:3]) if rv else "it is empty"
+        example = few_ids(list(rv)[:3]) if rv else "it is empty"
         raise InputError(
             f"{right_name}: none of its {_ids(len(rv))} is among the {what} in {left_name} "
             f"(e.g. {example}); are these about the same {what}?"
@@ -174,14 +167,14 @@ def join_by_id(
         if missing_right:
             raise InputError(
                 f"{right_name} has no entry for {len(missing_right)} of the {len(lv)} {what} in {left_name}: "
-                f"{few(missing_right)}; add {_them(missing_right)}, or use {{allow_partial}} to use the "
+                f"{few_ids(missing_right)}; add {_them(missing_right)}, or use {{allow_partial}} to use the "
                 f"{len(ids)} in common",
                 options=PARTIAL_OPTION,
             )
         if missing_left and right_extra == "error":
             raise InputError(
                 f"{right_name} has {_ids(len(missing_left))} that {_are(missing_left)} not among the {what} in "
-                f"{left_name}: {few(missing_left)}; remove {_them(missing_left)}, or use {{allow_partial}} to "
+                f"{left_name}: {few_ids(missing_left)}; remove {_them(missing_left)}, or use {{allow_partial}} to "
                 f"ignore {_them(missing_left)}",
                 options=PARTIAL_OPTION,
             )
@@ -195,4 +188,4 @@ def join_by_id(
     )
 
 
-__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "coverage_text", "few", "join_by_id"]
+__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "coverage_text", "join_by_id"]

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from operator import itemgetter
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, few_ids
 from voxjudge.io.line_records import LineRecords, line_ids
 from voxjudge.io.readers import TextSet
 from voxjudge.plural import counted
@@ -34,11 +34,6 @@ class Paired:
     def __iter__(self):
         """``(id, reference, hypothesis)`` rows, as ``streamed.PairedStream`` gives them."""
         return zip(self.ids, self.references, self.hypotheses)
-
-
-def _few(items: list[str]) -> str:
-    shown = ", ".join(items[:_SHOW])
-    return shown + (f" and {len(items) - _SHOW} more" if len(items) > _SHOW else "")
 
 
 def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
@@ -71,9 +66,9 @@ def pair_texts(ref: TextSet, hyp: TextSet) -> Paired:
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} reference id(s) missing from {hyp.path}: {_few(missing)}")
+            parts.append(f"{len(missing)} reference id(s) missing from {hyp.path}: {few_ids(missing)}")
         if extra:
-            parts.append(f"{len(extra)} id(s) in {hyp.path} not in {ref.path}: {_few(extra)}")
+            parts.append(f"{len(extra)} id(s) in {hyp.path} not in {ref.path}: {few_ids(extra)}")
         raise InputError("; ".join(parts))
     return Paired(
         ids=[r.id for r in ref.records],

@@ -23,7 +23,7 @@ from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, shown_id
 from voxjudge.io.line_records import LineRecords
 from voxjudge.io.text_record import TextRecord
 
@@ -359,7 +359,9 @@ def _check_unique(path, records: list[TextRecord]) -> None:
     seen: dict[str, int] = {}
     for r in records:
         if r.id in seen:
-            raise InputError(f"{path}:{r.line}: duplicate id {r.id!r} (first on line {seen[r.id]}); ids must be unique")
+            raise InputError(
+                f"{path}:{r.line}: duplicate id {shown_id(r.id)} (first on line {seen[r.id]}); ids must be unique"
+            )
         seen[r.id] = r.line
 
 
