@@ -281,3 +281,20 @@ def test_names_too_long_and_unwritable_places_are_one_line_before_any_work(tmp_p
         code, _, err = run(capsys, *base, "--out", "/proc/x.jsonl")
         assert code == 2 and err.startswith("voxjudge: error: /proc/x.jsonl: cannot ") and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["score", "metrics"])
+def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path, capsys, en, command):
+    """The link was replaced by a regular file and the file it named left as it was."""
+    (tmp_path / "real").mkdir()
+    kept, new = tmp_path / "real" / "kept.jsonl", tmp_path / "real" / "new.jsonl"
+    kept.write_text("old\n", encoding="utf-8")
+    (tmp_path / "link.jsonl").symlink_to(kept)
+    (tmp_path / "dangling.jsonl").symlink_to(new)
+    lines = (en / "ref.txt").read_text(encoding="utf-8").count("\n")
+    for link, target in (("link.jsonl", kept), ("dangling.jsonl", new)):
+        argv = ["asr", command, "--ref", en / "ref.txt", "--hyp", en / "sys_a.txt", "--ids", "--out", tmp_path / link]
+        code, _, err = run(capsys, *argv, *(["--lang", "en"] if command == "score" else []))
+        assert code == 0, err
+        assert (tmp_path / link).is_symlink() and target.read_text(encoding="utf-8").count("\n") == lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.jsonl", "link.jsonl", "real"]

@@ -70,6 +70,12 @@ def check_output(path: str | Path, *, records: bool = False) -> None:
     os.unlink(tmp)
 
 
+def _through_link(path: str | Path) -> Path:
+    """Where an output goes: a symbolic link's target (the link stays a link, as a shell's
+    ``>`` leaves it), else the path itself."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
 def _staging(target: Path) -> tuple[int, str]:
     """A temporary file beside ``target`` (``.<name>.XXXXXXXX.tmp``), renamed onto it once
     written; a long name is shortened in it, so a name the file system takes is never refused
@@ -146,7 +152,7 @@ class RecordStream:
     ``write_outputs({path: stream, ...})``, or by ``commit()``; ``discard()`` removes it."""
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
+        self.path = _through_link(path)
         self.format = format_for(self.path)
         check_output(self.path, records=True)
         fd, self.tmp = _staging(self.path)
@@ -225,7 +231,7 @@ class RecordStream:
 def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -> None:
     """Write several files all or none. Keys that are None (an option not given) are skipped; a
     ``RecordStream`` is already written and is renamed into place with the others."""
-    targets = [(Path(p), c) for p, c in outputs.items() if p is not None]
+    targets = [(_through_link(p), c) for p, c in outputs.items() if p is not None]
     check_outputs(files=[p for p, _ in targets])
     staged: list[tuple[str, Path]] = []
     streams = [c for _, c in targets if isinstance(c, RecordStream)]
