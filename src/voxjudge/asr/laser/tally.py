@@ -25,7 +25,7 @@ from typing import Any
 
 from voxjudge.asr.laser.rubric import LaserRubric
 
-EMPTY_REFERENCE = "empty reference (LASER divides by reference words)"
+EMPTY_REFERENCE = "reference with no words, empty or only punctuation and symbols: LASER divides by reference words"
 WER_TOKENS = "the LASER alignment's tokens (NFC, case folded, edge punctuation off, punctuation-only tokens dropped)"
 SEMDIST_COVERS = (
     "every utterance, scored or not: SemDist needs no reference words, and an unscored one has its distance too"
