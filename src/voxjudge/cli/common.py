@@ -293,7 +293,8 @@ def add_align_limit(p: argparse.ArgumentParser) -> None:
         help="refuse a line whose alignment would take longer than M minutes, before aligning it (the run "
         "stops there, exit status 2, nothing written); estimated from the length of what differs (the common "
         "start and end cost nothing) at speeds measured on a 2-core machine: about 1.45M words against as "
-        "many for 10 min; 0 for no limit (default: 10)",
+        "many for 10 min; 0 for no limit (default: 10). Memory grows with the time allowed: the refusal "
+        "gives both estimates, and a higher limit lets a line take that memory too",
     )
 
 
