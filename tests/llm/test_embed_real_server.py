@@ -6,6 +6,7 @@ gives, cached under its own identity; a batch over the server's limits is halved
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,5 +89,9 @@ def test_every_summary_names_the_server_the_vectors_came_from(e5_server, tmp_pat
         assert found == e5_server.rstrip("/"), name
         assert main(argv) == 0, name
         assert f"openai/multilingual-e5-small at {e5_server.rstrip('/')}" in capsys.readouterr().out, name
+    ratings = Path(__file__).parents[2] / "examples" / "human" / "ratings_sample.csv"
+    assert main(["asr", "judge-card", "--ratings", str(ratings), "--judge", "rules", *server, "--json"]) == 0
+    card = json.loads(capsys.readouterr().out)
+    assert card["runs"]["LASER rules"]["embedder_server"] == e5_server.rstrip("/")
     assert main(["asr", "metrics", *files, "--embedder", "default", "--json"]) == 0
     assert "embedder_server" not in json.loads(capsys.readouterr().out)  # in-process: its weights name it

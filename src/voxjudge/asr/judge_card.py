@@ -386,7 +386,7 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
             k: result.summary[k]
             for k in (
                 *("llm", "usage", "stopped", "laser_calibrated_model", "calibration", "calibration_sha256"),
-                *("embedder", "lang", "lang_decided"),
+                *("embedder", "embedder_server", "lang", "lang_decided"),
             )
             if result.summary.get(k) is not None
         }
@@ -437,7 +437,9 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         # stays per language
         one_run = next(iter(runs.values())).items()
         shared = {
-            k: v for k, v in one_run if k in ("laser_calibrated_model", "calibration", "calibration_sha256", "embedder")
+            k: v
+            for k, v in one_run
+            if k in ("laser_calibrated_model", "calibration", "calibration_sha256", "embedder", "embedder_server")
         }
         by_lang = {k: {n: v for n, v in r.items() if n not in shared} for k, r in runs.items()}
         return values, {**shared, "by_lang": by_lang, "figures": figures}
