@@ -71,6 +71,8 @@ def test_tsv_csv_jsonl_with_named_columns(tmp_path):
         ("arr.jsonl", '["a"]\n', {}, "expected a JSON object"),
         ("missing.jsonl", '{"id": 1, "txt": "a"}\n', {}, r"missing.jsonl:1: missing field 'text' \(fields: id, txt\)"),
         ("typed.jsonl", '{"id": 1, "text": ["a"]}\n', {}, "must be a string"),
+        ("nan.jsonl", '{"id": 1, "text": NaN}\n', {}, r"nan.jsonl:1: field 'text' is nan, not a text"),
+        ("inf.jsonl", '{"id": 1, "text": -Infinity}\n', {}, r"inf.jsonl:1: field 'text' is -inf, not a text"),
         # half a UTF-16 pair: asr score crashed writing it (UnicodeEncodeError), asr metrics counted it as a word
         (
             "half.jsonl",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import re
 from array import array
@@ -341,6 +342,8 @@ def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns, te
     text = obj[text_field]
     if text is None:
         text = ""
+    if isinstance(text, float) and not math.isfinite(text):
+        raise InputError(f"{path}:{n}: field {text_field!r} is {text!r}, not a text (JSON's NaN or Infinity)")
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         text = repr(text)  # a numeric field, e.g. a score column in JSONL
     if not isinstance(text, str):
