@@ -77,6 +77,24 @@ _VOTES = {lang: frozenset(words.split()) for lang, words in _LATIN_VOTES.items()
 _SHARED_SCRIPT_VOTES = {
     "DEVANAGARI": {
         "hi": "है हैं और के में को से नहीं यह वह भी था थे थी कि लिए",
+        "mr": "आहे आहेत आणि नाही आम्ही तुम्ही आपण झाले त्याचा त्याची त्यांच्या",
+        "ne": "छन् पनि भएको गरेको थियो हुन्छ गर्न",
+    },
+    "ARABIC": {
+        "ar": "في على إلى الى أن التي الذي هذا هذه كان لا هو هي عن مع ثم",
+        "fa": "در از که این را است برای شد بود یک می",
+        "ur": "کے ہے ہیں میں اور سے کو نے یہ کہ تھا بھی کا",
+    },
+}
+# Another language than the script's usual one needs this many votes, and more than it: one
+# ordinary word of the usual language that another also writes is no evidence.
+_OTHER_VOTES = 2
+# punctuation around a word: Latin, the Arabic comma and question mark, the Urdu full stop, the
+# danda (and the bar written for it)
+_SENTENCE_MARKS = '.,;:!?"()\u060c\u061f\u06d4\u0964\u0965|'
+_SCRIPT_VOTES = {
+    "DEVANAGARI": {
+        "hi": "है हैं और के में को से नहीं यह वह भी था थे थी कि लिए",
         "mr": "आहे आहेत आणि नाही आम्ही तुम्ही आपण मध्ये साठी झाले त्याचा त्याची त्यांच्या",
         "ne": "छ छन् र पनि लाई भएको गरेको थियो हुन्छ गर्न",
     },
@@ -165,14 +183,16 @@ def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: 
     """A script several languages write: the language with most function words, else ``usual``."""
     votes = dict.fromkeys(lists, 0)
     for w in words:
-        w = w.strip('.,;:!?"()،؟।')  # and the Arabic comma and question mark, the danda
+        w = w.strip(_SENTENCE_MARKS)
         for lang, found in lists.items():
             votes[lang] += w in found
     best = max(votes, key=lambda lang: (votes[lang], lang == usual))
-    if votes[best] == 0:
+    ranked = ", ".join(f"{k} {v}" for v, k in sorted((v, k) for k, v in votes.items() if v)[::-1])
+    if not ranked:
         return usual, f"{share}, no function word of {', '.join(lists)}: {usual}, the language most written in it"
-    ranked = sorted((v, k) for k, v in votes.items() if v)[::-1]
-    return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
+    if best != usual and (votes[best] < _OTHER_VOTES or votes[best] <= votes[usual]):
+        return usual, f"{share}, function words {ranked}: too few to outweigh {usual}, the language most written in it"
+    return best, f"{share}, function words {ranked}"
 
 
 LEXICON_WORDS = 200  # words a text without function words is looked up by
