@@ -298,3 +298,21 @@ def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path, capsy
         assert code == 0, err
         assert (tmp_path / link).is_symlink() and target.read_text(encoding="utf-8").count("\n") == lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.jsonl", "link.jsonl", "real"]
+
+
+def test_a_link_to_a_place_no_file_can_be_made_is_refused_before_any_work(tmp_path, capsys, en):
+    """The link was checked, not its target: the failure came after the whole run."""
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "missing" / "x.jsonl")
+    argv = [
+        "asr",
+        "metrics",
+        "--ref",
+        en / "ref.txt",
+        "--hyp",
+        en / "sys_a.txt",
+        "--ids",
+        "--out",
+        tmp_path / "link.jsonl",
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and f"directory {tmp_path / 'missing'} does not exist" in err, err

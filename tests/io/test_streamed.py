@@ -228,3 +228,13 @@ def test_asr_score_reads_a_pipe_whole_and_a_file_line_by_line(tmp_path):
     summary = json.loads(done.stdout)
     assert summary["ref_words"] == 6 and summary["labels"]["major"] == 1
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["u1", "u2"]
+
+
+def test_a_file_removed_while_it_is_read_stops_the_run_in_one_line(tmp_path):
+    """The check after the last row raised FileNotFoundError: a traceback, exit status 1."""
+    (r, h), paired = _both(tmp_path, "a\nb\n", "a\nc\n")
+    rows = iter(paired)
+    next(rows)
+    h.unlink()
+    with pytest.raises(InputError, match=r"hyp.txt: the file changed while it was read; run again"):
+        list(rows)

@@ -390,7 +390,12 @@ class TextScan:
 
     def changed(self) -> bool:
         """Whether the file is no longer the one scanned (a line edited in place keeps the count)."""
-        return self.whole is None and _stamp(self.path) != self.stamp
+        if self.whole is not None:
+            return False
+        try:
+            return _stamp(self.path) != self.stamp
+        except OSError:  # removed (or moved away) while it was read
+            return True
 
     def records(self) -> Iterator[TextRecord]:
         """The records again, in file order (read from the file once more unless held whole)."""

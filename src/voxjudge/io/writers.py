@@ -46,8 +46,9 @@ def format_for(path: str | Path) -> str:
 
 
 def check_output(path: str | Path, *, records: bool = False) -> None:
-    """Fail now, before any work, if ``path`` cannot be written (or, for records, has no known format)."""
-    target = Path(path)
+    """Fail now, before any work, if ``path`` cannot be written (or, for records, has no known format);
+    a symbolic link's target is what is checked, as it is what will be written."""
+    target = _through_link(path)
     size, most = len(target.name.encode("utf-8", "surrogateescape")), _name_max(target.parent)
     if size > most:
         raise InputError(f"{target}: the file name is {size} bytes, longer than the file system allows ({most})")
