@@ -202,3 +202,22 @@ def test_export_pairs_output_can_be_evaluated(capsys, tmp_path):
     capsys.readouterr()
     assert main(["asr", "classify", str(out), "--lang", "hi", "--eval", "--json"]) == 0
     assert "accuracy" in capsys.readouterr().out
+
+
+def test_a_callers_two_argument_distances_still_fit():
+    """calibration.tasks began passing the rows' names to every distances function: TypeError."""
+    import numpy as np
+
+    from voxjudge.asr.laser import calibration as C
+    from voxjudge.asr.laser.judges import rules_labeler_for
+    from voxjudge.asr.laser.rubric import LaserRubric
+
+    rubric = LaserRubric.load()
+    seen = []
+
+    def distances(refs, hyps):
+        seen.append(len(refs))
+        return np.zeros(len(refs))
+
+    tasks = C.tasks(C.read_ratings(RATINGS), [], rubric, rules_labeler_for(rubric), distances)
+    assert seen and sum(seen) == sum(len(t.groups) for t in tasks)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voxjudge.asr.laser.people import FITTED
-from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement
+from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement, triplet_side
 from voxjudge.asr.ratings import Rating, split_half
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 
@@ -124,9 +124,8 @@ def card_names(keys: Sequence[Texts], preferences: Sequence[Preference] = (), ra
     embed it, say): the first human datum it comes from, as the user's files name it."""
     names: dict[Texts, str] = {}
     for k, p in enumerate(preferences, 1):
-        where = f"triplet {k}" + (f" (line {p.line})" if p.line is not None else "")
-        names.setdefault((p.reference, p.hyp_a), f"{where} hyp_a")
-        names.setdefault((p.reference, p.hyp_b), f"{where} hyp_b")
+        names.setdefault((p.reference, p.hyp_a), triplet_side(k, p.line, "hyp_a"))
+        names.setdefault((p.reference, p.hyp_b), triplet_side(k, p.line, "hyp_b"))
     for r in ratings:
         names.setdefault((r.reference, r.hypothesis), f"rating {r.id}")
     return [names[k] for k in keys]

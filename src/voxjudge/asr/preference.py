@@ -54,6 +54,11 @@ class Preference:
         return (self.votes_a > self.votes_b) - (self.votes_a < self.votes_b)
 
 
+def triplet_side(k: int, line: int | None, side: str) -> str:
+    """How messages name one hypothesis of the ``k``-th triplet (1-based): ``triplet 3 (line 4) hyp_b``."""
+    return f"triplet {k}" + (f" (line {line})" if line is not None else "") + f" {side}"
+
+
 @dataclass(frozen=True)
 class LevelAgreement:
     """Agreement at one certitude threshold. ``agreement`` is over ``judged`` triplets (those the

@@ -243,4 +243,5 @@ def distances_for(embedder) -> Callable[..., np.ndarray]:
             _stop_on_failed(sd, embedder.spec, named, "nothing was fitted")
         return sd.distances
 
+    distances.takes_names = True  # type: ignore[attr-defined]
     return distances

@@ -114,6 +114,9 @@ def coverage_text(cov: dict[str, Any], what: str = "items", covered: str = "ever
     return "; ".join(parts)
 
 
+few = few_ids  # this module's name for it (``errors.few_ids``)
+
+
 def _ids(n: int) -> str:
     return counted(n, "id")
 
@@ -188,4 +191,4 @@ def join_by_id(
     )
 
 
-__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "coverage_text", "join_by_id"]
+__all__ = ["JoinSide", "Joined", "PARTIAL_OPTION", "coverage_text", "few", "join_by_id"]

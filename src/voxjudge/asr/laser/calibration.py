@@ -33,6 +33,7 @@ from voxjudge.asr.laser.lang_conventions import Calibration
 from voxjudge.asr.laser.people import RUBRIC_ONLY, PeopleModel, PreferenceSet, RatingSet
 from voxjudge.asr.laser.rubric import LaserRubric
 from voxjudge.asr.laser.rules import Label
+from voxjudge.asr.preference import triplet_side
 from voxjudge.errors import InputError
 
 GRID = {
@@ -261,7 +262,7 @@ class Task:
         return preference_agreement(sa, sb, va, vb, 0.7)
 
 
-Distances = Callable[..., np.ndarray]  # (refs, hyps[, names]) -> semdist per pair (``semdist.distances_for``)
+Distances = Callable[..., np.ndarray]  # (refs, hyps) -> semdist per pair; see ``_distances`` for names
 
 
 def tasks(
@@ -278,7 +279,8 @@ def tasks(
         refs, hyps = [r["ref"] for r in rs], [r["hyp"] for r in rs]
         prep = prepare(refs, hyps, lang, rubric, labeler)
         human = np.array([float(r["human_mean"]) for r in rs]) / RATING_SCALE
-        sd = distances(refs, hyps, [f"rating {r.get('id', k + 1)}" for k, r in enumerate(rs)]) if distances else None
+        named = [f"rating {r.get('id', k + 1)}" for k, r in enumerate(rs)]
+        sd = _distances(distances, refs, hyps, named) if distances else None
         out.append(Task(f"ratings-{lang}", lang, _codes([r["utterance"] for r in rs]), ("ratings", prep, human, sd)))
     if hats:
         lang = hats_lang(hats)
@@ -287,13 +289,20 @@ def tasks(
         pa, pb = prepare(refs, ha, lang, rubric, labeler), prepare(refs, hb, lang, rubric, labeler)
         va = np.array([int(r["votes_a"]) for r in hats])
         vb = np.array([int(r["votes_b"]) for r in hats])
-        where = [f"triplet {k}" + (f" (line {r['line']})" if r.get("line") else "") for k, r in enumerate(hats, 1)]
         sda = sdb = None
         if distances:
-            sda = distances(refs, ha, [f"{w} hyp_a" for w in where])
-            sdb = distances(refs, hb, [f"{w} hyp_b" for w in where])
+            sda, sdb = (
+                _distances(distances, refs, h, [triplet_side(k, r.get("line"), side) for k, r in enumerate(hats, 1)])
+                for h, side in ((ha, "hyp_a"), (hb, "hyp_b"))
+            )
         out.append(Task(f"hats-{lang}", lang, _codes(refs), ("hats", pa, pb, va, vb, sda, sdb)))
     return out
+
+
+def _distances(distances: Distances, refs, hyps, names: list[str]) -> np.ndarray:
+    """``distances`` of the pairs, given the rows' names when it takes them (``distances_for``'s
+    does, for its messages; a caller's (refs, hyps) function still works)."""
+    return distances(refs, hyps, names) if getattr(distances, "takes_names", False) else distances(refs, hyps)
 
 
 def hats_lang(hats: Sequence[dict]) -> str:
