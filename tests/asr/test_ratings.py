@@ -80,3 +80,21 @@ def test_reads_the_sentence_ratings_training_file():
     assert len(rows) == 300 and {r.lang for r in rows} == {"en", "ml", "ar"}
     assert all(len(r.raters) == 20 for r in rows)
     assert rows[0].score == pytest.approx(float(np.mean(rows[0].raters)), abs=1e-3)  # human_mean is their mean
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ('{"ref": "a b", "hyp": NaN, "score": 3}', "r.jsonl:1: field 'hyp' is nan, not a text"),
+        ('{"ref": ["a"], "hyp": "a", "score": 3}', "r.jsonl:1: field 'ref' must be a string, got list"),
+        ('{"ref": "a b", "hyp": true, "score": 3}', "r.jsonl:1: field 'hyp' must be a string, got bool"),
+    ],
+)
+def test_a_text_cell_that_is_no_text_is_refused(tmp_path, row, message):
+    """NaN was read as the hypothesis 'nan' (and a list as its repr): the card scored it."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        read_ratings(path)
+    path.write_text('{"ref": "one two", "hyp": 12, "score": 3}\n', encoding="utf-8")
+    assert read_ratings(path)[0].hypothesis == "12"  # a number is a digit string, as in a transcript file

@@ -263,7 +263,7 @@ def read_preferences(path: str | Path, *, group_column: str | None = None) -> li
     header-less 5-column TSV is read as HATS (reference, hyp_a, votes_a, hyp_b, votes_b).
     ``group_column`` names the column to group the bootstrap by (default: the reference).
     """
-    from voxjudge.io.readers import read_lines, rows_of
+    from voxjudge.io.readers import read_lines, rows_of, text_cell
 
     path = str(path)
     suffix = Path(path).suffix.lower()
@@ -296,9 +296,9 @@ def read_preferences(path: str | Path, *, group_column: str | None = None) -> li
 
     def text(n: int, row: dict, col: str) -> str:
         value = row.get(col)
-        if value is None or not isinstance(value, str | int | float):
+        if value is None:
             raise InputError(f"{path}:{n}: '{col}' is missing or not text")
-        return str(value).strip()
+        return text_cell(path, n, value, col).strip()
 
     def group(n: int, row: dict, reference: str) -> Hashable:
         return text(n, row, group_column) if group_column else reference

@@ -69,8 +69,8 @@ def read_ratings(path: str | Path, *, column: str | None = None, group_column: s
         out.append(
             Rating(
                 uid,
-                str(row.get(ref_col) or "").strip(),
-                str(row.get(hyp_col) or "").strip(),
+                _text(path, n, row, ref_col),
+                _text(path, n, row, hyp_col),
                 _number(path, n, row.get(score_col), score_col),
                 (str(row["lang"]).strip() or None) if row.get("lang") is not None else None,
                 _raters(path, n, row.get("ratings")) if "ratings" in columns else None,
@@ -78,6 +78,13 @@ def read_ratings(path: str | Path, *, column: str | None = None, group_column: s
             )
         )
     return out
+
+
+def _text(path: str, n: int, row: dict, col: str) -> str:
+    from voxjudge.io.readers import text_cell
+
+    value = row.get(col)
+    return "" if value is None else text_cell(path, n, value, col).strip()
 
 
 def _number(path: str, n: int, value, column: str) -> float:

@@ -314,7 +314,7 @@ def _jsonl_objects(path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
             raise InputError(f"{path}:{n}: not valid JSON ({e.msg} at column {e.colno})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{n}: expected a JSON object per line, got {type(obj).__name__}")
-        if "\\u" in line:  # an escape may be half a UTF-16 pair, which no UTF-8 text can hold
+        if "\\ud" in line or "\\uD" in line:  # \ud800-\udfff: half a UTF-16 pair, which no UTF-8 text holds
             _check_surrogates(path, n, obj)
         yield n, obj
 
@@ -340,18 +340,24 @@ def _from_mapping(path, n, obj, text_field, id_field, speaker_field, columns, te
             options={text_setting: text_setting} if text_setting else None,
         )
     text = obj[text_field]
-    if text is None:
-        text = ""
-    if isinstance(text, float) and not math.isfinite(text):
-        raise InputError(f"{path}:{n}: field {text_field!r} is {text!r}, not a text (JSON's NaN or Infinity)")
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        text = repr(text)  # a numeric field, e.g. a score column in JSONL
-    if not isinstance(text, str):
-        raise InputError(f"{path}:{n}: field {text_field!r} must be a string, got {type(text).__name__}")
+    text = "" if text is None else text_cell(path, n, text, text_field)
     uid = obj.get(id_field)
     uid = str(n) if uid in (None, "") else str(uid)
     speaker = obj.get(speaker_field) if speaker_field else None
     return TextRecord(uid, text, n, None if speaker in (None, "") else str(speaker))
+
+
+def text_cell(path, n: int, value: object, field: str) -> str:
+    """A text read from a JSON field or a table cell: a string, or a number written as one (a
+    numeric field: a digit string as a transcript); JSON's NaN and Infinity, booleans, lists and
+    objects are refused, naming the file and line."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{path}:{n}: field {field!r} is {value!r}, not a text (JSON's NaN or Infinity)")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    raise InputError(f"{path}:{n}: field {field!r} must be a string, got {type(value).__name__}")
 
 
 def _name_it(name: str, setting: str | None, what: str) -> str:
