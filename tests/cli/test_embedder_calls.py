@@ -369,3 +369,5 @@ def test_vectors_from_the_sdks_environment_server_are_cached_as_that_servers(fil
         judged = parse_spec("openai/gpt-x").identity()
         monkeypatch.delenv("OPENAI_BASE_URL")
         assert judged["base_url"] == first.url + "/v1" and parse_spec("openai/gpt-x").identity()["base_url"] is None
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # the google-genai SDK's own variable
+    assert parse_spec("gemini/g-x").identity()["base_url"] == "http://127.0.0.1:9"

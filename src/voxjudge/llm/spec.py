@@ -22,7 +22,7 @@ TRANSPORT_OPTIONS = frozenset({"transport", "latency", "error_rate", "fail_first
 FILE_OPTIONS = frozenset({"grammar"})
 # Where a provider's SDK takes its server from when no base URL is given: the answers come from
 # there, so caches and records must tell it from the provider's own endpoint.
-SDK_BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+SDK_BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
 
 
 @dataclass(frozen=True)

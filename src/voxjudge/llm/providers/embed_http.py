@@ -182,7 +182,8 @@ class GeminiEmbedBackend:
         return {}
 
     def endpoint(self) -> str:
-        return self.spec.base_url.rstrip("/") if self.spec.base_url else "gemini's default endpoint"
+        found = self.spec.server  # the base URL, else GOOGLE_GEMINI_BASE_URL, which the SDK reads
+        return found.rstrip("/") if found else "gemini's default endpoint"
 
     async def embed(self, texts: list[str]) -> EmbedCall:
         config: dict[str, Any] = {"task_type": self.options["task_type"]}
