@@ -93,5 +93,10 @@ def test_every_summary_names_the_server_the_vectors_came_from(e5_server, tmp_pat
     assert main(["asr", "judge-card", "--ratings", str(ratings), "--judge", "rules", *server, "--json"]) == 0
     card = json.loads(capsys.readouterr().out)
     assert card["runs"]["LASER rules"]["embedder_server"] == e5_server.rstrip("/")
+    assert f"SemDist (openai/multilingual-e5-small at {e5_server.rstrip('/')})" in [m["name"] for m in card["metrics"]]
+    report = tmp_path / "compare.html"
+    assert main([*runs["compare"], "--report", str(report)]) == 0
+    capsys.readouterr()
+    assert f"openai/multilingual-e5-small at {e5_server.rstrip('/')}" in report.read_text(encoding="utf-8")
     assert main(["asr", "metrics", *files, "--embedder", "default", "--json"]) == 0
     assert "embedder_server" not in json.loads(capsys.readouterr().out)  # in-process: its weights name it

@@ -22,6 +22,7 @@ from typing import Any
 from voxjudge.asr.laser.people import FITTED
 from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement, triplet_side
 from voxjudge.asr.ratings import Rating, split_half
+from voxjudge.report.document import embedder_named
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
 
 Texts = tuple[str, str]  # (reference, hypothesis)
@@ -218,7 +219,7 @@ def judge_card(
                 )
             )
         if semdist is None and figures.get("semdist") is not None:
-            semdist = Metric(f"SemDist ({run.get('embedder')})", False, dict(zip(keys, figures["semdist"])))
+            semdist = Metric(f"SemDist ({embedder_named(run)})", False, dict(zip(keys, figures["semdist"])))
     if semdist is not None:
         metrics.append(semdist)
     boot = {"resamples": n_resamples, "confidence": confidence, "seed": seed}

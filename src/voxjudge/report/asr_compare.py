@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from voxjudge.report import build_report, charts, figure, row, section, table
-from voxjudge.report.document import Report
+from voxjudge.report.document import Report, embedder_named
 
 
 def _pct(v: float | None) -> str:
@@ -82,7 +82,7 @@ def _semdist_rows(s: dict[str, Any]) -> list[list[Any]]:
     if "semdist" not in s:
         return []
     sd = s["semdist"]
-    return [[f"SemDist (mean, {sd['embedder']})", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}"]]
+    return [[f"SemDist (mean, {embedder_named(sd)})", f"{sd['a']:.4f}", f"{sd['b']:.4f}", f"{sd['delta']:+.4f}"]]
 
 
 def _semdist_note(s: dict[str, Any]) -> str:
@@ -90,7 +90,7 @@ def _semdist_note(s: dict[str, Any]) -> str:
     if "semdist" not in s:
         return ""
     return (
-        f". SemDist = 1 - cosine of the sentence embeddings ({s['semdist']['embedder']}) of reference and "
+        f". SemDist = 1 - cosine of the sentence embeddings ({embedder_named(s['semdist'])}) of reference and "
         "hypothesis, averaged over utterances (0 = same meaning, lower is better), on the texts as given, not "
         "after normalisation"
     )

@@ -12,7 +12,7 @@ from typing import Any
 from voxjudge.asr.laser.people import FITTED, LABEL
 from voxjudge.asr.laser.scoring import UtteranceScore
 from voxjudge.report import build_report, charts, figure, row, section, table
-from voxjudge.report.document import Report
+from voxjudge.report.document import Report, embedder_named
 from voxjudge.report.html import correlation_text
 
 # A pair's style: its tier, or CASE_PUNCT for a "match" whose sides are written differently (case
@@ -150,8 +150,7 @@ def _beside(summary: dict[str, Any]) -> str:
     if summary.get("embedder", "none") != "none":
         heads.append("SemDist (mean)")
         values.append(summary.get("semdist"))
-        at = f" at {summary['embedder_server']}" if summary.get("embedder_server") else ""
-        embedder = f"{summary['embedder']}{at}"
+        embedder = embedder_named(summary)
         notes.append(f"SemDist = 1 - cosine of the sentence embeddings ({embedder}); 0 = the same meaning")
     if "laser_calibrated" in summary:
         heads.append(f"laser_calibrated (mean, {FITTED})")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
-from voxjudge.cli.views.shared import embedder_named
 from voxjudge.plural import counted
+from voxjudge.report.document import embedder_named
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from voxjudge.cli.common import console
-from voxjudge.cli.views.shared import embedder_named, pct, penalty, render_join_coverage
+from voxjudge.cli.views.shared import pct, penalty, render_join_coverage
+from voxjudge.report.document import embedder_named
 
 
 def render_laser(s: dict) -> str:

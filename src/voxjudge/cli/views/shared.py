@@ -21,12 +21,6 @@ def penalty(v) -> str:
     return f"{v:.2f}"
 
 
-def embedder_named(summary: dict) -> str:
-    """The embedder of a summary, with the server its vectors came from when it is one."""
-    server = summary.get("embedder_server")
-    return f"{summary['embedder']} at {server}" if server else summary["embedder"]
-
-
 def render_join_coverage(cov: dict, what: str = "items", covered: str = "every number below covers") -> str:
     """The coverage line of a join (``voxjudge.io.join``), or "" when both sides matched fully.
     Printed before any number, so a partial join is never read as the whole."""
