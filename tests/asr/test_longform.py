@@ -248,5 +248,17 @@ def test_a_refused_stretch_names_its_utterance(tmp_path, capsys, plain, jobs):
     argv = ["asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en", "--jobs", jobs]
     code = main([*argv, "--max-align-minutes", "0.0001", "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("voxjudge: error: utterance u2300: a stretch of 300 reference x 300 "), err
+    assert code == 2 and err.startswith("voxjudge: error: utterance 'u2300': a stretch of 300 reference x 300 "), err
     assert not out.exists()
+
+
+def test_a_refused_stretch_names_its_utterance_under_an_llm_judge_too(tmp_path, capsys):
+    """The LLM judges' path aligned without the ids: "(from reference word 1)" and nothing else."""
+    from voxjudge.cli.main import main
+
+    r, h = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    r.write_text("u1 a b\nu2 " + " ".join(f"w{k}" for k in range(300)) + "\n", encoding="utf-8")
+    h.write_text("u1 a b\nu2 " + " ".join(f"x{k}" for k in range(300)) + "\n", encoding="utf-8")
+    argv = ["asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en", "--judge", "fake/schema"]
+    assert main([*argv, "--max-align-minutes", "0.0001"]) == 2
+    assert capsys.readouterr().err.startswith("voxjudge: error: utterance 'u2': a stretch of 300 reference x 300 ")

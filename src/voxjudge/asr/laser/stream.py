@@ -51,6 +51,7 @@ from voxjudge.asr.laser.rules import Label, equivalent
 from voxjudge.asr.laser.scoring import ScoredPair, UtteranceScore, laser_score
 from voxjudge.asr.laser.speech import fillers, flag
 from voxjudge.asr.laser.tally import tally_part
+from voxjudge.asr.laser.utterances import in_utterance
 
 # Caches are bounded, so memory stays flat on any corpus: past these sizes they start again
 # between chunks (labels and keys are pure functions of what they cache: results do not change)
@@ -252,9 +253,9 @@ class ChunkScorer:
                         keys.append(entry)
                 aligned.append((uid, lang, rw, hw, items, keys, edits, wer))
         except longform.LineTooLong as e:  # a stretch refused inside the line: which line it is
-            if uid is None or e.template.startswith("utterance "):
+            if uid is None:
                 raise
-            raise longform.LineTooLong(f"utterance {uid}: {e.template}", options=e.options) from None
+            raise in_utterance(e, uid) from None
         if todo:
             keep = s.keep
             found = self.labeler(list(todo.values()))

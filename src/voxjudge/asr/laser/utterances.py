@@ -11,6 +11,8 @@ from voxjudge.asr.laser.align import RubricPair, rubric_align
 from voxjudge.asr.laser.lang import detect_language
 from voxjudge.asr.laser.rules import equivalent
 from voxjudge.asr.laser.speech import flag
+from voxjudge.asr.longform import LineTooLong
+from voxjudge.errors import shown_id
 
 
 def words(text: str) -> list[str]:
@@ -33,4 +35,17 @@ def align_utterance(ref: str, hyp: str, lang: str | None = None) -> tuple[str, l
 def align_utterances(
     references: Sequence[str], hypotheses: Sequence[str], ids: Sequence[str], lang: str | None
 ) -> list[tuple[str, str, list[RubricPair]]]:
-    return [(uid, *align_utterance(ref, hyp, lang)) for uid, ref, hyp in zip(ids, references, hypotheses)]
+    out = []
+    for uid, ref, hyp in zip(ids, references, hypotheses):
+        try:
+            out.append((uid, *align_utterance(ref, hyp, lang)))
+        except LineTooLong as e:
+            raise in_utterance(e, uid) from None
+    return out
+
+
+def in_utterance(error: LineTooLong, uid: str) -> LineTooLong:
+    """A refusal from inside a line (a stretch too long to align) naming the utterance it is in."""
+    if error.template.startswith("utterance "):  # it names it already
+        return error
+    return LineTooLong(f"utterance {shown_id(uid)}: {error.template}", options=error.options)
