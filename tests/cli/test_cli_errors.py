@@ -181,6 +181,11 @@ def test_a_records_file_is_discarded_even_when_closing_it_fails(tmp_path):
             "asr metrics",
         ),
         (["nope"], "voxjudge: error: argument <command>: invalid choice: 'nope'", ""),
+        (
+            ["asr", "metrics", "--ref", "r", "--hyp", "h", "extra"],
+            "voxjudge asr metrics: error: unrecognized arguments: extra",
+            "asr metrics",
+        ),
     ],
 )
 def test_a_usage_error_is_one_line_that_points_to_the_help(capsys, argv, said, helped):

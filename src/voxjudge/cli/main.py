@@ -64,6 +64,24 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
 
+    def parse_args(self, args=None, namespace=None):
+        # argparse reports arguments no command took from the top parser, so the message would
+        # point to `voxjudge --help`: it comes from the command's own parser instead
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command(sys.argv[1:] if args is None else args).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _command(self, argv) -> argparse.ArgumentParser:
+        """The parser of the command ``argv`` names (its leading words), else this one."""
+        parser: argparse.ArgumentParser = self
+        for word in argv:
+            sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+            if sub is None or word not in sub.choices:
+                break
+            parser = sub.choices[word]
+        return parser
+
 
 def _requested(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
@@ -166,13 +184,16 @@ def main(argv: list[str] | None = None, *, _done_ignores_signals: bool = False) 
             print(f"voxjudge: error: {e.strerror}{where}: the run stopped; free space and run again", file=sys.stderr)
         return EXIT_OUTPUT
     finally:
+        if not ray_before and stop_ray is not None:  # a Ray this command started (--engine ray) stops with it
+            try:
+                stop_ray()
+            except KeyboardInterrupt:  # (Ctrl-C or SIGTERM while Ray stops: the command ends all the same)
+                pass
         if on_term and _done_ignores_signals:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         elif on_term:
             signal.signal(signal.SIGTERM, before)
-        if not ray_before and stop_ray is not None:  # a Ray this command started (--engine ray) stops with it
-            stop_ray()
 
 
 if __name__ == "__main__":
