@@ -22,8 +22,8 @@ from typing import Any
 from voxjudge.asr.laser.people import FITTED
 from voxjudge.asr.preference import Preference, agreement_differences, preference_agreement, triplet_side
 from voxjudge.asr.ratings import Rating, split_half
-from voxjudge.report.document import embedder_named
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES
+from voxjudge.summaries import embedder_named
 
 Texts = tuple[str, str]  # (reference, hypothesis)
 # (spec, references, hypotheses[, langs=]) -> (LASER per hypothesis, None when unscored; run details);

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -84,6 +83,8 @@ def _staging(target: Path) -> tuple[int, str]:
     name = target.name.encode("utf-8", "surrogateescape")
     room = _name_max(target.parent) - len("..XXXXXXXX.tmp")
     short = name[:room].decode("utf-8", "ignore") if len(name) > room else target.name
+    import tempfile  # (not at start-up: tempfile imports random and hashlib)
+
     return tempfile.mkstemp(dir=target.parent, prefix=f".{short}.", suffix=".tmp")
 
 

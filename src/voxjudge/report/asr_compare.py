@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from voxjudge.report import build_report, charts, figure, row, section, table
-from voxjudge.report.document import Report, embedder_named
+from voxjudge.report.document import Report
+from voxjudge.summaries import embedder_named
 
 
 def _pct(v: float | None) -> str:

@@ -19,13 +19,6 @@ from voxjudge.report.charts import Chart
 from voxjudge.report.html import Td, page, section, table
 
 
-def embedder_named(summary: Mapping[str, Any]) -> str:
-    """The embedder of a summary, with the server its vectors came from when it is one (tables,
-    reports and the terminal say it alike)."""
-    server = summary.get("embedder_server")
-    return f"{summary['embedder']} at {server}" if server else str(summary["embedder"])
-
-
 @dataclass
 class Report:
     title: str

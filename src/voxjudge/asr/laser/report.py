@@ -12,8 +12,9 @@ from typing import Any
 from voxjudge.asr.laser.people import FITTED, LABEL
 from voxjudge.asr.laser.scoring import UtteranceScore
 from voxjudge.report import build_report, charts, figure, row, section, table
-from voxjudge.report.document import Report, embedder_named
+from voxjudge.report.document import Report
 from voxjudge.report.html import correlation_text
+from voxjudge.summaries import embedder_named
 
 # A pair's style: its tier, or CASE_PUNCT for a "match" whose sides are written differently (case
 # or punctuation): it may cost something (the default judge's graded part) and must not pass for

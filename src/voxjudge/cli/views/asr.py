@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
 from voxjudge.plural import counted
-from voxjudge.report.document import embedder_named
+from voxjudge.summaries import embedder_named
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 

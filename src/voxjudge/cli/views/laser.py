@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from voxjudge.cli.common import console
 from voxjudge.cli.views.shared import pct, penalty, render_join_coverage
-from voxjudge.report.document import embedder_named
+from voxjudge.summaries import embedder_named
 
 
 def render_laser(s: dict) -> str:
