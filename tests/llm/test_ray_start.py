@@ -39,7 +39,7 @@ def test_auto_with_no_running_ray_names_voxjudge_s_option_not_ray_s(monkeypatch,
     with pytest.raises(ConfigError) as e:
         ray_start.ensure_ray("auto")
     said = worded(e.value)
-    assert "no running Ray found on this machine" in said and "`ray start --head`" in said
+    assert "no running Ray found on this machine" in said and "start a head node with Ray's `ray start`" in said
     assert "give --ray-address" in said and "`--address` flag" not in said
     assert "give its address" in str(e.value)  # the library's own wording names no flag
 
