@@ -52,8 +52,7 @@ def ensure_ray(address: str | None, num_cpus: int = 2) -> None:
         why = str(e)
         if why.startswith("Could not find any running Ray instance"):  # Ray's advice names its own CLI's flag
             why = (
-                "no running Ray found on this machine (start a head node with Ray's `ray start`, or give "
-                "{ray_address})"
+                "no running Ray found on this machine (start a head node with Ray's `ray start`, or give {ray_address})"
             )
         raise ConfigError(
             f"cannot start or join Ray (address {where}): {why}", options={"ray_address": "its address"}
