@@ -188,19 +188,12 @@ def test_report_directory_fails_before_work_and_writes_nothing(tmp_path, capsys,
     assert list(tmp_path.iterdir()) == []
 
 
+def _metrics_to(en, out) -> list:
+    return ["asr", "metrics", "--ref", en / "ref.txt", "--hyp", en / "sys_a.txt", "--ids", "--out", out]
+
+
 def test_unknown_record_suffix_fails_before_work(tmp_path, capsys, en):
-    code, _, err = run(
-        capsys,
-        "asr",
-        "metrics",
-        "--ref",
-        en / "ref.txt",
-        "--hyp",
-        en / "sys_a.txt",
-        "--ids",
-        "--out",
-        tmp_path / "out.xlsx",
-    )
+    code, _, err = run(capsys, *_metrics_to(en, tmp_path / "out.xlsx"))
     assert code == 2 and ".jsonl" in err
     assert list(tmp_path.iterdir()) == []
 
@@ -303,16 +296,5 @@ def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path, capsy
 def test_a_link_to_a_place_no_file_can_be_made_is_refused_before_any_work(tmp_path, capsys, en):
     """The link was checked, not its target: the failure came after the whole run."""
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "missing" / "x.jsonl")
-    argv = [
-        "asr",
-        "metrics",
-        "--ref",
-        en / "ref.txt",
-        "--hyp",
-        en / "sys_a.txt",
-        "--ids",
-        "--out",
-        tmp_path / "link.jsonl",
-    ]
-    code, out, err = run(capsys, *argv)
+    code, out, err = run(capsys, *_metrics_to(en, tmp_path / "link.jsonl"))
     assert code == 2 and out == "" and f"directory {tmp_path / 'missing'} does not exist" in err, err
