@@ -90,8 +90,14 @@ def read_ratings(path: str | Path, *, lang: str | None = None, scale: float = RA
             )
         score = r.score if scale == RATING_SCALE else r.score * RATING_SCALE / scale
         rows.append(
-            {"id": r.id, "lang": row_lang, "utterance": r.group, "ref": r.reference, "hyp": r.hypothesis}
-            | {"human_mean": score}
+            {
+                "id": r.id,
+                "lang": row_lang,
+                "utterance": r.group,
+                "ref": r.reference,
+                "hyp": r.hypothesis,
+                "human_mean": score,
+            }
         )
     return rows
 
