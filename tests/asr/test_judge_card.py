@@ -8,7 +8,8 @@ import dataclasses
 import jiwer
 import pytest
 
-from voxjudge.asr.judge_card import judge_card, laser_scorer, unique_texts
+from voxjudge.asr.judge_card import judge_card, unique_texts
+from voxjudge.asr.judge_card_laser import laser_scorer
 from voxjudge.asr.preference import Preference, preference_agreement
 from voxjudge.asr.ratings import Rating
 from voxjudge.stats import agreement

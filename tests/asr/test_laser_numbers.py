@@ -244,7 +244,7 @@ def test_values_and_contractions_give_the_same_bytes_for_any_jobs_and_the_plain_
 
 
 def test_the_judge_card_scores_each_lang_of_a_lang_column_in_it():
-    from voxjudge.asr.judge_card import laser_scorer
+    from voxjudge.asr.judge_card_laser import laser_scorer
 
     refs = ["the cat sat on the mat", "il fait beau", "doctor smith"]
     hyps = ["the cat sat on a mat", "il fait beau", "Dr. Smith"]

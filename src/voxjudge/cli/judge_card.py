@@ -123,10 +123,11 @@ def cmd_judge_card(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import is_offline
 
     if args.dry_run:
-        from voxjudge.asr.judge_card import dry_run
+        from voxjudge.asr.judge_card import unique_texts
+        from voxjudge.asr.judge_card_laser import dry_run
 
         prefs, ratings, judges, options, _ = card_options(args)
-        print_json(dry_run(prefs or (), ratings or (), judges, options))
+        print_json(dry_run(unique_texts(prefs or (), ratings or ()), judges, options))
         return 0
     check_outputs(
         records=[args.out], inputs=[args.preferences, args.ratings, args.ref, args.hyp, args.rubric, args.calibration]
@@ -216,7 +217,8 @@ def _calibration(args: argparse.Namespace, judges: list[str]):
 
 def card_from_args(args: argparse.Namespace):
     """The judge card the options describe (the demo calls this too, so it shows what the command does)."""
-    from voxjudge.asr.judge_card import judge_card, laser_scorer
+    from voxjudge.asr.judge_card import judge_card
+    from voxjudge.asr.judge_card_laser import laser_scorer
 
     prefs, ratings, judges, options, card = card_options(args)
     scorer = laser_scorer(options, progress=progress_bar)
