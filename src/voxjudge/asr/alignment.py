@@ -107,6 +107,11 @@ def align(
     normalizer: Normalizer | None = None,
 ) -> Alignment:
     """Align one reference/hypothesis pair after optional normalization."""
+    for name, text in (("reference", reference), ("hypothesis", hypothesis)):
+        if not isinstance(text, str):
+            from voxjudge.errors import InputError
+
+            raise InputError(f"the {name} is {text!r}, not a text (str): align() takes one pair of strings")
     tokenizer = Tokenizer(unit, split)
     if normalizer is not None:
         reference, hypothesis = normalizer(reference), normalizer(hypothesis)

@@ -60,9 +60,11 @@ def laser_scorer(options=None, progress=None) -> LaserScorer:
         each text is called in messages (``card_names``; default h1, h2, ...)."""
         if langs is None or (options is not None and options.lang):
             return one(spec, refs, hyps, None, names)
+        from voxjudge.asr.laser.profiles import canonical
+
         groups: dict[str | None, list[int]] = {}
-        for k, code in enumerate(langs):
-            groups.setdefault(code or None, []).append(k)
+        for k, code in enumerate(langs):  # 'EN' and 'en-US' are English, scored with 'en'
+            groups.setdefault(canonical(code) if code else None, []).append(k)
         values: list[float | None] = [None] * len(refs)
         figures: dict[str, list | None] = {"laser_calibrated": [None] * len(refs), "semdist": [None] * len(refs)}
         runs: dict[str, dict[str, Any]] = {}

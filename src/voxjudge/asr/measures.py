@@ -21,9 +21,11 @@ from contextlib import nullcontext
 
 from voxjudge.asr.counting import Progress, count_units
 from voxjudge.asr.error_counts import ErrorCounts, total
+from voxjudge.asr.inputs import paired, texts
 from voxjudge.asr.metrics_result import MetricsResult
 from voxjudge.asr.tokenize import Split, Tokenizer
 from voxjudge.asr.units import unit_functions
+from voxjudge.errors import InputError
 
 Normalizer = Callable[[str], str]
 
@@ -51,7 +53,7 @@ def count_errors(
     progress: Progress | None = None,
 ) -> list[ErrorCounts]:
     """Per-utterance counts for parallel lists of reference and hypothesis strings."""
-    _check_lengths(references, hypotheses)
+    references, hypotheses, _ = paired(references, hypotheses)
     tokenizer = tokenizer or Tokenizer()
     units = {"word": tokenizer.function()} if tokenizer.unit == "word" else {"char": tokenizer.function()}
     tallies = count_units(references, hypotheses, units, normalizer, True, (), progress)
@@ -70,16 +72,11 @@ def count_words_and_chars(
     """Word counts and character counts in one pass over the corpus (each text is normalized and
     split once for both: with the default splitting the character string is the words joined by
     single spaces)."""
-    _check_lengths(references, hypotheses)
+    references, hypotheses, _ = paired(references, hypotheses)
     tallies = count_units(
         references, hypotheses, unit_functions(("word", "char"), split, char_unit), normalizer, True, (), progress
     )
     return tallies["word"].rows, tallies["char"].rows  # type: ignore[return-value]
-
-
-def _check_lengths(references: Sequence[str], hypotheses: Sequence[str]) -> None:
-    if len(references) != len(hypotheses):
-        raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses; they must pair up")
 
 
 UNIT_NAMES = ("word", "char")
@@ -107,9 +104,9 @@ def compute_metrics(
 
     ``units``: which of ``word`` and ``char`` (the CER, in ``char_unit``) to count; the others
     cost nothing. ``per_utterance=False`` keeps only the corpus totals (no per-utterance Python
-    work); ``char_counts=False`` computes the CER from the edit distance alone, without its
-    split into hits, substitutions, deletions and insertions (the summary then has no
-    ``char_counts``).
+    work); with it, ``char_counts=False`` computes the corpus CER from the edit distance alone,
+    without its split into hits, substitutions, deletions and insertions (the summary then has
+    no ``char_counts``; per-utterance rows always have the split).
 
     ``embedder``: a spec (``default``, ``openai/<model>`` ...; ``llm.open_embedder``) to add SemDist
     per utterance and for the corpus (``asr.semdist``; on the texts as given, not normalised);
@@ -123,15 +120,17 @@ def compute_metrics(
 
         embedder = semdist_embedder(embedder, embedder_base_url)
     if char_unit not in ("char", "grapheme"):
-        raise ValueError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
-    units = tuple(units)
+        raise InputError(f"char_unit must be 'char' or 'grapheme', not {char_unit!r}")
+    units = (units,) if isinstance(units, str) else tuple(units)
     if not units or any(u not in UNIT_NAMES for u in units):
-        raise ValueError(f"units must be some of {', '.join(UNIT_NAMES)}, not {units!r}")
-    _check_lengths(references, hypotheses)
+        raise InputError(f"units must be some of {', '.join(UNIT_NAMES)}, not {units!r}")
+    if normalizer is not None and not callable(normalizer):
+        raise InputError(
+            f"normalizer is a function of a text (e.g. get_normalizer({normalizer!r})), not {normalizer!r}"
+        )
+    references, hypotheses, ids = paired(references, hypotheses, ids)
     if ids is None:
         ids = [str(k + 1) for k in range(len(references))]
-    elif len(ids) != len(references):
-        raise ValueError(f"{len(ids)} ids for {len(references)} utterances")
     tallies = count_units(
         references,
         hypotheses,
@@ -176,7 +175,10 @@ def compute_metrics(
 
 def _as_list(text: str | Sequence[str]) -> Sequence[str]:
     # As in jiwer, an empty list is one empty sentence: wer([], ["a"]) == 1, wer([], []) == 0.
-    return [text] if isinstance(text, str) else (text if len(text) else [""])
+    if isinstance(text, str):
+        return [text]
+    text = texts(text, "the texts")
+    return text if len(text) else [""]
 
 
 def wer(
@@ -204,13 +206,15 @@ def cer(
     """Corpus-level character error rate by code point (``char``) or grapheme cluster.
 
     An empty list counts as one empty sentence, as in jiwer."""
+    if unit not in ("char", "grapheme"):
+        raise InputError(f"unit must be 'char' or 'grapheme', not {unit!r} (the WER is wer())")
     refs, hyps = _as_list(reference), _as_list(hypothesis)
     return _corpus_rate(refs, hyps, Tokenizer(unit, split), normalizer)  # type: ignore[arg-type]
 
 
 def _corpus_rate(refs, hyps, tokenizer: Tokenizer, normalizer) -> float:
     """The corpus error rate from the summed edit distances alone (no per-utterance work)."""
-    _check_lengths(refs, hyps)
+    refs, hyps, _ = paired(refs, hyps)
     key = "word" if tokenizer.unit == "word" else "char"
     ref_len, errors = count_units(refs, hyps, {key: tokenizer.function()}, normalizer, False, (key,), None)[key].rate()
     return errors / ref_len if ref_len else float(errors)

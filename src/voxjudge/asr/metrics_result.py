@@ -9,6 +9,7 @@ from typing import Any
 
 from voxjudge._gc import gc_paused
 from voxjudge.asr.error_counts import ErrorCounts, total
+from voxjudge.errors import InputError
 
 
 @dataclass
@@ -128,6 +129,9 @@ class MetricsResult:
     def by_group(self, labels: Sequence[str]) -> dict[str, dict]:
         """Corpus-level figures per label (e.g. speaker), labels in first-seen order."""
         word, char = self._rows()
+        labels = list(labels)
+        if len(labels) != len(self.ids):
+            raise InputError(f"{len(labels)} labels for {len(self.ids)} utterances: give one label per utterance")
         groups: dict[str, list[int]] = {}
         for k, label in enumerate(labels):
             groups.setdefault(label, []).append(k)

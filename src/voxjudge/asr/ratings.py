@@ -72,12 +72,25 @@ def read_ratings(path: str | Path, *, column: str | None = None, group_column: s
                 _text(path, n, row, ref_col),
                 _text(path, n, row, hyp_col),
                 _number(path, n, row.get(score_col), score_col),
-                (str(row["lang"]).strip() or None) if row.get("lang") is not None else None,
+                _lang(path, n, row.get("lang")),
                 _raters(path, n, row.get("ratings")) if "ratings" in columns else None,
                 (str(row.get(group_column) or "").strip() or None) if group_column else None,
             )
         )
     return out
+
+
+def _lang(path: str, n: int, value) -> str | None:
+    """A lang cell as its canonical code ('EN', 'en-US' -> 'en'); empty: None (detected)."""
+    from voxjudge.asr.laser.profiles import canonical
+
+    code = str(value).strip() if value is not None else ""
+    if not code:
+        return None
+    try:
+        return canonical(code)
+    except InputError as e:
+        raise InputError(f"{path}:{n}: lang: {e}") from None
 
 
 def _text(path: str, n: int, row: dict, col: str) -> str:

@@ -200,8 +200,18 @@ def compute_semdist(
     that raises stops the run before it pays for a call)."""
     from contextlib import nullcontext
 
+    from voxjudge.asr.inputs import paired, texts
+    from voxjudge.errors import InputError
     from voxjudge.llm.options import open_embedder
 
+    if not isinstance(spec, str):
+        raise InputError(f"the embedder is a spec such as 'default' or 'openai/<model>', not {spec!r}")
+    systems = [] if isinstance(systems, str) else list(systems)
+    if not systems or isinstance(systems[0], str):
+        raise InputError("systems is a list of hypothesis lists, one per system: [hypotheses] for one system")
+    references, _, ids = paired(references, references, ids)
+    systems = [paired(references, texts(h, f"systems[{k}]"))[1] for k, h in enumerate(systems)]
+    ids = ids if ids is not None else [str(k + 1) for k in range(len(references))]
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:
         if before is not None:

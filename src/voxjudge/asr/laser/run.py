@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voxjudge.asr.inputs import encodable
+from voxjudge.asr.inputs import paired as given_pairs
 from voxjudge.asr.laser.record_json import run_fields
 from voxjudge.asr.laser.result import LaserResult, laser_result
 from voxjudge.asr.laser.rubric import LaserRubric
@@ -66,6 +68,18 @@ class LaserOptions:
         from voxjudge.llm.options import embedder_spec
 
         object.__setattr__(self, "embedder", embedder_spec(self.embedder))  # "none": no embedder
+        if self.lang is not None:  # 'en-US', 'EN' and 'en_US' are English: its lists, not the generic ones
+            from voxjudge.asr.laser.profiles import canonical
+
+            object.__setattr__(self, "lang", canonical(self.lang) if self.lang else None)
+        if self.mode not in ("pairs", "sentence"):
+            raise InputError(f"mode is 'pairs' or 'sentence', not {self.mode!r}")
+        for name, least in (("jobs", 1), ("batch_size", 1), ("n_resamples", 1)):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < least):
+                raise InputError(f"{name} must be a whole number of at least {least}, not {value!r}")
+        if not 0 < self.confidence < 1:
+            raise InputError(f"confidence must be between 0 and 1 (e.g. 0.95), not {self.confidence!r}")
 
 
 def _no_progress(_what: str) -> AbstractContextManager:
@@ -125,6 +139,18 @@ def _run(
 
     from voxjudge.asr.laser.judges import check_embedder, is_offline, offline_labeler, people_model
 
+    if not isinstance(options, LaserOptions):
+        raise InputError(f"options is a LaserOptions(...), not a {type(options).__name__}")
+    if not isinstance(judge, str) and not hasattr(judge, "spec"):
+        raise InputError(f"judge is a spec such as 'default' or 'openai/<model>', or a Judge; not {judge!r}")
+    if paired is None:
+        references, hypotheses, ids = given_pairs(references, hypotheses, ids)
+        encodable(references, "references")
+        encodable(hypotheses, "hypotheses")
+    elif len(references) or len(hypotheses) or ids is not None:
+        raise InputError("give the utterances once: references, hypotheses and ids, or paired rows")
+    if human is not None:
+        human = human_scores(human)
     if isinstance(judge, str) and is_offline(judge):  # before any input is read
         options.llm.unused_server(f"the offline judge {judge!r} calls none", embedder=bool(options.embedder))
     progress = progress or _no_progress
@@ -210,6 +236,19 @@ def _run(
         run = run_fields(settings)
         sink.write_lines([json.dumps(u.as_dict(run), ensure_ascii=False) + "\n" for u in utterances])
     return laser_result(utterances, rubric, settings, extra, human=human, **boot)
+
+
+def human_scores(human) -> dict[str, float]:
+    """``human`` (scores by id) checked: a mapping of real numbers."""
+    from collections.abc import Mapping
+    from numbers import Real
+
+    if not isinstance(human, Mapping):
+        raise InputError(f"human is a dict of scores by id ({{'u1': 4.5, ...}}), not a {type(human).__name__}")
+    for key, value in human.items():
+        if not isinstance(value, Real) or isinstance(value, bool):
+            raise InputError(f"human[{key!r}] is {value!r}: a human score is a number")
+    return {str(k): v for k, v in human.items()}
 
 
 SAMPLE = 1000  # utterances the input's language is detected from (both sides)
