@@ -284,6 +284,13 @@ def test_dry_run_estimates_each_llm_judge_and_sends_nothing(human, capsys):
     assert s["judges"]["openai/gpt-4o-mini"]["requests"] >= 1
 
 
+def test_dry_run_with_offline_judges_only_says_there_is_nothing_to_send(human, capsys):
+    code, stdout, _ = _run(capsys, "--preferences", human[0], "--judge", "rules", "--judge", "default", "--dry-run")
+    s = json.loads(stdout)
+    assert code == 0 and s["judges"] == {}
+    assert s["note"].startswith("nothing to send: every judge on the card runs on this machine")
+
+
 def test_ratings_by_id_join_the_texts_and_a_partial_join_needs_allow_partial(examples, capsys, tmp_path):
     hi = examples / "asr" / "hi"
     texts = ["--ref", hi / "ref.txt", "--hyp", hi / "sys_b.txt", "--ids", "--resamples", 200]

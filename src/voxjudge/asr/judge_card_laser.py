@@ -164,4 +164,6 @@ def dry_run(texts: Sequence[tuple[str, str]] = (), judges: Sequence[str] = (), o
             if offline
             else {"embedder": options.embedder, "requests": 0, "note": "nothing to send: no offline judge on the card"}
         )
+    elif not out["judges"]:
+        out["note"] = "nothing to send: every judge on the card runs on this machine and no embedder is given"
     return out
