@@ -377,3 +377,25 @@ def test_an_embedder_without_a_fitted_model_is_an_error_not_another_model():
 
     with pytest.raises(InputError, match="no model fitted with the embedder fake/hash"):
         run_laser(["a b"], ["a c"], judge="default", options=LaserOptions(lang="en", embedder="fake/hash"))
+
+
+@pytest.mark.parametrize(
+    "ref, hyp",
+    [
+        ("Jeg har tre biler og den er rød", "Jeg har 3 biler og den er rød"),  # German 'den', 'er'
+        ("Saya punya dua mobil dan dia ada di rumah", "Saya punya 2 mobil dan dia ada di rumah"),  # Italian 'di'
+        ("Wewe ni mtu mzuri sana la hasha", "Wewe ni mtu mzuri sana la hasha"),  # Spanish/French 'la'
+    ],
+)
+def test_a_neighbours_stray_function_words_do_not_decide_the_language(ref, hyp):
+    from voxjudge.asr.laser.run import decide_language
+
+    lang, why = decide_language(None, [(ref, hyp)])
+    assert lang == "und" and "too few to decide alone" in why
+
+
+def test_a_short_english_line_with_one_function_word_is_english_by_its_words():
+    from voxjudge.asr.laser.run import decide_language
+
+    lang, why = decide_language(None, [("I am going to the store", "I am gonna the store")])
+    assert lang == "en"

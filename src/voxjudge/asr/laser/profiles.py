@@ -173,10 +173,14 @@ def explain(text: str) -> tuple[str, str]:
             if w in words or (w.endswith("'") and w in words):
                 votes[lang] += 1
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
+    ranked = ", ".join(f"{k} {v}" for v, k in sorted((v, k) for k, v in votes.items() if v)[::-1][:3])
     if votes[best] == 0:
-        return _by_lexicon(latin_words, share)
-    ranked = sorted((v, k) for k, v in votes.items() if v)[::-1][:3]
-    return best, f"{share}, function words " + ", ".join(f"{k} {v}" for v, k in ranked)
+        return _by_lexicon(latin_words, f"{share}, no function word")
+    # A language's function words are a third or more of its running text: one or two of another
+    # language's in a text of another (Norwegian 'den', Indonesian 'di') decide nothing alone
+    if votes[best] < _LATIN_VOTES or votes[best] * _LATIN_SHARE < len(latin_words):
+        return _by_lexicon(latin_words, f"{share}, function words {ranked}: too few to decide alone", 3 / 4)
+    return best, f"{share}, function words {ranked}"
 
 
 def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: str) -> tuple[str, str]:
@@ -198,10 +202,16 @@ def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: 
 LEXICON_WORDS = 200  # words a text without function words is looked up by
 
 
-def _by_lexicon(words: list[str], share: str) -> tuple[str, str]:
-    """Latin text with no function word (``Dr. Smith``): the language whose word list knows most
-    of its words as common ones (Zipf >= 3, wordfreq; the sum of frequencies breaks ties), when
-    it knows more than half of them; else ``und``."""
+_LATIN_VOTES = 2  # function words a Latin-script language needs to be decided by them alone
+_LATIN_SHARE = 4  # ... and at least one word in this many (else the word lists decide)
+
+
+def _by_lexicon(words: list[str], share: str, known: float = 1 / 2) -> tuple[str, str]:
+    """Latin text with too few function words (``Dr. Smith``): the language whose word list
+    knows most of its words as common ones (Zipf >= 3, wordfreq; the sum of frequencies breaks
+    ties), when it knows more than ``known`` of them; else ``und``. ``share``: what was found so
+    far. Where another language's function words were found, its list must know three in four
+    (loans, names and digits let a neighbour's list know half of a Norwegian sentence)."""
     from voxjudge.asr.laser.lexicon import zipf
 
     keys = [k for k in (w.casefold().strip('.,;:!?"()') for w in words[:LEXICON_WORDS]) if k]
@@ -210,10 +220,10 @@ def _by_lexicon(words: list[str], share: str) -> tuple[str, str]:
         found = [zipf(w, lang) for w in keys]
         scores[lang] = (sum(f >= 3 for f in found), round(sum(found), 1))
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
-    if 2 * scores[best][0] <= len(keys):
-        return UNDETERMINED, f"{share}, no function word, and no language's word list knows most of its words"
+    if scores[best][0] <= known * len(keys):
+        return UNDETERMINED, f"{share}, and no language's word list knows most of its words"
     ranked = sorted(((v, k) for k, v in scores.items() if v[0]), reverse=True)[:3]
-    return best, f"{share}, no function word; common words known: " + ", ".join(
+    return best, f"{share}; common words known: " + ", ".join(
         f"{k} {n} of {len(keys)}" for (n, _), k in ranked
     )
 
