@@ -399,3 +399,20 @@ def test_a_short_english_line_with_one_function_word_is_english_by_its_words():
 
     lang, why = decide_language(None, [("I am going to the store", "I am gonna the store")])
     assert lang == "en"
+
+
+def test_a_short_pair_that_sounds_alike_is_not_called_unlike():
+    from voxjudge.asr.laser import LaserOptions, run_laser
+
+    pairs = run_laser(["I went to school"], ["I went two school"], options=LaserOptions(lang="en")).records[0]["pairs"]
+    reason = pairs[2]["reason"]
+    assert pairs[2]["label"] == "major" and "too short for sound or spelling to excuse it" in reason
+    assert "neither sounds" not in reason
+
+
+def test_norwegian_bokmal_numbers_in_words_match_their_digits():
+    from voxjudge.asr.laser import LaserOptions, run_laser
+
+    result = run_laser(["Jeg har tre biler"], ["Jeg har 3 biler"], options=LaserOptions(lang="nb"))
+    assert result.records[0]["pairs"][2]["reason"] == "same number in digits and words"
+    assert result.summary["laser_micro"] == 1.0

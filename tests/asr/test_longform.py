@@ -142,6 +142,40 @@ def test_the_estimate_is_of_what_differs():
     assert longform.duration(0.11) == "0.11 s" and longform.duration(5) == "5 s"
 
 
+def test_a_limit_holds_in_its_own_thread_only():
+    """``limit`` was process-wide: a tight limit in one thread refused another thread's line."""
+    ref, hyp = _zipf_pair(3000, 4)
+    inside, done = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def tight():
+        with longform.limit(1e-6):
+            seen["tight"] = longform.limit_minutes()
+            inside.set()
+            done.wait(10)
+            try:
+                compute_metrics([" ".join(ref)], [" ".join(hyp)])
+            except longform.LineTooLong as e:
+                seen["refused"] = e
+
+    def other():
+        inside.wait(10)
+        try:
+            seen["minutes"] = longform.limit_minutes()
+            seen["wer"] = compute_metrics([" ".join(ref)], [" ".join(hyp)]).summary()["wer"]
+        finally:
+            done.set()
+
+    threads = [threading.Thread(target=tight), threading.Thread(target=other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert seen["tight"] == 1e-6 and seen["minutes"] == longform.DEFAULT_MINUTES
+    assert seen["wer"] > 0 and isinstance(seen["refused"], longform.LineTooLong)
+    assert longform.limit_minutes() == longform.DEFAULT_MINUTES  # nor did it leak here
+
+
 def test_a_line_is_measured_after_normalizing():
     ref, hyp = " ".join(["x"] * 20), " ".join(["y"] * 20)
     with longform.limit(1e-9), pytest.raises(longform.LineTooLong, match="line 1 is too long.* 40 reference x 40"):

@@ -172,7 +172,7 @@ def test_writers_round_trip(tmp_path, suffix):
 
 def test_writer_leaves_nothing_behind_on_failure(tmp_path):
     path = tmp_path / "out.jsonl"
-    with pytest.raises(TypeError):
+    with pytest.raises(InputError, match="record 2, field 'bad': Object of type object is not JSON serializable"):
         write_records(path, [{"ok": 1}, {"bad": object()}])
     assert list(tmp_path.iterdir()) == []
 

@@ -168,6 +168,21 @@ def test_text_list_is_required():
         e.embed(["a", 3])
 
 
+@pytest.mark.parametrize("cache", [True, False])
+def test_a_closed_embedder_says_so(tmp_path, cache):
+    """It raised sqlite3.ProgrammingError ("Cannot operate on a closed database") from the cache."""
+    from voxjudge.errors import VoxjudgeError
+
+    e = open_embedder("fake/hash", cache=tmp_path / "c.sqlite" if cache else False)
+    e.embed(["a"])
+    e.close()
+    closed = r"^the embedder fake/hash was closed; open a new one \(open_embedder\)"
+    for use in (lambda: e.embed(["a", "b"]), lambda: e.estimate(["a"]), lambda: asyncio.run(e.aembed(["a"]))):
+        with pytest.raises(VoxjudgeError, match=closed):
+            use()
+    assert e.backend.sent == [["a"]]
+
+
 def test_aembed_works_inside_a_running_loop():
     async def run():
         e = open_embedder("fake/words", cache=False)

@@ -149,6 +149,15 @@ def test_max_cost_needs_a_price(tmp_path):
         Judge("openai/unknown-model", base_url="http://127.0.0.1:9", cache=None, max_cost=1.0)
 
 
+def test_price_table_help_is_in_api_terms():
+    """``help(PriceTable)`` told a Python caller to pass ``--prices FILE``."""
+    import re
+
+    doc = PriceTable.__doc__
+    assert not re.search(r"(?<![\w-])--[a-z]", doc)
+    assert "PriceTable.load(" in doc and "JudgeOptions(prices=" in doc
+
+
 def test_dry_run_estimate_counts_cache_as_free(tmp_path):
     j = make(tmp_path)
     reqs = [Request.simple(f"item {k}", max_tokens=50) for k in range(4)]

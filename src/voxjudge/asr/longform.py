@@ -29,6 +29,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from voxjudge.errors import InputError
@@ -45,7 +46,10 @@ FORK_PAIRS = 5e8  # above this many token pairs (~0.1 s) an alignment runs in a 
 CHECKED_PAIRS = 1e6  # below this many (~0.2 ms) no alignment can be over a limit worth setting
 DEFAULT_MINUTES = 10.0
 
-_limit_minutes: float | None = DEFAULT_MINUTES
+# The limit where the code runs (``limit``): one thread's or asyncio task's limit is not another's.
+# A new thread starts at the default; a forked worker keeps its parent's; workers started
+# otherwise (spawned, Ray) are given it in their settings (``laser.stream.StreamSettings``).
+_limit_minutes: ContextVar[float | None] = ContextVar("align_limit_minutes", default=DEFAULT_MINUTES)
 # told when a long alignment starts (what, how long) and ends (None); the command line's progress bar
 _announce: Callable[[str | None], None] | None = None
 
@@ -68,19 +72,18 @@ def estimate(n_ref: int, n_hyp: int, unit: str = "word") -> tuple[float, float]:
 
 
 def limit_minutes() -> float | None:
-    return _limit_minutes
+    return _limit_minutes.get()
 
 
 @contextmanager
 def limit(minutes: float | None) -> Iterator[None]:
-    """Alignments estimated above ``minutes`` are refused (``LineTooLong``) while inside; None or
-    0: no limit."""
-    global _limit_minutes
-    old, _limit_minutes = _limit_minutes, (minutes or None)
+    """Alignments estimated above ``minutes`` are refused (``LineTooLong``) while inside, in this
+    thread (or asyncio task) only; None or 0: no limit."""
+    token = _limit_minutes.set(minutes or None)
     try:
         yield
     finally:
-        _limit_minutes = old
+        _limit_minutes.reset(token)
 
 
 @contextmanager
@@ -109,18 +112,19 @@ def check(ref: Sequence, hyp: Sequence, unit: str, where: str) -> None:
     """Raise ``LineTooLong`` if aligning these tokens would take longer than the limit. The
     estimate is of what rapidfuzz aligns: the part between the common prefix and suffix, which it
     strips first (a long line with one substitution is two short stretches, not a square)."""
-    if _limit_minutes is None:
+    minutes = _limit_minutes.get()
+    if minutes is None:
         return
     n_ref, n_hyp = len(ref), len(hyp)
-    if estimate(n_ref, n_hyp, unit)[0] <= 60 * _limit_minutes:
+    if estimate(n_ref, n_hyp, unit)[0] <= 60 * minutes:
         return  # (the common case, without looking at the tokens)
     seconds, mb = estimate(*_middle(ref, hyp), unit)
-    if seconds <= 60 * _limit_minutes:
+    if seconds <= 60 * minutes:
         return
     kind = "word" if unit == "word" else "character"
     raise LineTooLong(
         f"{where} is too long to align: {n_ref:,} reference x {n_hyp:,} hypothesis {kind}s would take "
-        f"about {duration(seconds)} and {mb:,.0f} MB here (the limit is {_limit_minutes:g} min); "
+        f"about {duration(seconds)} and {mb:,.0f} MB here (the limit is {minutes:g} min); "
         "split it into shorter lines (by sentence or segment) and score the pieces, or raise {max_align_minutes}",
         options={"max_align_minutes": "the limit (voxjudge.asr.longform.limit(minutes))"},
     )

@@ -65,7 +65,11 @@ STEPS: dict[str, tuple[Step, str]] = {
     "symbols": (_strip_symbols, "symbols (currency, math, emoji) -> space"),
     "kaldi-nonwords": (lambda t: _KALDI_NONWORDS.sub("", t), "drop [noise] and <unk> style tokens"),
     "devanagari": (_devanagari, "fold Devanagari spelling variants (nukta, chandrabindu, nasals, ZWJ/ZWNJ, NBSP)"),
-    "marks": (_strip_marks, "combining marks dropped (Arabic tashkeel and hamza seats, accents; not Indic scripts)"),
+    "marks": (
+        _strip_marks,
+        "combining marks dropped (Arabic tashkeel and hamza seats, accents; do not use on Indic "
+        "scripts: it drops their vowel signs, virama and anusvara)",
+    ),
     "tatweel": (lambda t: t.replace("\u0640", ""), "Arabic tatweel (elongation) dropped"),
     "whitespace": (lambda t: " ".join(t.split()), "collapse whitespace runs, strip the ends"),
 }

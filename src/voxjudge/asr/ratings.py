@@ -174,7 +174,7 @@ def join_ratings(
     scores: dict[str, float],
     *,
     texts_name: str = "hypotheses",
-    scores_name: str = "the human score file",
+    scores_name: str = "the human scores",
     allow_partial: bool = False,
 ) -> tuple[list[Rating], dict]:
     """Ratings from hypotheses by id and a separate file of human scores by id, joined with the

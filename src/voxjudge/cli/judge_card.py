@@ -72,7 +72,12 @@ def register(cmds) -> None:
         help="a LASER judge to put on the card; repeat for several (default: default). default, rules, "
         "model:PATH, or an LLM spec (openai/<model>, local/<file.gguf>, ...)",
     )
-    p.add_argument("--lang", help="language of every text for LASER (default: detected from the script)")
+    p.add_argument(
+        "--lang",
+        help="language of every text for LASER, over any lang column (default: a --ratings lang column decides "
+        "per row; the other texts are detected as asr score detects a file's language: the script, and function "
+        "words where several languages write it, Latin text without enough of them by its word lists)",
+    )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     p.add_argument(
         "--normalize",

@@ -80,7 +80,12 @@ def register(cmds) -> None:
         "rules (SemDist without laser_calibrated)",
         texts=AS_GIVEN + " (as in asr metrics and asr compare)",
     )
-    p.add_argument("--out", metavar="FILE", help="per-utterance results (.jsonl or .json)")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="per-utterance results (.jsonl, .json, .csv or .tsv; in .csv and .tsv the pairs are JSON text in "
+        "their cell)",
+    )
     add_report_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_align_limit(p)

@@ -125,6 +125,11 @@ def _are(ids: list[str]) -> str:
     return "is" if len(ids) == 1 else "are"
 
 
+def _has(name: str) -> str:
+    """The verb for a side's name: "h.tsv has", "the human scores have"."""
+    return "have" if " " in name and name.endswith("s") else "has"
+
+
 def _them(ids: list[str]) -> str:
     return "it" if len(ids) == 1 else "them"
 
@@ -146,15 +151,19 @@ def join_by_id(
     right: Mapping[str, R] | Iterable[tuple[str, R]],
     *,
     left_name: str = "metric",
-    right_name: str = "the human score file",
+    right_name: str = "the human scores",
     what: str = "items",
     allow_partial: bool = False,
     right_extra: Literal["error", "ignore"] = "error",
+    partial_setting: str = PARTIAL_OPTION["allow_partial"],
 ) -> Joined[L, R]:
     """Match ``left`` and ``right`` by id (mappings, or iterables of ``(id, value)``; a repeated
     id in an iterable is an error). ``left`` is the side being evaluated and sets the order;
-    ``what`` names its items in messages ("hypotheses", "utterances", "pairs"). See the module
-    docstring for the rules; errors word the setting as ``{allow_partial}``."""
+    ``what`` names its items in messages ("hypotheses", "utterances", "pairs"); the names are the
+    caller's (a file, or a role such as "the human scores" when no file was read). See the module
+    docstring for the rules; errors word the setting as ``{allow_partial}``, in API terms as
+    ``partial_setting`` (the caller's own, e.g. ``LaserOptions(allow_partial=True)``)."""
+    options = {"allow_partial": partial_setting}
     lv = _as_dict(left, left_name)
     rv = _as_dict(right, right_name)
     ids = [k for k in lv if k in rv]
@@ -169,17 +178,17 @@ def join_by_id(
     if not allow_partial:
         if missing_right:
             raise InputError(
-                f"{right_name} has no entry for {len(missing_right)} of the {len(lv)} {what} in {left_name}: "
-                f"{few_ids(missing_right)}; add {_them(missing_right)}, or use {{allow_partial}} to use the "
-                f"{len(ids)} in common",
-                options=PARTIAL_OPTION,
+                f"{right_name} {_has(right_name)} no entry for {len(missing_right)} of the {len(lv)} {what} in "
+                f"{left_name}: {few_ids(missing_right)}; add {_them(missing_right)}, or use {{allow_partial}} to "
+                f"use the {len(ids)} in common",
+                options=options,
             )
         if missing_left and right_extra == "error":
             raise InputError(
-                f"{right_name} has {_ids(len(missing_left))} that {_are(missing_left)} not among the {what} in "
-                f"{left_name}: {few_ids(missing_left)}; remove {_them(missing_left)}, or use {{allow_partial}} to "
-                f"ignore {_them(missing_left)}",
-                options=PARTIAL_OPTION,
+                f"{right_name} {_has(right_name)} {_ids(len(missing_left))} that {_are(missing_left)} not among "
+                f"the {what} in {left_name}: {few_ids(missing_left)}; remove {_them(missing_left)}, or use "
+                f"{{allow_partial}} to ignore {_them(missing_left)}",
+                options=options,
             )
     return Joined(
         ids=ids,

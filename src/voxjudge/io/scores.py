@@ -16,25 +16,33 @@ def read_score_file(
     column: str = "score",
     fmt: str = "auto",
     id_field: str = "id",
-    column_setting: str = "human_col",
+    column_setting: str | None = None,
 ) -> TextSet:
     """Read scores as text records. Plain text files with two fields per line are read as ``id score``.
 
-    The file is read once, so a pipe works. ``column_setting`` names the setting that picks the
-    score column, for error messages."""
+    The file is read once, so a pipe works. ``column_setting`` names the caller's setting that
+    picks the score column, for error messages (the command line words it as its flag); None:
+    this function's ``column`` (the command line's ``human_col``)."""
     lines = read_lines(path)
     if fmt == "auto" and Path(path).suffix.lower() not in (".tsv", ".csv", ".jsonl", ".ndjson"):
         lines = [line for line in lines if line.strip()]
         fmt = "kaldi" if all(len(line.split()) == 2 for line in lines) else "text"
-    return read_texts(
-        path,
-        fmt=fmt,
-        text_field=column,
-        id_field=id_field,
-        speaker_field=None,
-        lines=lines,
-        text_setting=column_setting,
-    )
+    setting = column_setting or "human_col"
+    try:
+        return read_texts(
+            path,
+            fmt=fmt,
+            text_field=column,
+            id_field=id_field,
+            speaker_field=None,
+            lines=lines,
+            text_setting=setting,
+        )
+    except InputError as e:
+        if column_setting or setting not in e.options:
+            raise
+        # the reader names the setting as it is spelled; called here, it is this function's ``column``
+        raise InputError(e.template, options={**e.options, setting: "column="}) from None
 
 
 def to_float(ts: TextSet, uid: str, text: str) -> float:
@@ -56,8 +64,9 @@ def paired_scores(a: TextSet, b: TextSet) -> tuple[list[str], list[float], list[
     return paired.ids, xs, ys
 
 
-def read_scores(path: str | Path, column: str = "score", column_setting: str = "human_col") -> dict[str, float]:
-    """Scores by id from a score file (``id score`` text, TSV/CSV/JSONL with ``column``)."""
+def read_scores(path: str | Path, column: str = "score", column_setting: str | None = None) -> dict[str, float]:
+    """Scores by id from a score file (``id score`` text, TSV/CSV/JSONL with ``column``);
+    ``column_setting`` as in ``read_score_file``."""
     ts = read_score_file(path, column=column, column_setting=column_setting)
     scores = {}
     for r in ts.records:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, reason
 
 WRITE_FORMATS = ("jsonl", "csv", "tsv", "json")
 
@@ -136,16 +137,24 @@ def _encode(path: Path, content: Content) -> bytes:
 
 
 def _records_text(rows: list[dict[str, Any]], fmt: str) -> str:
-    if fmt == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    if fmt == "json":
-        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
-    buf = io.StringIO(newline="")
-    columns = list(rows[0]) if rows else []
-    writer = csv.DictWriter(buf, fieldnames=columns, delimiter="\t" if fmt == "tsv" else ",", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
-    return buf.getvalue()
+    for n, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise InputError(
+                f"record {n} is {_a(row)} ({_short(row)}), not a dict; give each record as a dict of fields"
+            )
+    try:
+        if fmt == "jsonl":
+            return "".join(_json(row) + "\n" for row in rows)
+        if fmt == "json":
+            return _json(rows, _INDENTED) + "\n"
+        buf = io.StringIO(newline="")
+        columns = list(dict.fromkeys(k for row in rows for k in row))  # every record's keys, first seen first
+        writer = csv.DictWriter(buf, fieldnames=columns, delimiter="\t" if fmt == "tsv" else ",")
+        writer.writeheader()
+        writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+        return buf.getvalue()
+    except (TypeError, ValueError, RecursionError):
+        raise _unwritable(rows) from None
 
 
 class RecordStream:
@@ -161,6 +170,8 @@ class RecordStream:
         self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
         self._count = 0  # records written, for JSON's brackets (bytes written to JSONL are not counted)
         self._csv: Any = None
+        self._columns: set[str] = set()  # the CSV's columns so far (``_header``: in its header)
+        self._header = 0
 
     def write_lines(self, lines: list[str]) -> None:
         """Records as JSON lines (each ending in a newline), in order."""
@@ -177,13 +188,46 @@ class RecordStream:
         else:
             rows = [json.loads(line) for line in lines]
             if self._csv is None:
-                delimiter = "\t" if self.format == "tsv" else ","
-                self._csv = csv.DictWriter(
-                    self._file, fieldnames=list(rows[0]), delimiter=delimiter, extrasaction="ignore"
-                )
+                self._csv = csv.DictWriter(self._file, fieldnames=list(rows[0]), delimiter=self._delimiter)
                 self._csv.writeheader()
-            self._csv.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+                self._columns, self._header = set(rows[0]), len(rows[0])
+            self._csv.writerows(map(self._cells, rows))
         self._count += len(lines)
+
+    @property
+    def _delimiter(self) -> str:
+        return "\t" if self.format == "tsv" else ","
+
+    def _cells(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A CSV row; a key no record before had is a new last column (the header and the rows
+        before it are completed when the file is closed: ``_full_header``)."""
+        if not row.keys() <= self._columns:
+            new = [k for k in row if k not in self._columns]
+            self._csv.fieldnames.extend(new)
+            self._columns.update(new)
+        return {k: _cell(v) for k, v in row.items()}
+
+    def _full_header(self) -> None:
+        """The staged CSV again, a row at a time, with every column in the header and each row
+        written before a column was added padded to it."""
+        columns = self._csv.fieldnames
+        fd, tmp = _staging(self.path)
+        try:
+            with (
+                open(self.tmp, encoding="utf-8", newline="") as old,
+                os.fdopen(fd, "w", encoding="utf-8", newline="") as new,
+            ):
+                if csv.field_size_limit() < 2**31 - 1:  # a long line's cell is longer than the default
+                    csv.field_size_limit(2**31 - 1)
+                rows = csv.reader(old, delimiter=self._delimiter)
+                out = csv.writer(new, delimiter=self._delimiter)
+                next(rows)
+                out.writerow(columns)
+                out.writerows(row + [""] * (len(columns) - len(row)) for row in rows)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        os.replace(tmp, self.tmp)
 
     def write_jsonl(self, data: bytes) -> None:
         """Records as JSON lines encoded in UTF-8, in order: written as they are to a JSONL file
@@ -213,6 +257,8 @@ class RecordStream:
         if self.format == "json":
             self._file.write("\n]\n" if self._count else "[]\n")
         self._file.close()
+        if self._csv is not None and len(self._csv.fieldnames) > self._header:
+            self._full_header()
         os.chmod(self.tmp, _new_file_mode(self.path))
 
     def commit(self) -> None:
@@ -261,7 +307,8 @@ def write_outputs(outputs: Mapping[str | Path | None, Content | RecordStream]) -
 
 
 def write_records(path: str | Path, records: Iterable[dict[str, Any]], fmt: str | None = None) -> None:
-    """Write dict records as JSONL, CSV/TSV (columns from the first record) or a JSON array."""
+    """Write dict records as JSONL, CSV/TSV (a column for every key, in the order first seen) or a
+    JSON array. JSON holds no NaN or infinity: they are written as null; numpy values as numbers."""
     fmt = fmt or format_for(path)
     if fmt not in WRITE_FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose one of {', '.join(WRITE_FORMATS)}")
@@ -274,4 +321,53 @@ def write_text(path: str | Path, text: str) -> None:
 
 
 def _cell(value: Any) -> Any:
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+    return _json(value) if isinstance(value, (dict, list)) else value
+
+
+# JSON as records are written: never NaN or Infinity, which are not JSON (``_json`` writes null)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_INDENTED = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=2)
+
+
+def _json(value: Any, encoder: json.JSONEncoder = _ENCODER) -> str:
+    """``value`` as JSON: in one C call when it holds only Python's own types and finite numbers
+    (records are written by the 100,000), else NaN and infinity as null (as the command line writes
+    them) and numpy values as Python's."""
+    try:
+        return encoder.encode(value)
+    except (TypeError, ValueError):
+        return encoder.encode(_json_ready(value))
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, (str, int)) and hasattr(value, "tolist"):  # numpy scalars (and arrays)
+        return _json_ready(value.tolist())
+    return value
+
+
+def _unwritable(rows: list[dict[str, Any]]) -> InputError:
+    """The first field that JSON cannot hold, named (looked for once writing has failed); the
+    record as a whole last, for a key that JSON cannot hold."""
+    for n, row in enumerate(rows, 1):
+        for key, value in [*row.items(), (None, row)]:
+            try:
+                _json(value)
+            except (TypeError, ValueError, RecursionError) as e:
+                return InputError(f"record {n}{'' if key is None else f', field {key!r}'}: {reason(e)}")
+    return InputError("the records cannot be written as JSON")
+
+
+def _a(value: Any) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."

@@ -35,6 +35,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from voxjudge.errors import VoxjudgeError
 from voxjudge.llm.cache import Cache, default_cache_path
 from voxjudge.llm.embed_registry import (
     EMBED_TRANSPORT_OPTIONS,
@@ -132,6 +133,7 @@ class Embedder(RetriedCalls):
         self.dim: int | None = None
         self._reserved = 0.0  # the worst-case cost of the calls in flight (--max-cost holds it)
         self.workers_used = 0  # worker processes the last engine run used (0: this process)
+        self.closed = False
 
     @property
     def call_spec(self) -> JudgeSpec:
@@ -160,9 +162,11 @@ class Embedder(RetriedCalls):
 
     def embed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
         """``aembed`` on this embedder's own event loop (for code without asyncio)."""
+        self._check_open()  # (before ``run`` makes a new loop for it)
         return self.run(self.aembed(texts, progress=progress))
 
     async def aembed(self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None) -> EmbedResult:
+        self._check_open()
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of texts, not one string")
         before = {k: getattr(self.meter, k) for k in _METER_FIELDS}
@@ -270,6 +274,7 @@ class Embedder(RetriedCalls):
         in the batches it would send (the backend's cap); tokens are estimated from the bytes
         (``estimate_tokens``, as the cost limit counts them) and priced from the price table,
         ``None`` when it has no price for the model."""
+        self._check_open()
         distinct = list(dict.fromkeys(t for t in texts if t.strip()))
         keys = self.keys(distinct)
         stored = self.cache.get_vectors(keys) if self.cache is not None and distinct else {}
@@ -387,7 +392,12 @@ class Embedder(RetriedCalls):
 
     # ---- housekeeping ----------------------------------------------------------------------------
 
+    def _check_open(self) -> None:
+        if self.closed:  # (else its closed cache or client fails, in sqlite3's or aiohttp's words)
+            raise VoxjudgeError(f"the embedder {self.model_spec.name} was closed; open a new one (open_embedder)")
+
     async def aclose(self) -> None:
+        self.closed = True
         await self.backend.aclose()
         if self.records is not None:
             self.records.close()

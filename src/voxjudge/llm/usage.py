@@ -60,8 +60,9 @@ FREE = Price(0.0, 0.0)
 class PriceTable:
     """Prices by ``provider/model`` (exact, then longest matching prefix). Local and fake are free.
 
-    The shipped table (``prices.json``) is dated; pass your own with ``--prices FILE`` (same
-    format) when prices change or for models it does not list.
+    The shipped table (``prices.json``) is dated; when prices change or for models it does not
+    list, write your own in the same format and give it as ``JudgeOptions(prices=FILE)``, or as
+    ``prices=PriceTable.load(FILE)`` (its models over the shipped ones) to a judge or an embedder.
     """
 
     def __init__(self, entries: dict[str, Price], as_of: str = ""):

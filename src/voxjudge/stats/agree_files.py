@@ -60,7 +60,7 @@ def agree_files(
             options={"methods": "methods"},
         )
     metric = read_score_file(metric_path, column=metric_col, id_field=id_col, column_setting="metric_col")
-    human = read_score_file(human_path, column=human_col, id_field=id_col)
+    human = read_score_file(human_path, column=human_col, id_field=id_col, column_setting="human_col")
     if metric.has_ids and human.has_ids:
         joined = join_by_id(
             ((r.id, r.text) for r in metric.records),

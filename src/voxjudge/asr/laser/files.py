@@ -81,7 +81,7 @@ def score_files(
     if files.human:  # read before the work: a bad file fails fast
         from voxjudge.io.scores import read_scores
 
-        human = read_scores(files.human, files.human_col)
+        human = read_scores(files.human, files.human_col, column_setting="human_col")
     options = options or LaserOptions()
     records = RecordStream(files.out) if files.out and not options.dry_run else None
     report = None

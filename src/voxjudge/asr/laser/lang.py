@@ -66,9 +66,13 @@ def _said(n: int, lang: str, to: str = "cardinal") -> str | None:
     except ImportError:  # a core dependency; only a broken install lands here
         return None
     try:
-        return num2words(n, lang=lang, to=to)
+        return num2words(n, lang=_NUM2WORDS_CODE.get(lang, lang), to=to)
     except Exception:  # NotImplementedError for languages it lacks, and others for numbers it cannot say
         return None
+
+
+# codes num2words knows under another name: Norwegian Bokmål is its 'no'
+_NUM2WORDS_CODE = {"nb": "no"}
 
 
 @lru_cache(maxsize=50_000)

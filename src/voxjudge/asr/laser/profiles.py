@@ -223,9 +223,7 @@ def _by_lexicon(words: list[str], share: str, known: float = 1 / 2) -> tuple[str
     if scores[best][0] <= known * len(keys):
         return UNDETERMINED, f"{share}, and no language's word list knows most of its words"
     ranked = sorted(((v, k) for k, v in scores.items() if v[0]), reverse=True)[:3]
-    return best, f"{share}; common words known: " + ", ".join(
-        f"{k} {n} of {len(keys)}" for (n, _), k in ranked
-    )
+    return best, f"{share}; common words known: " + ", ".join(f"{k} {n} of {len(keys)}" for (n, _), k in ranked)
 
 
 def has_own(lang: str) -> bool:

@@ -415,6 +415,11 @@ _EVIDENCE_REASONS = {
     "near_look": lambda ev: f"spelled nearly alike ({ev.describe()})",
     "function": lambda ev: f"a function word was replaced: neither sounds nor looks alike ({ev.describe()})",
     "different": lambda ev: f"different word: neither sounds nor looks alike ({ev.describe()})",
+    # however alike they sound: 'tre'/'3' in a language without number words, 'to'/'two'
+    "short_function": lambda ev: (
+        f"a function word was replaced; too short for sound or spelling to excuse it ({ev.describe()})"
+    ),
+    "short": lambda ev: f"different word, too short for sound or spelling to excuse it ({ev.describe()})",
 }
 
 
@@ -423,7 +428,7 @@ def evidence_tier(facts: tuple, cal) -> tuple[str, str]:
     words of the language) under a calibration (see ``by_evidence``)."""
     sound, look, function, shortest, words = facts
     if shortest < cal.min_chars:
-        return "major", "function" if function else "different"
+        return "major", "short_function" if function else "short"
     if sound >= 1.0:
         if function:
             return "major", "alike_function"

@@ -220,10 +220,11 @@ def agreement(
         scored,
         human,
         left_name="the run",
-        right_name="the human score file",
+        right_name="the human scores",
         what="utterances",
         allow_partial=allow_partial,
         right_extra="ignore",
+        partial_setting="LaserOptions(allow_partial=True)",
     )
     h = list(joined.right)
     rows = list(joined.left)
