@@ -139,3 +139,8 @@ def test_compute_semdist_refuses_a_system_given_without_its_list():
         compute_semdist("fake/hash", ["abc", "xyz", "hel"], [["abc", "xyz", "hel"]], ["1", "2"])
     with pytest.raises(InputError, match="the embedder is a spec"):
         compute_semdist(None, ["a"], [["a"]], ["1"])
+
+
+def test_a_dry_run_result_has_no_unscored_utterances():
+    result = run_laser(["the cat"], ["the bat"], options=LaserOptions(dry_run=True))
+    assert result.estimate is not None and result.unscored == 0

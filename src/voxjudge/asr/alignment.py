@@ -44,12 +44,25 @@ class WordPair:
 
 @dataclass(frozen=True)
 class Alignment:
+    """The alignment of one reference/hypothesis pair (what ``align`` returns).
+
+    - ``ref``, ``hyp``: the tokens of each side (words, or characters/graphemes by ``unit``), after
+      the normalizer.
+    - ``chunks``: the edit script as runs of one operation (``AlignmentChunk``: ``equal``,
+      ``substitute``, ``delete`` or ``insert``, with the slices of ``ref`` and ``hyp`` it covers).
+
+    ``counts`` sums them into an ``ErrorCounts`` (hits, substitutions, deletions, insertions, and
+    the rates: ``error_rate`` is the WER or CER); ``pairs()`` flattens them into one ``WordPair``
+    per aligned position.
+    """
+
     ref: list[str]
     hyp: list[str]
     chunks: list[AlignmentChunk]
 
     @property
     def counts(self) -> ErrorCounts:
+        """Hits, substitutions, deletions and insertions of the alignment (with the rates they give)."""
         h = s = d = i = 0
         for c in self.chunks:
             if c.type == "equal":
@@ -63,6 +76,8 @@ class Alignment:
         return ErrorCounts(h, s, d, i)
 
     def pairs(self) -> list[WordPair]:
+        """One ``WordPair`` per aligned position, in order: ``ref`` empty for an insertion, ``hyp``
+        for a deletion."""
         out: list[WordPair] = []
         for c in self.chunks:
             if c.type == "insert":

@@ -29,6 +29,9 @@ def _top(counter: Counter, top: int | None) -> list:
 
 
 def confusion_pairs(alignments: Iterable[Alignment], top: int | None = 20) -> Confusions:
+    """The most frequent substitutions (ref, hyp, count), deletions (ref, count) and insertions
+    (hyp, count) over ``alignments`` (``align`` results, one per utterance), most frequent first,
+    ties in the order first seen. ``top``: how many of each to keep (None: all)."""
     subs: Counter = Counter()
     dels: Counter = Counter()
     ins: Counter = Counter()

@@ -225,8 +225,9 @@ class Judge(RetriedCalls):
         validate: bool = True,
         progress: Callable[[int, int], None] | None = None,
     ) -> list[list[Response] | None]:
-        """All items, in input order. If ``--max-cost`` stops the run, items not started are None
-        and ``stop_reason`` says why; everything finished is already cached and logged."""
+        """All items, in input order. If the judge's cost limit (its ``max_cost=`` setting) stops
+        the run, items not started are None and ``stop_reason`` says why; everything finished is
+        already cached and logged."""
         if self.engine is not None:
             return await self.engine.complete_many(self, items, validate=validate, progress=progress)
         results: list[list[Response] | None] = [None] * len(items)

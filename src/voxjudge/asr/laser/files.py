@@ -45,6 +45,18 @@ class LaserFiles:
 
 @dataclass(frozen=True)
 class ScoredFiles:
+    """What ``score_files`` gives back.
+
+    - ``result``: the run's ``LaserResult``. With an offline judge its ``utterances`` (and so
+      ``records``) are kept only when a report is asked for (``LaserFiles.report`` or
+      ``LaserFiles.figures`` set); otherwise they are empty and the per-utterance records are in
+      ``LaserFiles.out``, when named. An LLM judge's result keeps them always.
+    - ``report``: the ``report.document.Report`` when a report or figures were asked for (None
+      otherwise, and for a dry run).
+    - ``texts``: each utterance's (reference, hypothesis) as read from the files (before the
+      normalizer), read again from the files on every pass.
+    """
+
     result: LaserResult
     report: Any  # ``report.document.Report`` when a report or figures were asked for, else None
     texts: Iterable[tuple[str, str]]  # (reference, hypothesis) as read, read again on every pass
@@ -61,7 +73,13 @@ def score_files(
     """Score ``files.hyp`` against ``files.ref`` with ``judge`` (as ``run_laser`` takes it) and
     write what ``files`` names. A dry run (``options.dry_run``) writes nothing: its result holds
     the ``estimate``. ``on_read(paired)``: called once the files are paired, before any scoring
-    (the CLI warns there about ids read as words)."""
+    (the CLI warns there about ids read as words).
+
+    ``result.utterances`` and ``result.records`` are kept only when a report is asked for, i.e.
+    when ``files.report`` or ``files.figures`` is set (``files.wants_report``); otherwise they are
+    empty (the summary is all the result holds, and memory does not grow with the corpus) and the
+    per-utterance records are written to ``files.out`` when it is set. An LLM judge holds every
+    utterance anyway, and keeps them in the result whatever ``files`` asks for."""
     from voxjudge.asr.normalize import get_normalizer
     from voxjudge.io.writers import RecordStream, check_outputs, write_outputs
 

@@ -28,6 +28,9 @@ def rules_labeler_for(rubric: LaserRubric | None = None, calibrations: dict | No
 
 
 def is_offline(spec: str | None) -> bool:
+    """Whether the judge ``spec`` runs on this machine with no model server: ``default`` (also
+    None), ``rules`` and ``model:PATH``. Any other spec (``openai/<model>``, ``fake/<script>`` ...)
+    is an LLM judge."""
     return spec in (None, DEFAULT, "rules") or str(spec).startswith("model:")
 
 

@@ -1,5 +1,6 @@
 """One result object per LASER run: what was run (settings), the per-utterance records, and the
-summary computed from them. The table, ``--json``, ``--out`` and the HTML report are views of it."""
+summary computed from them. The command line's table, its JSON and record files, and the HTML
+report are views of it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,29 @@ from voxjudge.asr.laser.scoring import UtteranceScore, agreement, summarize
 
 @dataclass
 class LaserResult:
+    """What one LASER run gives (``run_laser``, ``score_files``): what was run, each utterance's
+    scores, and the corpus summary computed from them.
+
+    - ``settings``: what was run: ``judge``, ``mode``, ``lang`` and ``lang_decided`` (how the
+      language was decided), ``engine``, ``embedder`` (``"none"`` without one) and, for the
+      ``default`` and ``model:`` judges, ``calibration`` and ``laser_calibrated_model``.
+    - ``utterances``: one ``UtteranceScore`` per utterance, in input order. Empty for a dry run,
+      and for an offline judge's run that did not keep them (``run_laser(keep_utterances=False)``;
+      ``score_files`` keeps them only when a report or figures are asked for): the records then
+      went only to ``out``, and the summary is all there is.
+    - ``summary``: the corpus figures (``n``, ``n_unscored``, ``laser_micro``, ``laser_macro``,
+      ``wer``, ``labels``, ``error_types``, ``coverage`` ...), the settings again, an LLM judge's
+      accounting (``llm``, ``usage``, ``stopped``) and, given human scores, ``agreement``
+      (Pearson, Spearman and Kendall with bootstrap CIs for ``laser``, ``laser_calibrated``,
+      ``one_minus_wer`` ...) and ``bootstrap``. Empty for a dry run.
+    - ``human``: the human scores by id the run was given (None: none).
+    - ``estimate``: a dry run's answer, what the run would send and cost; None for a real run.
+
+    ``records`` gives the utterances as the per-utterance records are written, ``unscored`` how
+    many utterances have no score, ``stopped`` why an LLM judge's run stopped early (None: it did
+    not), and ``as_dict()`` the whole result as JSON-ready data.
+    """
+
     settings: dict[str, Any]
     utterances: list[UtteranceScore]
     summary: dict[str, Any]
@@ -28,18 +52,23 @@ class LaserResult:
 
     @property
     def records(self) -> list[dict[str, Any]]:
+        """One record per kept utterance (``UtteranceScore.as_dict``), naming the run's judge and embedder."""
         run = self.run
         return [u.as_dict(run) for u in self.utterances]
 
     @property
     def unscored(self) -> int:
-        return int(self.summary["n_unscored"])
+        """Utterances with no LASER score (an empty reference, or no valid answer from an LLM judge);
+        0 for a dry run, which scores nothing."""
+        return int(self.summary.get("n_unscored", 0))
 
     @property
     def stopped(self) -> str | None:
+        """Why an LLM judge's run stopped early (e.g. its ``max_cost`` was reached); None: it did not."""
         return self.summary.get("stopped")
 
     def as_dict(self) -> dict[str, Any]:
+        """``settings``, ``summary`` and ``records`` as one JSON-ready dict."""
         return {"settings": self.settings, "summary": self.summary, "records": self.records}
 
 

@@ -210,6 +210,13 @@ def _word_convention(a: str, b: str, lang: str, conv: Conventions) -> Label | No
 def classify_words(
     ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conventions: Conventions | None = None
 ) -> Label:
+    """The rules judge's ``Label`` for the reference words ``ref`` against the hypothesis words
+    ``hyp`` (tuples of words; an empty side is an omission or an addition) in language ``lang``:
+    ``label`` (match, no_penalty, minor or major), ``error_type`` and ``reason``. E.g.
+    ``classify_words(("colour",), ("color",), "en")`` is no_penalty, alternate_spelling.
+    ``conventions``: the annotator conventions to judge by (a rubric's ``conventions(lang)``);
+    None: the shipped rubric's for ``lang``. Unlike ``classify`` it knows nothing of the pair's
+    context (a swap, a filler, a repetition)."""
     return _classify_words(ref, hyp, lang, conventions if conventions is not None else conventions_for(lang))
 
 
@@ -449,6 +456,14 @@ _NOTES = {
 
 
 def classify(pair: RubricPair, lang: str, conventions: Conventions | None = None) -> Label:
+    """The rules judge's ``Label`` for one aligned word pair (a ``RubricPair``, as
+    ``align_utterance`` gives them) in language ``lang``: ``label`` (match, no_penalty, minor or
+    major), ``error_type`` and ``reason``. Adjacent words swapped are a major reordering; a pair
+    flagged as a filler, a repetition or a false start gets the tier the conventions give it; any
+    other pair is judged by its words (``classify_words``). ``conventions``: the annotator
+    conventions to judge by (a rubric's ``conventions(lang)``); None: the shipped rubric's for
+    ``lang``. This is the ``rules`` judge: the ``default`` judge adds what was learned from
+    people."""
     return _classify(pair, lang, conventions if conventions is not None else conventions_for(lang))
 
 

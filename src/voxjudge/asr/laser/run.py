@@ -37,6 +37,55 @@ Progress = Callable[[str], AbstractContextManager]
 
 @dataclass(frozen=True)
 class LaserOptions:
+    """Everything a LASER run needs besides the texts and the judge (``run_laser``, ``score_files``).
+    Frozen, and checked when built: a bad ``mode``, ``batch_size``, ``jobs``, ``n_resamples`` or
+    ``confidence`` raises ``InputError``. The fields:
+
+    Every judge:
+
+    - ``lang``: the language of every text (``"hi"``, ``"en"`` ...; ``"en-US"``, ``"EN"`` and
+      ``"en_US"`` are read as ``"en"``). None: decided once for the whole input from its first
+      1000 utterances (``decide_language``), never per utterance, so a short line such as
+      'Dr. Smith' is not scored in another language.
+    - ``rubric``: the ``LaserRubric`` to score under; None: the shipped LASER rubric.
+    - ``allow_rubric_mismatch``: use a learned model or a calibration trained under another rubric
+      (False: refused with ``InputError``).
+    - ``dry_run``: score nothing and send nothing; the result's ``estimate`` says what the run
+      would send and cost (an LLM judge's requests, an offline judge's embedder's, or that an
+      offline judge without an embedder sends nothing).
+
+    LLM judges:
+
+    - ``mode``: ``"pairs"`` (the aligned word pairs, sent in batches) or ``"sentence"`` (both
+      sentences and their pairs, one request per utterance).
+    - ``batch_size``: word pairs per request in pairs mode (default 32).
+    - ``prefilter``: pairs the rules settle with certainty (identical, the same after the spelling
+      fold, the same number) never reach the model (default True).
+    - ``llm``: a ``voxjudge.llm.JudgeOptions`` for an LLM judge given as a spec (a ready ``Judge``
+      brings its own), and for an offline judge's embedder: server, cache, rate and cost limits
+      (``max_cost``), retries, engine (``"local"`` or ``"ray"``).
+
+    Offline judges (``default``, ``rules``, ``model:PATH``) only:
+
+    - ``jobs``: worker processes (None: one per core; the results are the same as with one). With
+      ``llm.engine == "ray"`` leave it None: the chunks go to ``llm.ray_workers`` Ray actors.
+    - ``embedder``: the embedder spec (``"default"``, ``"openai/<model>"``, ``"gemini/<model>"``,
+      ``"fake/hash"`` ...) for SemDist per utterance and ``laser_calibrated`` with meaning. None
+      (or ``"none"``): no SemDist, and ``laser_calibrated`` from the rubric score alone.
+    - ``embedder_base_url``: the server the embedder calls, when it is not the spec's default.
+    - ``calibration`` (the ``default`` and ``model:`` judges; the rules judge refuses one): a
+      calibration file to use instead of the shipped one (per-language tiers, and a
+      ``laser_calibrated`` model per embedder, as ``voxjudge asr train`` writes it) -- its path, or
+      a ``CalibrationFile`` (``calibration_file.read_file``) read once for several runs.
+
+    Agreement with human scores (``run_laser(..., human=...)``):
+
+    - ``allow_partial``: False: every scored utterance needs a human score (else ``InputError``);
+      True: the agreement is computed over the utterances that have one.
+    - ``n_resamples``, ``confidence``, ``seed``: the bootstrap of the correlations' confidence
+      intervals (default: 10,000 resamples, 95%, seed 0).
+    """
+
     # None: decided once for the whole input, from its first SAMPLE utterances (``decide_language``);
     # never per utterance (a short line such as 'Dr. Smith' must not fall to another language)
     lang: str | None = None
@@ -392,7 +441,8 @@ def _streamed(
 
 
 def _chunk_results(paired, stream, options: LaserOptions, total: int):
-    """Scored chunks in input order: from local worker processes, or from Ray actors (``--engine ray``)."""
+    """Scored chunks in input order: from local worker processes, or from Ray actors (``llm.engine``
+    "ray")."""
     llm = options.llm
     if llm.engine == "ray":
         from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray

@@ -46,6 +46,25 @@ class ScoredPair:
 
 @dataclass
 class UtteranceScore:
+    """One utterance as LASER scored it (``LaserResult.utterances``; ``as_dict()`` is its record).
+
+    - ``id``; ``lang``: the language it was scored in.
+    - ``ref_words``: its reference words (punctuation-only tokens dropped), LASER's denominator.
+    - ``pairs``: one ``ScoredPair`` per aligned word pair (``ref``, ``hyp``, ``op``, ``label``,
+      ``error_type``, ``reason``, ``penalty``, ``disputed``).
+    - ``penalty``: the sum of the pairs' penalties (no penalty 0, minor 0.5, major 1.0).
+    - ``laser``: 1 - penalty / reference words, floored at 0; None when unscored.
+    - ``wer``: the utterance's WER under the 'basic' normalization, to sit beside LASER (None for
+      an empty reference); ``word_edits``: the word edit distance behind the corpus WER.
+    - ``unscored``: why a judge left it unscored (None: scored, or an empty reference, which needs
+      no reason).
+    - ``laser_calibrated`` (a property): LASER fitted to people, from ``laser`` and ``semdist``,
+      when the run has that model (``people``); else None.
+    - ``semdist``: the SemDist of the two sentences when the run has an embedder
+      (``has_semdist``); None otherwise.
+    - ``format_errors``: pairs that match but for case or punctuation.
+    """
+
     id: str
     lang: str
     ref_words: int

@@ -16,6 +16,9 @@ from voxjudge.errors import shown_id
 
 
 def words(text: str) -> list[str]:
+    """The words LASER scores in ``text``: split on whitespace, tokens made only of punctuation
+    and symbols dropped (``words("Hello , world !")`` is ``["Hello", "world"]``); a word keeps
+    the punctuation attached to it."""
     return [w for w in text.split() if not all(unicodedata.category(ch)[0] in "PS" for ch in w)]
 
 
