@@ -441,8 +441,8 @@ def _streamed(
 
 
 def _chunk_results(paired, stream, options: LaserOptions, total: int):
-    """Scored chunks in input order: from local worker processes, or from Ray actors (``llm.engine``
-    "ray")."""
+    """Scored chunks in input order: from local worker processes, or from Ray actors when
+    ``options.llm.engine == "ray"``."""
     llm = options.llm
     if llm.engine == "ray":
         from voxjudge.asr.laser.ray_chunks import score_chunks_on_ray
