@@ -144,3 +144,36 @@ def test_compute_semdist_refuses_a_system_given_without_its_list():
 def test_a_dry_run_result_has_no_unscored_utterances():
     result = run_laser(["the cat"], ["the bat"], options=LaserOptions(dry_run=True))
     assert result.estimate is not None and result.unscored == 0
+
+
+def test_compute_semdist_reads_a_generator_of_references_once():
+    from voxjudge.asr.semdist import compute_semdist
+
+    refs = (r for r in ["hello world", "good morning"])
+    (sd,) = compute_semdist("fake/hash", refs, [["hello word", "good morning"]], None)
+    assert sd.value(1) == 0.0 and sd.value(0) is not None
+
+
+def test_numpy_int_ids_are_decimal_strings():
+    np = pytest.importorskip("numpy")
+    result = run_laser(["a b", "c d"], ["a b", "c x"], list(np.arange(2)))
+    assert [u.id for u in result.utterances] == ["0", "1"]
+
+
+def test_a_text_that_is_not_a_string_in_semdist_is_named():
+    from voxjudge.asr.semdist import compute_semdist
+
+    with pytest.raises(InputError, match=r"systems\[0\]\[1\] is None, not a text"):
+        compute_semdist("fake/hash", ["a", "b"], [["a", None]], None)
+
+
+def test_the_command_line_names_its_flag_for_a_setting_laser_options_refuses(capsys):
+    from voxjudge.cli.main import main
+
+    from pathlib import Path
+
+    en = Path(__file__).resolve().parents[2] / "examples" / "asr" / "en"
+    code = main(["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_b.txt"), "--ids",
+                 "--batch-size", "0"])  # fmt: skip
+    assert code == 2
+    assert "--batch-size must be a whole number of at least 1, not 0" in capsys.readouterr().err

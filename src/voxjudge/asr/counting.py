@@ -37,6 +37,7 @@ from operator import eq, mul, not_
 from voxjudge._gc import gc_paused
 from voxjudge.asr import longform
 from voxjudge.asr import units as unit_splits
+from voxjudge.asr.inputs import misfits_named
 from voxjudge.asr.rows import UtteranceRows
 from voxjudge.asr.tokenize import collapse_whitespace
 from voxjudge.asr.totals import CorpusTotals
@@ -61,7 +62,13 @@ def count_units(
     """A tally per unit of ``units`` (``unit_functions``): ``UtteranceRows`` if ``per_utterance``,
     else ``CorpusTotals``; units in ``rate_only`` get only their edit distance. Token lists are
     checked for rapidfuzz key collisions, and the corpus recounted exactly if any. A line too long
-    to align raises ``longform.LineTooLong`` first; ``where(k)`` names line ``k`` (0-based)."""
+    to align raises ``longform.LineTooLong`` first; ``where(k)`` names line ``k`` (0-based). A text
+    that is not a string is named (``InputError``) when the work trips on it."""
+    with misfits_named(references=references, hypotheses=hypotheses):
+        return _count_units(references, hypotheses, units, normalizer, per_utterance, rate_only, progress, where)
+
+
+def _count_units(references, hypotheses, units, normalizer, per_utterance, rate_only, progress, where) -> dict:
     # the longest texts bound every line's and every chunk's cost: most corpora need no more checks
     longest = max(map(len, references), default=0) * max(map(len, hypotheses), default=0)
     margin = 1 if normalizer is None else 16  # a normalizer may lengthen a text (up to 4x, here)

@@ -200,7 +200,7 @@ def compute_semdist(
     that raises stops the run before it pays for a call)."""
     from contextlib import nullcontext
 
-    from voxjudge.asr.inputs import paired, texts
+    from voxjudge.asr.inputs import misfits_named, paired, texts
     from voxjudge.errors import InputError
     from voxjudge.llm.options import open_embedder
 
@@ -209,15 +209,17 @@ def compute_semdist(
     systems = [] if isinstance(systems, str) else list(systems)
     if not systems or isinstance(systems[0], str):
         raise InputError("systems is a list of hypothesis lists, one per system: [hypotheses] for one system")
-    references, _, ids = paired(references, references, ids)
+    references = texts(references, "references")
     systems = [paired(references, texts(h, f"systems[{k}]"))[1] for k, h in enumerate(systems)]
-    ids = ids if ids is not None else [str(k + 1) for k in range(len(references))]
+    ids = paired(references, references, ids)[2] or [str(k + 1) for k in range(len(references))]
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:
         if before is not None:
             before(embedder)
         with (progress or (lambda _what: nullcontext(None)))(f"embedding sentences ({embedder.spec})") as update:
-            found = semantic_distances_many(embedder, references, systems, progress=update)
+            named = {f"systems[{k}]": h for k, h in enumerate(systems)}
+            with misfits_named(references=references, **named):  # a text that is not a str, named
+                found = semantic_distances_many(embedder, references, systems, progress=update)
     finally:
         embedder.close()
     failing = [(k, sd) for k, sd in enumerate(found) if sd.failed]

@@ -13,6 +13,8 @@ FLAGS = {
     "calibration": "--calibration",
     "group_column": "--group-col",
     "batch_size": "--batch-size",
+    "confidence": "--confidence",
+    "n_resamples": "--resamples",
     "ids": "--ids",
     "jobs": "--jobs",
     "judge": "--judge",

@@ -39,7 +39,7 @@ def read_metric(task: str, path: str | Path, column: str | None = None) -> dict[
     else:
         from voxjudge.io.scores import read_score_file
 
-        ts = read_score_file(path, column=column)
+        ts = read_score_file(path, column=column, column_setting="metric_col")
         rows = [(r.line, {"id": r.id, column: r.text}) for r in ts.records]
     out = {}
     for n, obj in rows:

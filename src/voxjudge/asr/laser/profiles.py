@@ -66,7 +66,8 @@ _LATIN_VOTES = {
     "de": "der die das und ist nicht ein eine zu den von mit sich des auf für im dem auch es sie wir ich "
     "war wird sind noch nach",
     "es": "el los las del que es en y una por con para se lo su al como más pero sus le ya está muy hay fue",
-    "it": "il di che è e la per una sono del della con non si le dei nel alla gli anche come questo più",
+    "it": "il di che è e la per una sono del della con non si le dei nel alla gli anche come questo più "
+    "dell' all' nell' dall' sull' un' quest' dov' com'",
     "pt": "o os que não da do em uma para com se na no por mais as dos como mas foi ao ele das à seu",
     "nl": "de het een van en is dat niet op te zijn met voor er maar ook als bij nog wordt",
 }
@@ -168,18 +169,22 @@ def explain(text: str) -> tuple[str, str]:
     latin_words = by_script[script]
     votes = dict.fromkeys(_VOTES, 0)
     for w in latin_words:
-        w = w.casefold().strip('.,;:!?"()')
+        w = w.casefold().strip('.,;:!?"()').replace("\u2019", "'")
+        elided = w[: w.find("'") + 1] if "'" in w[:-1] else ""  # French l'heure, c'est: l', c'
         for lang, words in _VOTES.items():
-            if w in words or (w.endswith("'") and w in words):
+            if w in words or elided in words:
                 votes[lang] += 1
+    ranked_votes = sorted(((v, k) for k, v in votes.items() if v), reverse=True)
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
-    ranked = ", ".join(f"{k} {v}" for v, k in sorted((v, k) for k, v in votes.items() if v)[::-1][:3])
+    ranked = ", ".join(f"{k} {v}" for v, k in ranked_votes[:3])
     if votes[best] == 0:
         return _by_lexicon(latin_words, f"{share}, no function word")
-    # A language's function words are a third or more of its running text: one or two of another
-    # language's in a text of another (Norwegian 'den', Indonesian 'di') decide nothing alone
-    if votes[best] < _LATIN_VOTES or votes[best] * _LATIN_SHARE < len(latin_words):
-        return _by_lexicon(latin_words, f"{share}, function words {ranked}: too few to decide alone", 3 / 4)
+    # A few of another language's function words in a text of yet another (Norwegian 'den' and
+    # 'er', Indonesian 'di') decide nothing alone: too few, too small a share of the words (real
+    # text runs from a sixth to well over a third on these lists), or level with another list's
+    runner_up = ranked_votes[1][0] if len(ranked_votes) > 1 else 0
+    if votes[best] < _FEWEST_VOTES or votes[best] * _SMALLEST_SHARE < len(latin_words) or runner_up == votes[best]:
+        return _by_lexicon(latin_words, f"{share}, function words {ranked}: too few to decide alone", 0.7)
     return best, f"{share}, function words {ranked}"
 
 
@@ -202,15 +207,15 @@ def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: 
 LEXICON_WORDS = 200  # words a text without function words is looked up by
 
 
-_LATIN_VOTES = 2  # function words a Latin-script language needs to be decided by them alone
-_LATIN_SHARE = 4  # ... and at least one word in this many (else the word lists decide)
+_FEWEST_VOTES = 2  # function words a Latin-script language needs to be decided by them alone
+_SMALLEST_SHARE = 8  # ... and at least one word in this many (else the word lists decide)
 
 
 def _by_lexicon(words: list[str], share: str, known: float = 1 / 2) -> tuple[str, str]:
     """Latin text with too few function words (``Dr. Smith``): the language whose word list
     knows most of its words as common ones (Zipf >= 3, wordfreq; the sum of frequencies breaks
     ties), when it knows more than ``known`` of them; else ``und``. ``share``: what was found so
-    far. Where another language's function words were found, its list must know three in four
+    far. Where another language's function words were found, its list must know seven in ten
     (loans, names and digits let a neighbour's list know half of a Norwegian sentence)."""
     from voxjudge.asr.laser.lexicon import zipf
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voxjudge.asr.inputs import encodable
+from voxjudge.asr.inputs import encodable, string_ids
 from voxjudge.asr.inputs import paired as given_pairs
 from voxjudge.asr.laser.record_json import run_fields
 from voxjudge.asr.laser.result import LaserResult, laser_result
@@ -126,9 +126,14 @@ class LaserOptions:
         for name, least in (("jobs", 1), ("batch_size", 1), ("n_resamples", 1)):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < least):
-                raise InputError(f"{name} must be a whole number of at least {least}, not {value!r}")
+                raise InputError(
+                    f"{{{name}}} must be a whole number of at least {least}, not {value!r}", options={name: name}
+                )
         if not 0 < self.confidence < 1:
-            raise InputError(f"confidence must be between 0 and 1 (e.g. 0.95), not {self.confidence!r}")
+            raise InputError(
+                f"{{confidence}} must be between 0 and 1 (e.g. 0.95), not {self.confidence!r}",
+                options={"confidence": "confidence"},
+            )
 
 
 def _no_progress(_what: str) -> AbstractContextManager:
@@ -196,6 +201,7 @@ def _run(
         references, hypotheses, ids = given_pairs(references, hypotheses, ids)
         encodable(references, "references")
         encodable(hypotheses, "hypotheses")
+        ids = string_ids(ids) if ids is not None else None
     elif len(references) or len(hypotheses) or ids is not None:
         raise InputError("give the utterances once: references, hypotheses and ids, or paired rows")
     if human is not None:
