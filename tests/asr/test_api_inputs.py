@@ -168,9 +168,9 @@ def test_a_text_that_is_not_a_string_in_semdist_is_named():
 
 
 def test_the_command_line_names_its_flag_for_a_setting_laser_options_refuses(capsys):
-    from voxjudge.cli.main import main
-
     from pathlib import Path
+
+    from voxjudge.cli.main import main
 
     en = Path(__file__).resolve().parents[2] / "examples" / "asr" / "en"
     code = main(["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_b.txt"), "--ids",
