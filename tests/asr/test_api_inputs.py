@@ -177,3 +177,30 @@ def test_the_command_line_names_its_flag_for_a_setting_laser_options_refuses(cap
                  "--batch-size", "0"])  # fmt: skip
     assert code == 2
     assert "--batch-size must be a whole number of at least 1, not 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"u1": "hello world"},  # read as its keys
+        {"hello world"},  # a set: no order to pair by
+    ],
+)
+def test_a_dict_or_a_set_is_not_a_list_of_texts(given):
+    with pytest.raises(InputError, match="give a list of texts, one per utterance"):
+        voxjudge.wer(given, ["hello word"])
+
+
+def test_a_table_is_not_a_list_of_texts():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(InputError, match="references is a ndarray: give a list of texts"):
+        compute_metrics(np.array([["a b"], ["c d"]]), ["a b", "c d"])
+    assert compute_metrics(np.array(["a b", "c d"]), ["a b", "c x"]).summary()["wer"] == 0.25
+
+
+def test_compute_metrics_ids_are_strings_as_run_laser_makes_them():
+    np = pytest.importorskip("numpy")
+    result = compute_metrics(["a b", "c d"], ["a b", "c x"], ids=np.arange(2))
+    assert [u["id"] for u in result.per_utterance()] == ["0", "1"]
+    with pytest.raises(InputError, match=r"ids\[0\] is None"):
+        compute_metrics(["a"], ["a"], ids=[None])

@@ -416,3 +416,20 @@ def test_norwegian_bokmal_numbers_in_words_match_their_digits():
     result = run_laser(["Jeg har tre biler"], ["Jeg har 3 biler"], options=LaserOptions(lang="nb"))
     assert result.records[0]["pairs"][2]["reason"] == "same number in digits and words"
     assert result.summary["laser_micro"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "lines, lang",
+    [
+        (["l'ho visto ieri sera", "c'è qualcuno?", "l'acqua è fredda", "dov'è la stazione", "c'era una volta"], "it"),
+        (["L’altro giorno ho visto l’amico di Marco all’università, c’era anche l’insegnante"], "it"),
+        (["c'est l'heure de partir", "j'ai faim", "d'accord merci beaucoup", "l'ordinateur ne marche plus"], "fr"),
+        (["pon música de jazz"], "es"),  # one Dutch 'de', on both sides: no lead
+        (["ruf Mama an"], "de"),  # one English 'an'
+        (["turn off the lights"], "en"),
+    ],
+)
+def test_elisions_count_for_french_and_italian_and_one_stray_word_decides_nothing(lines, lang):
+    from voxjudge.asr.laser.run import decide_language
+
+    assert decide_language(None, [(t, t) for t in lines])[0] == lang

@@ -9,7 +9,8 @@ named when the work trips on it (``misfits_named``): scanning every text first c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 
 from voxjudge.errors import InputError
@@ -22,6 +23,9 @@ def texts(values: Iterable[str], name: str) -> Sequence[str]:
         raise InputError(f"{name} is one string: give a list of texts, one per utterance (e.g. [{values[:30]!r}])")
     if values is None:
         raise InputError(f"{name} is None: give a list of texts, one per utterance")
+    if isinstance(values, (Mapping, AbstractSet)) or getattr(values, "ndim", 1) != 1:
+        # a dict or a table would be read as its keys or column names, a set in no order
+        raise InputError(f"{name} is a {type(values).__name__}: give a list of texts, one per utterance")
     if not isinstance(values, (list, tuple)):
         try:
             values = list(values)

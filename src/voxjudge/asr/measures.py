@@ -21,7 +21,7 @@ from contextlib import nullcontext
 
 from voxjudge.asr.counting import Progress, count_units
 from voxjudge.asr.error_counts import ErrorCounts, total
-from voxjudge.asr.inputs import paired, texts
+from voxjudge.asr.inputs import paired, string_ids, texts
 from voxjudge.asr.metrics_result import MetricsResult
 from voxjudge.asr.tokenize import Split, Tokenizer
 from voxjudge.asr.units import unit_functions
@@ -129,8 +129,7 @@ def compute_metrics(
             f"normalizer is a function of a text (e.g. get_normalizer({normalizer!r})), not {normalizer!r}"
         )
     references, hypotheses, ids = paired(references, hypotheses, ids)
-    if ids is None:
-        ids = [str(k + 1) for k in range(len(references))]
+    ids = string_ids(ids) if ids is not None else [str(k + 1) for k in range(len(references))]
     tallies = count_units(
         references,
         hypotheses,

@@ -67,7 +67,7 @@ _LATIN_VOTES = {
     "war wird sind noch nach",
     "es": "el los las del que es en y una por con para se lo su al como más pero sus le ya está muy hay fue",
     "it": "il di che è e la per una sono del della con non si le dei nel alla gli anche come questo più "
-    "dell' all' nell' dall' sull' un' quest' dov' com'",
+    "dell' all' nell' dall' sull' un' quest' dov' com' l' c' d' s' n'",
     "pt": "o os que não da do em uma para com se na no por mais as dos como mas foi ao ele das à seu",
     "nl": "de het een van en is dat niet op te zijn met voor er maar ook als bij nog wordt",
 }
@@ -207,7 +207,7 @@ def _by_votes(words: list[str], lists: dict[str, frozenset], usual: str, share: 
 LEXICON_WORDS = 200  # words a text without function words is looked up by
 
 
-_FEWEST_VOTES = 2  # function words a Latin-script language needs to be decided by them alone
+_FEWEST_VOTES = 3  # function-word votes (both sides count) a Latin-script language needs alone
 _SMALLEST_SHARE = 8  # ... and at least one word in this many (else the word lists decide)
 
 
@@ -219,7 +219,10 @@ def _by_lexicon(words: list[str], share: str, known: float = 1 / 2) -> tuple[str
     (loans, names and digits let a neighbour's list know half of a Norwegian sentence)."""
     from voxjudge.asr.laser.lexicon import zipf
 
-    keys = [k for k in (w.casefold().strip('.,;:!?"()') for w in words[:LEXICON_WORDS]) if k]
+    # an elided article or pronoun (l'heure, all'università) is looked up by the word it is on:
+    # the word lists hold the two apart
+    folded = (w.casefold().strip('.,;:!?"()').replace("\u2019", "'") for w in words[:LEXICON_WORDS])
+    keys = [k for k in (w.rpartition("'")[2] if "'" in w[:-1] else w for w in folded) if k]
     scores = {}
     for lang in _VOTES:
         found = [zipf(w, lang) for w in keys]
