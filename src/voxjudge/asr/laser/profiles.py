@@ -170,7 +170,7 @@ def explain(text: str) -> tuple[str, str]:
     votes = dict.fromkeys(_VOTES, 0)
     for w in latin_words:
         w = w.casefold().strip('.,;:!?"()').replace("\u2019", "'")
-        elided = w[: w.find("'") + 1] if "'" in w[:-1] else ""  # French l'heure, c'est: l', c'
+        elided = w[: w.find("'") + 1] if "'" in w[:-1] else ""  # l'heure, c'è, dell'anno: l', c', dell'
         for lang, words in _VOTES.items():
             if w in words or elided in words:
                 votes[lang] += 1
