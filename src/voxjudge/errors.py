@@ -52,6 +52,12 @@ def shown_id(value: object) -> str:
     return f"{text[:_ID_CHARS]!r}... ({len(text):,} characters)"
 
 
+def shown_value(value: object) -> str:
+    """A value as a message shows it: its repr, cut when long."""
+    text = repr(value)
+    return text if len(text) <= _ID_CHARS else text[:_ID_CHARS] + "..."
+
+
 def few_ids(ids: list) -> str:
     """The first ids of a list (``shown_id``), with how many more."""
     shown = ", ".join(map(shown_id, ids[:SHOWN_IDS]))

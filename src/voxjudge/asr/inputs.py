@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 
-from voxjudge.errors import InputError
+from voxjudge.errors import InputError, shown_value
 
 
 def texts(values: Iterable[str], name: str) -> Sequence[str]:
@@ -40,14 +40,19 @@ def paired(references, hypotheses, ids=None) -> tuple[Sequence[str], Sequence[st
     references, hypotheses = texts(references, "references"), texts(hypotheses, "hypotheses")
     if len(references) != len(hypotheses):
         raise InputError(f"{len(references)} references but {len(hypotheses)} hypotheses: they must pair up")
+    return references, hypotheses, id_list(ids, len(references))
+
+
+def id_list(ids, n: int) -> list | None:
+    """``ids`` as a list of ``n`` (None stays None)."""
     if ids is None:
-        return references, hypotheses, None
+        return None
     if isinstance(ids, str):
         raise InputError("ids is one string: give a list of ids, one per utterance")
     ids = list(ids)
-    if len(ids) != len(references):
-        raise InputError(f"{len(ids)} ids for {len(references)} utterances: give one id per utterance")
-    return references, hypotheses, ids
+    if len(ids) != n:
+        raise InputError(f"{len(ids)} ids for {n} utterances: give one id per utterance")
+    return ids
 
 
 def string_ids(ids: list) -> list[str]:
@@ -99,7 +104,4 @@ def encodable(values: Sequence[str], name: str) -> None:
 
 def _shown(value: object) -> str:
     """``None``, or the value's type and its repr cut short: ``float nan``."""
-    if value is None:
-        return "None"
-    text = repr(value)
-    return f"{type(value).__name__} " + (text if len(text) <= 40 else text[:40] + "...")
+    return "None" if value is None else f"{type(value).__name__} {shown_value(value)}"

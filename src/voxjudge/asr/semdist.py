@@ -200,7 +200,7 @@ def compute_semdist(
     that raises stops the run before it pays for a call)."""
     from contextlib import nullcontext
 
-    from voxjudge.asr.inputs import misfits_named, paired, texts
+    from voxjudge.asr.inputs import id_list, misfits_named, paired, texts
     from voxjudge.errors import InputError
     from voxjudge.llm.options import open_embedder
 
@@ -211,7 +211,7 @@ def compute_semdist(
         raise InputError("systems is a list of hypothesis lists, one per system: [hypotheses] for one system")
     references = texts(references, "references")
     systems = [paired(references, texts(h, f"systems[{k}]"))[1] for k, h in enumerate(systems)]
-    ids = paired(references, references, ids)[2] or [str(k + 1) for k in range(len(references))]
+    ids = id_list(ids, len(references)) or [str(k + 1) for k in range(len(references))]
     embedder = open_embedder(spec, base_url=base_url, options=options)
     try:
         if before is not None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from voxjudge.errors import InputError, reason
+from voxjudge.errors import InputError, reason, shown_value
 
 WRITE_FORMATS = ("jsonl", "csv", "tsv", "json")
 
@@ -140,7 +140,7 @@ def _records_text(rows: list[dict[str, Any]], fmt: str) -> str:
     for n, row in enumerate(rows, 1):
         if not isinstance(row, dict):
             raise InputError(
-                f"record {n} is {_a(row)} ({_short(row)}), not a dict; give each record as a dict of fields"
+                f"record {n} is {_a(row)} ({shown_value(row)}), not a dict; give each record as a dict of fields"
             )
     try:
         if fmt == "jsonl":
@@ -366,8 +366,3 @@ def _unwritable(rows: list[dict[str, Any]]) -> InputError:
 def _a(value: Any) -> str:
     name = type(value).__name__
     return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "..."
