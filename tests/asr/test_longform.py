@@ -296,3 +296,23 @@ def test_a_refused_stretch_names_its_utterance_under_an_llm_judge_too(tmp_path, 
     argv = ["asr", "score", "--ref", str(r), "--hyp", str(h), "--ids", "--lang", "en", "--judge", "fake/schema"]
     assert main([*argv, "--max-align-minutes", "0.0001"]) == 2
     assert capsys.readouterr().err.startswith("voxjudge: error: utterance 'u2': a stretch of 300 reference x 300 ")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_banded_distance_is_the_whole_matrix_distance(seed):
+    """A long pair's distance is computed in a band (``score_hint``): the same number, on pairs
+    close, far and unrelated, tie-rich (small alphabets), short and past Hirschberg's split."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        n, alphabet = rng.choice([5, 70, 400, 3000]), rng.choice([2, 3, 30])
+        a = [rng.randrange(alphabet) for _ in range(n)]
+        b = list(a) if rng.random() < 0.8 else [rng.randrange(alphabet) for _ in range(rng.randint(0, n))]
+        for _ in range(int(n * rng.choice([0.02, 0.2, 0.6]))):
+            k, x = rng.randrange(len(b) + 1), rng.random()
+            if x < 0.4 and k < len(b):
+                b[k] = rng.randrange(alphabet)
+            elif x < 0.7 and k < len(b):
+                del b[k]
+            else:
+                b.insert(k, rng.randrange(alphabet))
+        assert longform._distance(a, b) == Levenshtein.distance(a, b)

@@ -105,3 +105,15 @@ def encodable(values: Sequence[str], name: str) -> None:
 def _shown(value: object) -> str:
     """``None``, or the value's type and its repr cut short: ``float nan``."""
     return "None" if value is None else f"{type(value).__name__} {shown_value(value)}"
+
+
+def unique_ids(ids: list[str]) -> list[str]:
+    """``ids`` if no id repeats (records, human scores and semantic distances are found by id, as
+    a file's ids are refused when repeated); else an ``InputError`` naming the first repeat."""
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for k, uid in enumerate(ids):
+            if uid in seen:
+                raise InputError(f"ids[{k}] repeats the id {uid!r}: every utterance needs its own id")
+            seen.add(uid)
+    return ids

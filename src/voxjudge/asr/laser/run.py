@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voxjudge.asr.inputs import encodable, string_ids
+from voxjudge.asr.inputs import encodable, string_ids, unique_ids
 from voxjudge.asr.inputs import paired as given_pairs
 from voxjudge.asr.laser.record_json import run_fields
 from voxjudge.asr.laser.result import LaserResult, laser_result
@@ -201,7 +201,7 @@ def _run(
         references, hypotheses, ids = given_pairs(references, hypotheses, ids)
         encodable(references, "references")
         encodable(hypotheses, "hypotheses")
-        ids = string_ids(ids) if ids is not None else None
+        ids = unique_ids(string_ids(ids)) if ids is not None else None
     elif len(references) or len(hypotheses) or ids is not None:
         raise InputError("give the utterances once: references, hypotheses and ids, or paired rows")
     if human is not None:
