@@ -323,10 +323,13 @@ async def score_with_llm(
         table = {k: lab or placeholder for k, lab in zip(keys, labels)}
         utterances = score_aligned(aligned, table, rubric, wers, edits)
         by_id = {u.id: u for u in utterances}
+        aligned_pairs = {uid: pairs for uid, _, pairs in aligned}
         for (uid, k), lab in zip(keys, labels):
             if lab is None:
                 # Unscored is a state, not a label: no penalty, and the utterance has no score.
                 u = by_id[uid]
+                pair = aligned_pairs[uid][k]
+                u.format_errors -= pair.ref != pair.hyp  # the placeholder "match" counted it as one
                 u.pairs[k].label, u.pairs[k].error_type, u.pairs[k].penalty = "unscored", None, 0.0
                 u.pairs[k].reason = "unscored: " + (
                     stats.stopped and "the run stopped early" or "no valid model answer"
