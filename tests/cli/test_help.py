@@ -173,3 +173,14 @@ def test_flags_state_no_default_and_the_asr_group_names_laser():
     assert "system comparison, LASER rubric scores (asr score)" in listed
     group = parsers["asr"].format_help()
     assert "LASER" in group and "(score" in group and "voxjudge asr score" in group
+
+
+def test_lang_help_states_the_detectors_thresholds():
+    """The --lang help words the Latin-script rule the detector applies (profiles' constants)."""
+    from voxjudge.asr.laser import profiles
+
+    (score,) = [p for n, p in PARSERS if n == "asr score"]
+    (lang,) = [a for a in score._actions if "--lang" in a.option_strings]
+    words = {3: "three", 8: "an eighth"}
+    assert f"{words[profiles._FEWEST_VOTES]} function words" in lang.help
+    assert f"{words[profiles._SMALLEST_SHARE]} of its words" in lang.help

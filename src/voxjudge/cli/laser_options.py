@@ -23,8 +23,8 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
         help="language: any BCP-47/ISO code (fr, ar, de, ta, zh-Hans ...); one without its own conventions gets "
         "the generic profile (default: decided once for the whole input from its first 1,000 utterances -- "
         "the script, and function words where several languages write it (Latin; Devanagari: hi, mr, ne; "
-        "Arabic: ar, fa, ur), Latin text with fewer than two, or under a quarter of its words, by its word "
-        "lists; undetermined (und) when nothing tells; in asr classify a lang column of the pairs file "
+        "Arabic: ar, fa, ur), Latin text where no language leads (three function words, an eighth of "
+        "its words, more than any other) by its word lists; undetermined (und) when nothing tells; in asr classify a lang column of the pairs file "
         "decides per row)",
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
