@@ -208,3 +208,28 @@ def test_a_base_url_without_http_or_https_is_refused_at_once_by_every_command(ca
         example = f"http://{url}" if " " not in url else "http://127.0.0.1:8080/v1"
         want = f"--base-url {url!r} is not a server URL: it needs http:// or https:// and a host, e.g. {example}"
         assert err == f"voxjudge: error: {want}\n", argv
+
+
+def test_cache_clear_takes_the_embedder_names_a_run_prints(capsys, tmp_path):
+    """`default` and the spec a summary prints (with ?options) clear that model's vectors; a spec
+    with nothing cached says so and names what the cache holds."""
+    from voxjudge.llm.cache import Cache
+
+    path = tmp_path / "cache.sqlite"
+
+    def filled():
+        cache = Cache(path)
+        cache.put_vectors("e5", "multilingual-e5-small", [("k1", b"\0" * 8, 2), ("k2", b"\0" * 8, 2)])
+        cache.close()
+
+    for spec in ("default", "e5/multilingual-e5-small?prefix=query", "E5/multilingual-e5-small"):
+        filled()
+        assert main(["cache", "clear", "--cache", str(path), "--judge", spec]) == 0
+        out = capsys.readouterr().out
+        assert "removed 2 " in out, spec
+        assert ("every option's" in out) == ("?" in spec)
+    filled()
+    assert main(["cache", "clear", "--cache", str(path), "--judge", "openai/text-embedding-3-small"]) == 0
+    out = capsys.readouterr().out
+    assert "removed 0 " in out
+    assert "nothing was cached for openai/text-embedding-3-small; the cache holds: e5/multilingual-e5-small" in out

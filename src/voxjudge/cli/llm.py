@@ -245,7 +245,16 @@ def cmd_cache(args: argparse.Namespace) -> int:
         if args.command == "clear":
             removed = cache.clear(args.judge)
             out = {"path": str(path), "removed": removed, "judge": args.judge}
-            print_json(out) if args.json else print(f"removed {removed} cached responses and vectors from {path}")
+            if args.json:
+                print_json(out)
+                return 0
+            print(f"removed {removed} cached responses and vectors from {path}")
+            if args.judge and "?" in args.judge:
+                print("(the cache keeps a model's entries together: every option's of this model were removed)")
+            if args.judge and not removed:
+                stats = cache.stats()
+                held = [j["judge"] for j in stats["judges"]] + [e["embedder"] for e in stats["embedders"]]
+                print(f"nothing was cached for {args.judge}; the cache holds: {', '.join(held) or 'nothing'}")
             return 0
         stats = cache.stats()
     finally:

@@ -167,7 +167,9 @@ class Cache:
         }
 
     def clear(self, judge: str | None = None) -> int:
-        """Remove every entry (answers and vectors), or those of one ``provider/model``; the count removed."""
+        """Remove every entry (answers and vectors), or those of one ``provider/model``; the count
+        removed. ``default`` is the default embedder; ``?options`` are ignored (rows are kept by
+        provider and model: every option's vectors of that model go)."""
         with self.lock:
             return self._clear(judge)
 
@@ -177,7 +179,7 @@ class Cache:
             if judge is None:
                 cur = self.db.execute(f"DELETE FROM {table}")
             else:
-                provider, _, model = judge.partition("/")
+                provider, model = cached_model(judge)
                 cur = self.db.execute(f"DELETE FROM {table} WHERE provider = ? AND model = ?", (provider, model))
             removed += cur.rowcount
         self.db.execute("VACUUM")
@@ -186,3 +188,16 @@ class Cache:
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+
+def cached_model(judge: str) -> tuple[str, str]:
+    """(provider, model) under which a judge's answers or an embedder's vectors are kept: the
+    spec a summary prints (``e5/multilingual-e5-small?prefix=query``) or ``default`` (the default
+    embedder) name the same rows as the bare ``provider/model``."""
+    from voxjudge.llm.embed_registry import DEFAULT
+
+    text = judge.strip()
+    if text == "default" or text.startswith("default?"):
+        text = DEFAULT + text[len("default") :]
+    provider, _, model = text.partition("?")[0].partition("/")
+    return provider.lower(), model
