@@ -54,6 +54,21 @@ def test_a_text_of_punctuation_alone_is_empty_as_laser_reads_it():
     assert semdist_text("- ¡ -") == "" and semdist_text("٣ .") == "٣ ." and semdist_text("ক।") == "ক।"
 
 
+def test_invisible_characters_and_malayalams_two_chillu_spellings_are_the_same_text():
+    """A hypothesis that renders as its reference is 0, without a call: the old chillu spelling
+    (consonant + virama + ZWJ) is the atomic chillu letter; zero-width characters are nothing."""
+    refs = ["അവൻ അവൾക്ക് പാൽ കൊടുത്തു", "data set", "नमस्ते"]
+    hyps = ["അവന്\u200d അവള്\u200dക്ക് പാല്\u200d കൊടുത്തു", "da\u200bta\u00ad set\ufeff", "नमस्\u200cते"]
+    embedder = open_embedder("fake/hash", cache=False)
+    try:
+        found = semantic_distances(embedder, refs, hyps)
+        assert not embedder.backend.sent
+    finally:
+        embedder.close()
+    assert list(found.distances) == [0.0, 0.0, 0.0]
+    assert semdist_text("\u200b\u200d") == ""
+
+
 def test_a_text_the_embedder_cannot_embed_stops_the_run_naming_the_utterance():
     with pytest.raises(EmbedderFailed, match="could not embed 1 utterance.*first u2: .*nothing was scored"):
         compute_semdist("fake/hash?reject=BAD", ["a b", "c d"], [["a c", "BAD d"]], ["u1", "u2"])

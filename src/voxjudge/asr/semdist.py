@@ -5,9 +5,11 @@ A New Metric for ASR Performance Analysis Towards Spoken Language Understanding"
 
 with sentence embeddings from an embedder (``voxjudge.llm.open_embedder``; unit vectors, so the
 cosine is their dot product). 0 is the same meaning; it grows as the meaning drifts (at most 2).
-Before embedding, both sides are NFC with runs of white space as one space and Arabic tashkeel
+Before embedding, both sides are NFC with runs of white space as one space, Arabic tashkeel
 and tatweel removed (they are optional in writing, and ASR output rarely has them; an encoder
-would read a vowelled reference as another text), and a text without a letter or digit in any
+would read a vowelled reference as another text), invisible characters removed (zero-width
+space, ZWJ/ZWNJ, word joiner, BOM, soft hyphen) after Malayalam's old chillu spelling (consonant
++ virama + ZWJ) is written as the atomic chillu letter (the same letter), and a text without a letter or digit in any
 script (only punctuation or symbols) is empty, as LASER reads it (and the error rates with
 ``--normalize`` removing punctuation; a bare "." was closer in meaning to a sentence than wrong
 words were). Then:
@@ -41,9 +43,25 @@ class EmbedderFailed(LLMError):
 _TASHKEEL = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 
 
+# Malayalam's chillu letters as Unicode 5.0 wrote them (consonant + virama + ZWJ), the same
+# letter as the atomic chillu of 5.1 (ൻ): one form for both
+_OLD_CHILLU = re.compile("([\u0d23\u0d28\u0d30\u0d32\u0d33\u0d15])\u0d4d\u200d")
+_CHILLU = {
+    "\u0d23": "\u0d7a",
+    "\u0d28": "\u0d7b",
+    "\u0d30": "\u0d7c",
+    "\u0d32": "\u0d7d",
+    "\u0d33": "\u0d7e",
+    "\u0d15": "\u0d7f",
+}
+# invisible: zero-width space, (non-)joiners, word joiner, byte-order mark, soft hyphen
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+
+
 def semdist_text(text: str) -> str:
     """What is embedded for ``text`` (see the module docstring)."""
-    out = _TASHKEEL.sub("", " ".join(unicodedata.normalize("NFC", text).split()))
+    text = _OLD_CHILLU.sub(lambda m: _CHILLU[m.group(1)], unicodedata.normalize("NFC", text)).translate(_INVISIBLE)
+    out = _TASHKEEL.sub("", " ".join(text.split()))
     return out if any(c.isalnum() for c in out) else ""  # no word: empty, as LASER reads it
 
 
