@@ -59,7 +59,7 @@ def test_a_batch_too_large_is_halved_and_a_failing_batch_is_asked_one_by_one():
     e = open_embedder("fake/hash?max_batch=3&batch_size=8&reject=BAD", cache=False)
     texts = [f"text {i}" for i in range(10)] + ["BAD one"]
     r = e.embed(texts)
-    assert [len(b) for b in e.backend.sent] == [8, 3, 4, 4, 1, 1, 1, 2, 2, 2, 2]
+    assert sorted(len(b) for b in e.backend.sent) == sorted([8, 3, 4, 4, 1, 1, 1, 2, 2, 2, 2])
     assert r.failed == {10: "fake: input rejected (contains 'BAD')"}
     for i in range(10):
         assert np.allclose(r.vectors[i], unit(hashed_vector("hash", texts[i], 64)), atol=1e-6)

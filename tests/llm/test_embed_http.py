@@ -112,7 +112,7 @@ def test_a_malformed_answer_is_asked_again_text_by_text(server, fault):
 
 
 def test_a_text_that_keeps_failing_is_unscored_with_the_reason(server):
-    server.faults = ["wrong_count", "ok", "nan"]
+    server.faults = ["wrong_count", "ok", "ok", "nan"]  # the batch, then its first and last, then "b"
     r = embedder(server).embed(["a", "b", "c"])
     assert r.failed == {1: "openai: NaN or infinite values in the vectors"}
     assert np.isnan(r.vectors[1]).all() and not np.isnan(r.vectors[[0, 2]]).any()
@@ -215,3 +215,77 @@ def test_max_cost_holds_the_calls_in_flight_and_keeps_what_they_paid_for(tmp_pat
         run(1000)
         sent = [b["input"][0] for _, b in s.requests]
     assert s.count("openai-embed") == 12 and sorted(sent) == texts  # nothing paid twice
+
+
+def test_a_server_that_keeps_failing_stops_the_run_without_asking_text_by_text(server):
+    """Retried to the end, a batch is not asked again one text at a time (each with every retry:
+    hours against a dead server); the run stops, and a rerun resumes from the cache."""
+    server.faults = ["503"] * 20
+    e = embedder(server)
+    e.retry.max_retries = 2
+    with pytest.raises(Unreachable, match="openai/nomic-embed kept failing: gave up after 3 attempts"):
+        e.embed(DISTINCT)
+    assert server.count("openai-embed") == 3
+
+
+def test_a_request_level_400_is_not_sent_once_per_text(server):
+    """Every request refused alike (vLLM's error body, whose message is read): the batch's first
+    and last texts are asked alone, then the others fail with the same reason unsent."""
+    server.faults = ["vllm_400"] * 3
+    texts = [f"text {k}" for k in range(10)]
+    r = embedder(server).embed(texts)
+    assert server.count("openai-embed") == 3
+    assert set(r.failed) == set(range(10))
+    assert all("does not support matryoshka" in why for why in r.failed.values()), r.failed
+
+
+def test_retry_after_unreadable_backs_off_and_a_days_wait_stops_at_once(server):
+    server.faults = ["429_soon"]
+    r = embedder(server).embed(DISTINCT)
+    assert r.failed == {} and r.usage["retries"] == 1
+    server.faults = ["429_day"]
+    with pytest.raises(Unreachable, match="the server asks to wait 86,400 s before a retry"):
+        embedder(server).embed(["another text"])
+    assert server.count("openai-embed") == 3
+
+
+def test_a_gateway_timeout_is_retried_not_read_as_too_large(server):
+    server.faults = ["504_slow"]
+    r = embedder(server).embed(DISTINCT)
+    check(r, DISTINCT)
+    assert r.failed == {} and [len(b["input"]) for _, b in server.requests] == [5, 5]
+
+
+def test_a_server_without_usage_is_billed_by_estimate(tmp_path, server):
+    server.faults = ["no_usage"]
+    e = fast(open_embedder("openai/text-embedding-3-small", base_url=server.url + "/v1", cache=False))
+    _OPENED.append(e)
+    r = e.embed(DISTINCT)
+    assert r.usage["input_tokens"] > 0 and r.usage["cost_usd"] > 0
+
+
+@pytest.mark.parametrize("fault", ["strings", "dimensions"])
+def test_vectors_not_of_numbers_or_not_of_the_asked_size_are_refused(server, fault):
+    if fault == "strings":
+        server.faults = ["strings"] * 3
+        e, why = embedder(server), "not a numeric matrix"
+    else:
+        e, why = embedder(server, "openai/nomic-embed?dimensions=4"), "asked for 4 dimensions, answered 16"
+    r = e.embed(["a b", "c d", "e f"])
+    assert set(r.failed) == {0, 1, 2} and all(why in w for w in r.failed.values()), r.failed
+
+
+def test_cached_vectors_of_two_sizes_are_a_clear_error(tmp_path):
+    from voxjudge.llm.cache import Cache
+
+    path = tmp_path / "c.sqlite"
+    e = open_embedder("fake/hash", cache=path)
+    _OPENED.append(e)
+    keys = e.keys(["a", "b"])
+    cache = Cache(path)
+    cache.put_vectors(
+        "fake", "hash", [(keys[0], np.ones(2, "<f4").tobytes(), 2), (keys[1], np.ones(4, "<f4").tobytes(), 4)]
+    )
+    cache.close()
+    with pytest.raises(ConfigError, match="vectors of 2 and 4 dimensions for fake/hash.*: the model behind that name changed"):
+        e.embed(["a", "b"])

@@ -38,6 +38,8 @@ FLAGS = {
     "ray_address": "--ray-address",
     "ray_workers": "--ray-workers ",
     "repeats": "--repeats",
+    "requests_per_minute": "--rpm",
+    "tokens_per_minute": "--tpm",
     "samples": "--samples ",
     "sampling_seed": "--sampling-seed",
     "draw_seed": "--draw-seed",

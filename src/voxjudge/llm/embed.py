@@ -214,8 +214,14 @@ class Embedder(RetriedCalls):
                 if blob is not None:
                     found[k] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
             self.meter.cache_hits += len(found)
-            if found:
-                self._check_dim(len(next(iter(found.values()))))
+            dims = sorted({len(v) for v in found.values()})
+            if len(dims) > 1:  # one name, two models (a server restarted with another one)
+                raise ConfigError(
+                    f"the cache holds vectors of {' and '.join(map(str, dims))} dimensions for {self.spec}: the "
+                    "model behind that name changed; clear its cached vectors (the cache clear command, Cache.clear)"
+                )
+            if dims:
+                self._check_dim(dims[0])
         missing = [k for k in range(len(texts)) if k not in found]
         total, done = len(texts), len(found)
         if progress is not None and total:
@@ -264,8 +270,8 @@ class Embedder(RetriedCalls):
                     return
 
         await asyncio.gather(*(worker() for _ in range(min(len(batches), self.concurrency * 2))))
-        if stopped:
-            raise stopped[0]
+        if stopped:  # said once the calls in flight have finished: what they spent is counted
+            raise BudgetExceeded(self._budget_message()) if self.max_cost is not None else stopped[0]
         return found, reasons
 
     def estimate(self, texts: Sequence[str]) -> dict[str, Any]:
@@ -311,11 +317,24 @@ class Embedder(RetriedCalls):
             return _joined(parts, [0, half])
         except (Unreachable, ConfigError, BudgetExceeded):
             raise  # every later call would fail the same way: the run stops
-        except (PermanentError, TransientError) as e:
+        except TransientError as e:
+            # Retried to the end (429, 5xx, timeouts): the server is not serving, and asking each
+            # text again, each with every retry, would multiply the wait. The run stops; a rerun
+            # resumes from the cache.
+            self.unreachable = self.unreachable or f"{self.model_spec.name} kept failing: {redact(str(e))}"
+            raise Unreachable(self.unreachable) from None
+        except PermanentError as e:
+            why = redact(str(e))
             if len(texts) == 1:
-                return {}, {0: redact(str(e))}
-            parts = await asyncio.gather(*(self.embed_batch([t]) for t in texts))
-            return _joined(parts, list(range(len(texts))))
+                return {}, {0: why}
+            # One text may have spoilt the batch: each is asked alone. But when the first and the
+            # last fail alike, so does every request (an option the server refuses, an answer it
+            # cannot give): the others are not sent.
+            ends = await asyncio.gather(self.embed_batch(texts[:1]), self.embed_batch(texts[-1:]))
+            if all(why_one.get(0) == why for _, why_one in ends):
+                return {}, dict.fromkeys(range(len(texts)), why)
+            middle = await asyncio.gather(*(self.embed_batch([t]) for t in texts[1:-1]))
+            return _joined([ends[0], *middle, ends[1]], list(range(len(texts))))
 
     async def _call(self, texts: list[str]) -> np.ndarray:
         tokens = sum(estimate_tokens(t) for t in texts)
@@ -336,14 +355,23 @@ class Embedder(RetriedCalls):
         """One finite, non-zero row of the model's dimension per text, L2-normalised; anything
         else is a malformed answer (a ``PermanentError``: the batch is asked again item by item)."""
         try:
-            vectors = np.asarray(raw, dtype=np.float64)
+            vectors = np.asarray(raw)
         except (TypeError, ValueError):
-            raise PermanentError(f"{self.model_spec.provider}: malformed embeddings (not a numeric matrix)") from None
+            vectors = None
+        if vectors is None or vectors.dtype.kind not in "fiu":  # JSON numbers only: not "0.1", not true
+            raise PermanentError(f"{self.model_spec.provider}: malformed embeddings (not a numeric matrix)")
+        vectors = vectors.astype(np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != count:
             raise PermanentError(
                 f"{self.model_spec.provider}: {vectors.shape[0] if vectors.ndim else 0} vectors for {count} texts"
             )
         self._check_dim(vectors.shape[1], answer=True)
+        asked = getattr(self.backend, "dimensions", None)  # openai/'s ?dimensions=N
+        if asked and vectors.shape[1] != asked:
+            raise PermanentError(
+                f"{self.model_spec.provider}: asked for {asked} dimensions, answered {vectors.shape[1]} "
+                "(a server that ignores the dimensions option)"
+            )
         if not np.isfinite(vectors).all():
             raise PermanentError(f"{self.model_spec.provider}: NaN or infinite values in the vectors")
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -367,12 +395,15 @@ class Embedder(RetriedCalls):
             return 0.0
         worst = self.meter.price.cost(Usage(tokens, 0))
         if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
-            raise BudgetExceeded(
-                f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
-                "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
-            )
+            raise BudgetExceeded(self._budget_message())
         self._reserved += worst
         return worst
+
+    def _budget_message(self) -> str:
+        return (
+            f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost or 0.0:.4f} USD); "
+            "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
+        )
 
     async def _hold_budget(self, tokens: int) -> float:
         """The worst case ``_call`` holds before it calls: here this process's ledger; a Ray

@@ -13,7 +13,10 @@ answer each input with ``fake_embed.hashed_vector`` (``embed_dim`` dimensions, u
 ``normalise=False``). A request of more than ``embed_cap`` inputs gets HTTP 413. Embedding faults:
 ``"413"``, ``"too_large_500"`` (llama.cpp's server: a 500 saying the input is too large),
 ``"wrong_count"`` (one vector fewer), ``"nan"`` (a NaN in the first vector), ``"per_token"``
-(a list of vectors per input, as llama.cpp answers with pooling none), and ``"malformed"``.
+(a list of vectors per input, as llama.cpp answers with pooling none), ``"strings"`` (numbers
+as JSON strings), ``"no_usage"`` and ``"malformed"``; and for any request ``"429_soon"`` (a
+Retry-After that is neither seconds nor a date), ``"429_day"`` (Retry-After: 86400),
+``"504_slow"`` (a gateway timeout saying "took too long") and ``"vllm_400"`` (vLLM's error body).
 
 ``quirk="llama-cpp"`` mimics llama-cpp-python's OpenAI-compatible server: a ``json_schema``
 response format is refused with HTTP 500 naming ``response_format`` (its validation takes only
@@ -226,6 +229,16 @@ class FakeLLMServer:
                 await asyncio.wait_for(self._release.wait(), self.slow_seconds)  # type: ignore[union-attr]
             except asyncio.TimeoutError:
                 pass
+        if fault in ("429_soon", "429_day"):  # a Retry-After no client can read; a daily quota's
+            headers = {"Retry-After": "soon" if fault == "429_soon" else "86400"}
+            return web.json_response({"error": {"message": "rate limited"}}, status=429, headers=headers)
+        if fault == "504_slow":  # a gateway's timeout, worded like a size limit
+            return web.Response(status=504, text="upstream server took too long to respond")
+        if fault == "vllm_400":  # vLLM's error body: no "error" object
+            message = "Model does not support matryoshka representation, changing output dimensions will lead to poor results."
+            return web.json_response(
+                {"object": "error", "message": message, "type": "BadRequestError", "code": 400}, status=400
+            )
         if fault in ("429", "500", "503"):
             headers = {"Retry-After": "0.05"} if fault == "429" else {}
             return web.json_response(
@@ -288,6 +301,8 @@ class FakeLLMServer:
             vectors[0][0] = float("nan")
         if fault == "per_token":
             vectors = [[v, v] for v in vectors]
+        if fault == "strings":  # numbers as JSON strings
+            vectors = [[str(x) for x in v] for v in vectors]
         tokens = sum(len(t) for t in texts) // 4 + len(texts)
         if provider == "gemini-embed":
             out: dict[str, Any] = {"embeddings": [{"values": v} for v in vectors]}
@@ -298,6 +313,8 @@ class FakeLLMServer:
                 "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
                 "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             }
+            if fault == "no_usage":  # servers that bill but do not say
+                del out["usage"]
         return web.Response(text=json.dumps(out, allow_nan=True), content_type="application/json")
 
     def _quirk(self, provider: str, body: dict[str, Any]) -> Any:

@@ -2,7 +2,8 @@
 
 ``RetryPolicy`` says how long to wait; ``RetriedCalls`` (the part of ``Judge`` that makes one
 backend call) says whether to try again: transient errors (429, 5xx, timeouts) back off and
-retry; a permanent error, or a 500 repeated word for word, is not retried; 401/403/404 and a URL
+retry (but not when the server asks for a longer wait than ``max_delay``); a permanent error,
+or a 500 repeated word for word, is not retried; 401/403/404 and a URL
 no request can go to (``UnusableURL``) stop the run; a server that cannot be reached gets two
 quick retries, then every later call fails at once.
 """
@@ -124,6 +125,9 @@ class RetriedCalls:
         self.records = RecordLog(records) if isinstance(records, (str, Path)) else records
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
+        for name, rate in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
+            if rate is not None and not rate > 0:  # (NaN too)
+                raise ConfigError(f"{{{name}}} must be above 0 (got {rate:g})", options={name: name})
         self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
         self.concurrency = concurrency
         self._slots = None
@@ -204,7 +208,13 @@ class RetriedCalls:
             message = redact(str(error))
             repeated = error.status in _DETERMINISTIC_IF_REPEATED and message == previous
             previous = message
-            final = attempt >= self.retry.max_retries or repeated
+            # A server that asks for a longer wait than a retry makes (a daily quota) is not waited
+            # out a minute at a time in silence: the run is told at once.
+            if error.retry_after is not None and error.retry_after > self.retry.max_delay:
+                message = f"the server asks to wait {error.retry_after:,.0f} s before a retry: {message}"
+                final = True
+            else:
+                final = attempt >= self.retry.max_retries or repeated
             log(
                 event="error" if final else "retry",
                 attempt=attempt,

@@ -39,14 +39,17 @@ def parse_retry_after(headers: Any) -> float | None:
         if ms is not None:
             return max(0.0, float(ms) / 1000)
         value = headers.get("retry-after")
-    except AttributeError:
+    except (AttributeError, TypeError, ValueError):  # a header it cannot read: back off as usual
         return None
     if value is None:
         return None
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):  # neither seconds nor an HTTP date ("soon")
+            return None
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 

@@ -16,11 +16,19 @@ from voxjudge.llm.providers._common import _TRANSIENT_STATUS, parse_retry_after,
 
 
 def error_for_status(provider: str, status: int, headers: Any, body: bytes) -> TransientError | PermanentError:
+    message = None
     try:
-        detail = json.loads(body).get("error", {})
-        message = detail.get("message") if isinstance(detail, dict) else str(detail)
+        data = json.loads(body)
+        detail = data.get("error")
+        message = detail.get("message") if isinstance(detail, dict) else detail
+        # vLLM's {"object": "error", "message": ...}, FastAPI's {"detail": ...}
+        message = message or data.get("message") or data.get("detail")
     except (ValueError, AttributeError):
+        pass
+    if not message:
         message = body[:300].decode("utf-8", "replace")
+    elif not isinstance(message, str):
+        message = json.dumps(message, ensure_ascii=False)[:300]
     text = f"{provider}: HTTP {status}: {message}"
     if status in _TRANSIENT_STATUS:
         return TransientError(text, status=status, retry_after=parse_retry_after(headers))

@@ -28,6 +28,7 @@ from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unr
 from voxjudge.llm.providers._common import api_key, classify
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
+from voxjudge.llm.usage import estimate_tokens
 
 SERVER = "embedder_base_url"  # the setting that points an embedder at a local server (its own flag)
 _TOO_LARGE = re.compile(
@@ -37,7 +38,8 @@ _TOO_LARGE = re.compile(
 
 
 def too_large(error: PermanentError | TransientError) -> bool:
-    if isinstance(error, Unreachable) or error.status == 429:
+    # a rate limit or a gateway's timeout ("took too long") is no verdict on the input
+    if isinstance(error, Unreachable) or error.status in (429, 502, 503, 504):
         return False
     return error.status == 413 or bool(_TOO_LARGE.search(str(error)))
 
@@ -139,6 +141,8 @@ class OpenAIEmbedBackend:
             raise
         call = from_openai_embeddings(data, len(texts), self.pooling)
         call.usage.output_tokens = 0
+        if not call.usage.input_tokens:  # a server that reports no usage still bills (and --max-cost counts) tokens
+            call.usage.input_tokens = sum(map(estimate_tokens, texts))
         self.latency = time.perf_counter() - start
         return call
 
