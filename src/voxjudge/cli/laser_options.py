@@ -24,8 +24,8 @@ def add_laser_options(p, *, exit_note: str = "") -> None:
         "the generic profile (default: decided once for the whole input from its first 1,000 utterances -- "
         "the script, and function words where several languages write it (Latin; Devanagari: hi, mr, ne; "
         "Arabic: ar, fa, ur), Latin text where no language leads (three function words, an eighth of "
-        "its words, more than any other) by its word lists; undetermined (und) when nothing tells; in asr classify a lang column of the pairs file "
-        "decides per row)",
+        "its words, more than any other) by its word lists; undetermined (und) when nothing tells; "
+        "in asr classify a lang column of the pairs file decides per row)",
     )
     p.add_argument("--rubric", metavar="FILE", help="rubric JSON (default: the shipped LASER rubric)")
     add_judge_options(p, judge=None, exit_note=exit_note)

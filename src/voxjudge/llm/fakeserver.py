@@ -235,7 +235,8 @@ class FakeLLMServer:
         if fault == "504_slow":  # a gateway's timeout, worded like a size limit
             return web.Response(status=504, text="upstream server took too long to respond")
         if fault == "vllm_400":  # vLLM's error body: no "error" object
-            message = "Model does not support matryoshka representation, changing output dimensions will lead to poor results."
+            message = "Model does not support matryoshka representation, changing output dimensions will lead to poor "
+            message += "results."
             return web.json_response(
                 {"object": "error", "message": message, "type": "BadRequestError", "code": 400}, status=400
             )
