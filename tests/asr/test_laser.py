@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from voxjudge.asr.laser import LaserRubric, classify_words, rubric_align, score, summarize
+from voxjudge.asr.laser import LaserOptions, LaserRubric, classify_words, rubric_align, run_laser, score, summarize
 from voxjudge.asr.laser.fold import fold
 from voxjudge.asr.laser.lang import detect_language, numbers_equal
 from voxjudge.asr.laser.llm_judges import check_sentence_answer, llm_label_pairs, score_with_llm
@@ -268,3 +268,18 @@ def test_scores_are_floored_at_zero_in_both_paths_and_the_penalty_kept():
     streamed = run_laser(refs, hyps, options=LaserOptions(lang="en"))
     assert [u["laser"] for u in streamed.records] == [0.0, 1.0]
     assert streamed.records[0]["penalty"] == whole[0].penalty
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", None])
+def test_an_initialism_with_and_without_its_dots_is_an_abbreviation(lang):
+    """Whisper writes p.m. where others write pm: the same letters, no penalty, in any language
+    (it used to be too short to excuse: major)."""
+    refs = ["call me at 5 pm", "it is 5 a.m.", "the U.S. army", "a PhD student", "e.g. this"]
+    hyps = ["call me at 5 p.m.", "it is 5 am", "the US army", "a Ph.D. student", "eg this"]
+    result = run_laser(refs, hyps, options=LaserOptions(lang=lang))
+    for u in result.records:
+        (pair,) = [p for p in u["pairs"] if p["ref"] != p["hyp"]]
+        assert (pair["label"], pair["error_type"], u["laser"]) == ("no_penalty", "abbreviation", 1.0), pair
+    # other letters are still another word
+    other = run_laser(["at 5 pm"], ["at 5 p.n."], options=LaserOptions(lang="en")).records[0]
+    assert other["laser"] < 1.0

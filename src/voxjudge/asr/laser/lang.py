@@ -306,12 +306,24 @@ def _colloquial(lang: str) -> frozenset[frozenset[str]]:
     return frozenset(frozenset((fold_phrase(x), fold_phrase(y))) for x, y in COLLOQUIAL.get(lang, []))
 
 
+# an initialism written with dots (p.m., a.m., e.g., U.S., Ph.D.): letters, a dot between each group
+_DOTTED = re.compile(r"[^\W\d_]{1,3}(?:\.[^\W\d_]{1,3})+\.?")
+
+
+def dotted_initialism(folded: str) -> bool:
+    """``p.m.``, ``u.s.``, ``ph.d.``: what may stand for the same letters without its dots."""
+    return "." in folded and _DOTTED.fullmatch(folded) is not None
+
+
 def abbreviation_equal(a: str, b: str, lang: str) -> bool:
-    table = _abbreviations(lang)
-    if not table:
-        return False
+    """A word and its abbreviation (the language's list), or an initialism with and without its
+    dots (``p.m.``/``pm``), in any language."""
     fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
-    return table.get(fa) == fb or table.get(fb) == fa
+    for dotted, plain in ((fa, fb), (fb, fa)):
+        if "." not in plain and dotted_initialism(dotted) and dotted.replace(".", "") == plain:
+            return True
+    table = _abbreviations(lang)
+    return bool(table) and (table.get(fa) == fb or table.get(fb) == fa)
 
 
 @lru_cache(maxsize=16)

@@ -48,6 +48,7 @@ from voxjudge.asr.laser.lang import (
     as_number,
     colloquial_equal,
     contraction_equal,
+    dotted_initialism,
     fold,
     fold_words,
     has_function_word,
@@ -302,9 +303,9 @@ def rule_chain(ref: tuple[str, ...], hyp: tuple[str, ...], lang: str, conv: Conv
 def _word_facts(word: str, lang: str) -> tuple:
     """What the rule gates ask of one word, once per word: (fold, case-and-punctuation-free form,
     marks, script, joined form, stems of the fold, fold with doubled letters single, listed as an
-    abbreviation or colloquial form, fold is ASCII)."""
+    abbreviation or colloquial form or a dotted initialism, fold is ASCII)."""
     f = fold(word)
-    listed = f.rstrip(".") in _abbreviations(lang) or f in _colloquial_phrases(lang)
+    listed = f.rstrip(".") in _abbreviations(lang) or f in _colloquial_phrases(lang) or dotted_initialism(f)
     return (
         f,
         _plain(word),
