@@ -92,6 +92,18 @@ def test_score_with_an_llm_judge_sends_only_the_mismatched_pair_and_applies_its_
     assert code == 0 and s["llm"]["sent_to_model"] == 1 and s["laser_micro"] == pytest.approx(1 - 1 / 6)
 
 
+def test_embedder_with_an_llm_judge_is_refused_naming_every_offline_judge(capsys, tmp_path):
+    """The --help says so too: SemDist in asr score goes with default, rules and model:PATH."""
+    (tmp_path / "r.txt").write_text("the cat sat\n")
+    (tmp_path / "h.txt").write_text("the bat sat\n")
+    files = ["--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt")]
+    code = main(["asr", "score", *files, "--judge", "fake/x", "--embedder", "fake/hash", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--embedder goes with the offline judges (default, rules, model:PATH)" in err
+    assert main(["asr", "score", *files, "--judge", "rules", "--embedder", "fake/hash", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embedder"].startswith("fake/hash")
+
+
 def test_classify_csv_to_stdout(capsys, tmp_path):
     path = tmp_path / "pairs.tsv"
     # two languages in one file: a lang column says which (without one the file has one language)

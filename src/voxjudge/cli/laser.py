@@ -77,7 +77,8 @@ def register(cmds) -> None:
         purpose="SemDist per utterance and laser_calibrated with meaning",
         note="; the shipped laser_calibrated was fitted with 'default' only, so any other embedder needs "
         "--calibration FILE fitted with it ('asr train --ratings ... --embedder SPEC --out FILE') or --judge "
-        "rules (SemDist without laser_calibrated)",
+        "rules (SemDist without laser_calibrated); with the offline judges only (default, rules, model:PATH): "
+        "an LLM judge reads the meaning itself",
         texts=AS_GIVEN + " (as in asr metrics and asr compare)",
     )
     p.add_argument(

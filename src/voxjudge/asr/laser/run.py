@@ -256,10 +256,14 @@ def _run(
         return _streamed(
             paired, judge, rubric, options, settings, human, progress, sink, keep, people, semdist, calibration
         )
-    for name, what in (("embedder", "an LLM judge reads the meaning itself"), ("calibration", "an LLM judge has none")):
+    for name, judges, what in (
+        ("embedder", "default, rules, model:PATH", "an LLM judge reads the meaning itself"),
+        ("calibration", "default, model:PATH", "an LLM judge has none"),
+    ):
         if getattr(options, name):
             raise InputError(
-                f"{{{name}}} goes with the offline judges (default, model:PATH); {what}", options={name: f"{name}="}
+                f"{{{name}}} goes with the offline judges ({judges}); {what}",
+                options={name: f"{name}="},
             )
     if paired is not None:
         ids, references, hypotheses = (list(c) for c in zip(*paired)) if len(paired) else ([], [], [])
