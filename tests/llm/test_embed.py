@@ -254,3 +254,11 @@ def test_ctrl_c_cancels_the_pending_work_before_the_loop_is_closed():
     assert not [t for t in asyncio.all_tasks(embedder._loop) if not t.done()]
     embedder.close()  # the same loop still closes cleanly
     assert embedder._loop is None
+
+
+def test_default_in_any_case_is_the_default_embedder():
+    from voxjudge.llm.embed_registry import parse_embedder_spec
+
+    want = parse_embedder_spec("default?prefix=passage")
+    assert parse_embedder_spec("DEFAULT?prefix=passage") == want == parse_embedder_spec(" Default?prefix=passage")
+    assert parse_embedder_spec("DEFAULT").model == "multilingual-e5-small"

@@ -197,7 +197,7 @@ def cached_model(judge: str) -> tuple[str, str]:
     from voxjudge.llm.embed_registry import DEFAULT
 
     text = judge.strip()
-    if text == "default" or text.startswith("default?"):
+    if text.partition("?")[0].lower() == "default":
         text = DEFAULT + text[len("default") :]
     provider, _, model = text.partition("?")[0].partition("/")
     return provider.lower(), model

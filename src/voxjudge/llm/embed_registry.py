@@ -92,7 +92,7 @@ def parse_embedder_spec(spec: str, base_url: str | None = None) -> JudgeSpec:
     """``default``, ``e5/multilingual-e5-small``, ``openai/<model>`` (+ ``base_url``),
     ``gemini/<model>``, ``fake/<name>``, each optionally with ``?option=value&...``."""
     text = spec.strip()
-    if text == "default" or text.startswith("default?"):
+    if text.partition("?")[0].lower() == "default":  # in any case, as "none" is
         text = DEFAULT + text[len("default") :]
     provider, sep, rest = text.partition("/")
     if not sep or not rest:
