@@ -289,3 +289,13 @@ def test_cached_vectors_of_two_sizes_are_a_clear_error(tmp_path):
     cache.close()
     with pytest.raises(ConfigError, match="vectors of 2 and 4 dimensions for fake/hash.*: the model behind that name"):
         e.embed(["a", "b"])
+
+
+def test_what_reads_as_too_large():
+    from voxjudge.llm.errors import PermanentError, TransientError
+    from voxjudge.llm.providers.embed_http import too_large
+
+    assert too_large(PermanentError("openai: HTTP 400: too many inputs: 64 > 16", status=400))  # a count cap
+    assert too_large(PermanentError("openai: HTTP 413: Payload Too Large", status=413))
+    assert not too_large(TransientError("openai: HTTP 504: upstream server took too long to respond", status=504))
+    assert not too_large(TransientError("openai: HTTP 429: too many requests", status=429))

@@ -32,7 +32,8 @@ from voxjudge.llm.usage import estimate_tokens
 
 SERVER = "embedder_base_url"  # the setting that points an embedder at a local server (its own flag)
 _TOO_LARGE = re.compile(
-    r"too (large|long|big)|exceeds? (the )?(maximum|max|context|batch)|maximum context length|physical batch size",
+    r"too (large|long|big)|exceeds? (the )?(maximum|max|context|batch)|maximum context length|physical batch size"
+    r"|too many (inputs|texts|items|strings)",  # a cap on the count, said with a 400
     re.I,
 )
 
