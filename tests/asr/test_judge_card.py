@@ -166,7 +166,19 @@ def test_records_and_coverage_keep_every_rated_hypothesis_while_the_work_is_done
     assert [r["id"] for r in records] == [r.id for r in ratings]
     assert {r["source"] for r in records} == {"ratings"} and [r["lang"] for r in records] == ["en"] * 6
     assert [r["system"] for r in records] == ["a", None, None, None, None, "b"]
-    assert set(records[0]) == {"source", "id", "system", "lang", "reference", "hypothesis", "WER", "CER", "LASER x"}
+    assert set(records[0]) == {
+        "source",
+        "id",
+        "system",
+        "lang",
+        "reference",
+        "hypothesis",
+        "human",
+        "WER",
+        "CER",
+        "LASER x",
+    }
+    assert [r["human"] for r in records] == [r.score for r in ratings]  # what the card compared with
     assert all(c == {"scored": 6, "total": 6} for c in card.summary["coverage"].values())
     assert card.summary["ratings"]["items"] == card.total // len(card.metrics) == 6
 
@@ -176,6 +188,8 @@ def test_preference_records_are_each_side_of_each_triplet():
     records = card.records
     assert len(records) == 2 * len(PREFS) == card.summary["coverage"]["WER"]["total"]
     assert [(r["triplet"], r["side"]) for r in records[:2]] == [(1, "a"), (1, "b")]
+    p = PREFS[0]
+    assert [(r["votes"], r["votes_other"]) for r in records[:2]] == [(p.votes_a, p.votes_b), (p.votes_b, p.votes_a)]
     assert "id" not in records[0]  # no column nobody has
 
 

@@ -95,7 +95,7 @@ def test_card_on_the_shipped_examples_matches_independent_oracles(human, capsys,
     ] + [(r.reference, r.hypothesis) for r in ratings]
     assert set(records[0]) == {
         *("source", "id", "system", "lang", "triplet", "line", "side", "reference", "hypothesis"),
-        *("WER", "CER", "LASER default", "LASER default calibrated"),
+        *("human", "votes", "votes_other", "WER", "CER", "LASER default", "LASER default calibrated"),
     }
     rated = [r for r in records if r["source"] == "ratings"]
     assert [r["id"] for r in rated] == [r.id for r in ratings] and rated[0]["system"] == "mms"

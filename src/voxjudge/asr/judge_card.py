@@ -65,6 +65,8 @@ def label(m: Metric) -> str:
 
 # the identity columns of a card's rows, in the order the records give them
 ROW_KEYS = ("source", "id", "system", "lang", "triplet", "line", "side", "reference", "hypothesis")
+# and what people said of it: a rating's score (the file's scale), a side's votes and its rival's
+HUMAN_KEYS = ("human", "votes", "votes_other")
 
 
 @dataclass
@@ -86,9 +88,10 @@ class JudgeCard:
     @property
     def records(self) -> list[dict[str, Any]]:
         """One record per row (each rated hypothesis, each side of each preference triplet): its id
-        (system and lang where the ratings give them), texts, and every metric's own value (WER, not
-        1 - WER; None: unscored). Every record has the same columns."""
-        columns = [k for k in ROW_KEYS if any(k in row for row in self.rows)]
+        (system and lang where the ratings give them), texts, what people said (``human``: the
+        rating; ``votes``, ``votes_other``: the side's votes and its rival's), and every metric's
+        own value (WER, not 1 - WER; None: unscored). Every record has the same columns."""
+        columns = [k for k in (*ROW_KEYS, *HUMAN_KEYS) if any(k in row for row in self.rows)]
         return [
             {k: row.get(k) for k in columns}
             | {m.name: m.values[(row["reference"], row["hypothesis"])] for m in self.metrics}
@@ -140,13 +143,16 @@ def card_rows(
     rows: list[dict[str, Any]] = []
     for k, p in enumerate(preferences, 1):
         where = {"triplet": k} | ({"line": p.line} if p.line is not None else {})
-        for side, hyp in (("a", p.hyp_a), ("b", p.hyp_b)):
-            rows.append({"source": "preferences", **where, "side": side, "reference": p.reference, "hypothesis": hyp})
+        for side, hyp, votes, other in (("a", p.hyp_a, p.votes_a, p.votes_b), ("b", p.hyp_b, p.votes_b, p.votes_a)):
+            rows.append(
+                {"source": "preferences", **where, "side": side, "reference": p.reference, "hypothesis": hyp}
+                | {"votes": votes, "votes_other": other}
+            )
     for r in ratings:
         known = {"system": (systems or {}).get(r.id), "lang": r.lang}
         rows.append(
             {"source": "ratings", "id": r.id, **{k: v for k, v in known.items() if v}}
-            | {"reference": r.reference, "hypothesis": r.hypothesis}
+            | {"reference": r.reference, "hypothesis": r.hypothesis, "human": r.score}
         )
     return rows
 
