@@ -106,6 +106,17 @@ def test_metrics_speakers_from_column(capsys, tmp_path):
     )
     speakers = {s["speaker"]: s for s in json.loads(out)["speakers"]}
     assert speakers["ann"]["wer"] == 0.0 and speakers["bob"]["wer"] == 0.5
+    assert "semdist" not in speakers["ann"]  # no embedder, no SemDist
+    files = ["--ref", str(tmp_path / "r.tsv"), "--hyp", str(tmp_path / "h.tsv"), "--by-speaker"]
+    code, out, _ = run(capsys, "asr", "metrics", *files, "--json", "--embedder", "fake/hash", "--per-utterance")
+    found = json.loads(out)
+    speakers = {s["speaker"]: s for s in found["speakers"]}
+    by_id = {u["id"]: u["semdist"] for u in found["utterances"]}
+    assert speakers["ann"]["semdist"] == 0.0 and speakers["bob"]["semdist"] == pytest.approx(by_id["2"])
+    assert by_id["2"] > 0
+    code, out, _ = run(capsys, "asr", "metrics", *files, "--embedder", "fake/hash")
+    header = next(line for line in out.splitlines() if "utts" in line)
+    assert code == 0 and "SemDist" in header
 
 
 def test_align_output(capsys, tmp_path):

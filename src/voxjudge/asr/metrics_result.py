@@ -127,7 +127,8 @@ class MetricsResult:
         return self.word, self.char
 
     def by_group(self, labels: Sequence[str]) -> dict[str, dict]:
-        """Corpus-level figures per label (e.g. speaker), labels in first-seen order."""
+        """Corpus-level figures per label (e.g. speaker), labels in first-seen order; with an
+        embedder, each group's SemDist too (its utterances' mean, as the corpus figure is)."""
         word, char = self._rows()
         labels = list(labels)
         if len(labels) != len(self.ids):
@@ -145,6 +146,12 @@ class MetricsResult:
                 out[label] = {**_word_rates(w), "utterances_count": len(idx), "ref_words": w.ref_len}
             else:
                 out[label] = {**_char_rates(c), "utterances_count": len(idx)}  # type: ignore[arg-type]
+            if self.semdist is not None:  # the mean over the group's utterances with a distance
+                import numpy as np  # (only with an embedder: the plain metrics import none)
+
+                found = self.semdist.distances[idx]
+                found = found[~np.isnan(found)]
+                out[label]["semdist"] = float(found.mean()) if len(found) else None
         return out
 
 

@@ -31,10 +31,11 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
     out = [table.render()]
     words = "wer" in summary
     shown = [k for k in ("wer", "cer") if k in summary]
+    semdist = "semdist" in summary
     if speakers:
         st = Table(title="Per speaker (corpus level within each speaker)")
         cols = ["speaker", "utts", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
-        for col in (*cols, "sub", "del", "ins"):
+        for col in (*cols, "sub", "del", "ins", *(("SemDist",) if semdist else ())):
             st.add_column(col, justify="left" if col == "speaker" else "right")
         for name, s in speakers.items():
             prefix = "" if words else "char_"
@@ -44,6 +45,7 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
                 str(s["ref_words"] if words else s["ref_chars"]),
                 *(fmt_rate(s[k]) for k in shown),
                 *(str(s[prefix + k]) for k in ("substitutions", "deletions", "insertions")),
+                *((_distance(s["semdist"]),) if semdist else ()),
             )
         out.append(st.render())
     if utterances:
@@ -51,7 +53,6 @@ def render_metrics(summary, result, unit, ref_path, hyp_path, utterances, speake
         cols = ["id", "ref words" if words else "ref " + unit_name, *(k.upper() for k in shown)]
         for col in (*cols, "hits", "sub", "del", "ins"):
             ut.add_column(col, justify="left" if col == "id" else "right")
-        semdist = "semdist" in summary
         if semdist:
             ut.add_column("SemDist", justify="right")
         prefix = "" if words else "char_"
