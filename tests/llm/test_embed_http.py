@@ -299,3 +299,13 @@ def test_what_reads_as_too_large():
     assert too_large(PermanentError("openai: HTTP 413: Payload Too Large", status=413))
     assert not too_large(TransientError("openai: HTTP 504: upstream server took too long to respond", status=504))
     assert not too_large(TransientError("openai: HTTP 429: too many requests", status=429))
+
+
+@pytest.mark.parametrize("fault", ["garbage", "malformed"])
+def test_a_body_that_is_not_json_is_retried_through_the_sdk_too(server, fault):
+    """The SDK handed a text/html body back as a str (a traceback) and failed a broken JSON body
+    without a retry; both transports now retry it."""
+    server.faults = [fault]
+    r = embedder(server, "openai/nomic-embed?transport=sdk").embed(DISTINCT)
+    check(r, DISTINCT)
+    assert r.failed == {} and r.usage["retries"] == 1 and server.count("openai-embed") == 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from typing import Any
 
 from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, int_option
@@ -133,9 +134,15 @@ class OpenAIEmbedBackend:
             else:
                 try:
                     response = await self.client.embeddings.create(**payload)
+                except ValueError as exc:  # a body that is not JSON (JSONDecodeError): as the http transport, retried
+                    raise TransientError(f"openai: the server's answer is not JSON ({exc})") from None
                 except Exception as exc:
                     raise classify(exc, "openai", str(self.client.base_url)) from exc
-                data = response.model_dump(mode="json")
+                if not hasattr(response, "model_dump"):  # the SDK hands a non-JSON body back as text
+                    raise TransientError("openai: the server's answer is not JSON")
+                with warnings.catch_warnings():  # pydantic warns of fields of an unexpected type (base64
+                    warnings.simplefilter("ignore")  # vectors): the checks below say what is wrong, once
+                    data = response.model_dump(mode="json")
         except (PermanentError, TransientError) as e:
             if too_large(e):
                 raise TooLarge(str(e), status=e.status) from None
