@@ -207,3 +207,17 @@ def test_compute_metrics_ids_are_strings_as_run_laser_makes_them():
     assert [u["id"] for u in result.per_utterance()] == ["0", "1"]
     with pytest.raises(InputError, match=r"ids\[0\] is None"):
         compute_metrics(["a"], ["a"], ids=[None])
+
+
+@pytest.mark.parametrize("code", ["xx", "zz-ZZ", "qq_QQ"])
+def test_a_code_no_registry_has_is_refused(code):
+    """--lang xx used to get the generic profile as a 'given' language; it is no language."""
+    with pytest.raises(InputError, match="is not a BCP-47/ISO 639 code"):
+        LaserOptions(lang=code)
+
+
+@pytest.mark.parametrize(
+    "code, canonical", [("sw", "sw"), ("sw-KE", "sw"), ("EN_us", "en"), ("und", "und"), ("ckb", "ckb")]
+)
+def test_registered_codes_pass_as_their_primary_subtag(code, canonical):
+    assert LaserOptions(lang=code).lang == canonical

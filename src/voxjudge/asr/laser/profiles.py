@@ -94,30 +94,32 @@ _OTHER_VOTES = 2
 # danda (and the bar written for it)
 _SENTENCE_MARKS = '.,;:!?"()\u060c\u061f\u06d4\u0964\u0965|'
 _SCRIPT_VOTES = {
-    "DEVANAGARI": {
-        "hi": "है हैं और के में को से नहीं यह वह भी था थे थी कि लिए",
-        "mr": "आहे आहेत आणि नाही आम्ही तुम्ही आपण मध्ये साठी झाले त्याचा त्याची त्यांच्या",
-        "ne": "छ छन् र पनि लाई भएको गरेको थियो हुन्छ गर्न",
-    },
-    "ARABIC": {
-        "ar": "في على إلى الى أن ان التي الذي هذا هذه كان لا هو هي عن مع ثم",
-        "fa": "در از که این را است برای شد بود یک می",
-        "ur": "کے ہے میں اور سے کو نے یہ کہ ہیں تھا بھی کا",
-    },
-}
-_SCRIPT_VOTES = {
     script: {lang: frozenset(words.split()) for lang, words in langs.items()}
     for script, langs in _SHARED_SCRIPT_VOTES.items()
 }
+# codes taken without looking them up in the registry (``canonical``)
+_KNOWN = frozenset(
+    {*OWN, *SCRIPT_LANG.values(), *_LATIN_VOTES, *(lang for langs in _SHARED_SCRIPT_VOTES.values() for lang in langs)}
+    | {UNDETERMINED}
+)
 
 
 def canonical(code: str) -> str:
     """The primary subtag of a BCP-47/ISO 639 code, lower case (``fr-CA`` -> ``fr``); bad input
     raises ``InputError``."""
     c = str(code).strip()
-    if not _CODE.match(c):
+    primary = c.replace("_", "-").split("-")[0].lower()
+    if not _CODE.match(c) or (primary not in _KNOWN and not _registered(c.replace("_", "-"))):
         raise InputError(f"language {code!r} is not a BCP-47/ISO 639 code (examples: en, fr, ar, hi, zh-Hans)")
-    return c.replace("_", "-").split("-")[0].lower()
+    return primary
+
+
+def _registered(tag: str) -> bool:
+    """A tag of the IANA registry (langcodes, wordfreq's own dependency): ``xx`` is refused, ``sw``,
+    ``und`` and ``qaa`` pass. Loaded only for codes past the ones the detector knows (~90 ms)."""
+    import langcodes
+
+    return langcodes.tag_is_valid(tag)
 
 
 def script_name(ch: str) -> str | None:
