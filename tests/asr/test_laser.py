@@ -274,12 +274,13 @@ def test_scores_are_floored_at_zero_in_both_paths_and_the_penalty_kept():
 def test_an_initialism_with_and_without_its_dots_is_an_abbreviation(lang):
     """Whisper writes p.m. where others write pm: the same letters, no penalty, in any language
     (it used to be too short to excuse: major)."""
-    refs = ["call me at 5 pm", "it is 5 a.m.", "the U.S. army", "a PhD student", "e.g. this"]
-    hyps = ["call me at 5 p.m.", "it is 5 am", "the US army", "a Ph.D. student", "eg this"]
+    refs = ["call me at 5 pm", "it is 5 a.m.", "the U.S. army", "a PhD student", "e.g. this", "at 5 PM", "पी.एम. आए"]
+    hyps = ["call me at 5 p.m.", "it is 5 am", "the US army", "a Ph.D. student", "eg this", "at 5 p.m.", "पीएम आए"]
     result = run_laser(refs, hyps, options=LaserOptions(lang=lang))
     for u in result.records:
         (pair,) = [p for p in u["pairs"] if p["ref"] != p["hyp"]]
         assert (pair["label"], pair["error_type"], u["laser"]) == ("no_penalty", "abbreviation", 1.0), pair
-    # other letters are still another word
-    other = run_laser(["at 5 pm"], ["at 5 p.n."], options=LaserOptions(lang="en")).records[0]
-    assert other["laser"] < 1.0
+    # other letters are still another word, and so is a word that spells an initialism's letters
+    refs, hyps = ["at 5 pm", "tell us", "do it", "say no"], ["at 5 p.n.", "tell U.S.", "do I.T.", "say N.O."]
+    for u in run_laser(refs, hyps, options=LaserOptions(lang="en")).records:
+        assert u["laser"] < 1.0, u["pairs"]

@@ -112,7 +112,7 @@ def test_a_malformed_answer_is_asked_again_text_by_text(server, fault):
 
 
 def test_a_text_that_keeps_failing_is_unscored_with_the_reason(server):
-    server.faults = ["wrong_count", "ok", "ok", "nan"]  # the batch, then its first and last, then "b"
+    server.faults = ["wrong_count", "ok", "nan"]  # the batch, then each text alone
     r = embedder(server).embed(["a", "b", "c"])
     assert r.failed == {1: "openai: NaN or infinite values in the vectors"}
     assert np.isnan(r.vectors[1]).all() and not np.isnan(r.vectors[[0, 2]]).any()
@@ -228,22 +228,50 @@ def test_a_server_that_keeps_failing_stops_the_run_without_asking_text_by_text(s
     assert server.count("openai-embed") == 3
 
 
-def test_a_request_level_400_is_not_sent_once_per_text(server):
-    """Every request refused alike (vLLM's error body, whose message is read): the batch's first
-    and last texts are asked alone, then the others fail with the same reason unsent."""
-    server.faults = ["vllm_400"] * 3
+def test_a_request_level_400_reads_the_servers_message(server):
+    """vLLM's error body has no "error" object: its message is read (it was "None"). With every
+    text refused, each is asked alone once (a 400 is not retried), and each fails with it."""
+    server.faults = ["vllm_400"] * 11
     texts = [f"text {k}" for k in range(10)]
     r = embedder(server).embed(texts)
-    assert server.count("openai-embed") == 3
-    assert set(r.failed) == set(range(10))
+    assert server.count("openai-embed") == 11 and set(r.failed) == set(range(10))
     assert all("does not support matryoshka" in why for why in r.failed.values()), r.failed
+
+
+def test_texts_that_fail_alone_leave_the_good_ones_between_them_scored():
+    """A batch spoilt by its first and last texts: each is asked alone, the good ones scored."""
+    e = open_embedder("fake/hash?reject=BAD", cache=False)
+    _OPENED.append(e)
+    r = e.embed(["BAD one", "good a", "good b", "good c", "BAD two"])
+    assert sorted(r.failed) == [0, 4] and not np.isnan(r.vectors[1:4]).any()
+
+
+def test_a_stop_is_for_that_run_only(server):
+    """A server that kept failing stops one embed(); the embedder still works when it recovers."""
+    e = embedder(server)
+    e.retry.max_retries = 1
+    server.faults = ["503", "503"]
+    with pytest.raises(Unreachable, match="kept failing: gave up after 2 attempts"):
+        e.embed(["one text", "another"])
+    r = e.embed(["one text", "another"])
+    assert r.failed == {}
+
+
+def test_a_batch_that_times_out_is_halved_once(server):
+    server.faults = ["timeout", "ok", "ok"]
+    server.slow_seconds = 5
+    e = embedder(server)
+    e.retry.max_retries, e.timeout = 0, 0.5
+    r = e.embed(DISTINCT)
+    check(r, DISTINCT)
+    assert r.failed == {} and [len(b["input"]) for _, b in server.requests] == [5, 2, 3]
 
 
 def test_retry_after_unreadable_backs_off_and_a_days_wait_stops_at_once(server):
     server.faults = ["429_soon"]
     r = embedder(server).embed(DISTINCT)
     assert r.failed == {} and r.usage["retries"] == 1
-    server.faults = ["429_day"]
+    server.faults = ["429_day"]  # a day's wait: the call gives up at once and says so
     with pytest.raises(Unreachable, match="the server asks to wait 86,400 s before a retry"):
         embedder(server).embed(["another text"])
     assert server.count("openai-embed") == 3
@@ -261,13 +289,15 @@ def test_a_server_without_usage_is_billed_by_estimate(tmp_path, server):
     e = fast(open_embedder("openai/text-embedding-3-small", base_url=server.url + "/v1", cache=False))
     _OPENED.append(e)
     r = e.embed(DISTINCT)
-    assert r.usage["input_tokens"] > 0 and r.usage["cost_usd"] > 0
+    from voxjudge.llm.usage import estimate_tokens
+
+    assert r.usage["input_tokens"] == sum(map(estimate_tokens, DISTINCT)) and r.usage["cost_usd"] > 0
 
 
 @pytest.mark.parametrize("fault", ["strings", "dimensions"])
 def test_vectors_not_of_numbers_or_not_of_the_asked_size_are_refused(server, fault):
     if fault == "strings":
-        server.faults = ["strings"] * 3
+        server.faults = ["strings"] * 4
         e, why = embedder(server), "not a numeric matrix"
     else:
         e, why = embedder(server, "openai/nomic-embed?dimensions=4"), "asked for 4 dimensions, answered 16"

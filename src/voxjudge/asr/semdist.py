@@ -8,9 +8,10 @@ cosine is their dot product). 0 is the same meaning; it grows as the meaning dri
 Before embedding, both sides are NFC with runs of white space as one space, Arabic tashkeel
 and tatweel removed (they are optional in writing, and ASR output rarely has them; an encoder
 would read a vowelled reference as another text), invisible characters removed (zero-width
-space, ZWJ/ZWNJ, word joiner, BOM, soft hyphen) after Malayalam's old chillu spelling (consonant
-+ virama + ZWJ) is written as the atomic chillu letter (the same letter), and a text without a letter or digit in any
-script (only punctuation or symbols) is empty, as LASER reads it (and the error rates with
+space, ZWJ/ZWNJ, word joiner, BOM, soft hyphen, direction marks and isolates, variation
+selectors) after Malayalam's old chillu spelling (consonant + virama + ZWJ) is written as the
+atomic chillu letter (the same letter), and a text without a letter or digit in any script
+(only punctuation or symbols) is empty, as LASER reads it (and the error rates with
 ``--normalize`` removing punctuation; a bare "." was closer in meaning to a sentence than wrong
 words were). Then:
 
@@ -54,8 +55,16 @@ _CHILLU = {
     "\u0d33": "\u0d7e",
     "\u0d15": "\u0d7f",
 }
-# invisible: zero-width space, (non-)joiners, word joiner, byte-order mark, soft hyphen
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# invisible: zero-width space, (non-)joiners, word joiner, byte-order mark, soft hyphen, the
+# direction marks and embeddings/isolates, variation selectors
+_INVISIBLE = dict.fromkeys(
+    [
+        *map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u061c"),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+    + [*range(0xFE00, 0xFE10)]
+)
 
 
 def semdist_text(text: str) -> str:

@@ -249,7 +249,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
                 print_json(out)
                 return 0
             print(f"removed {removed} cached responses and vectors from {path}")
-            if args.judge and "?" in args.judge:
+            if args.judge and "?" in args.judge and removed:
                 print("(the cache keeps a model's entries together: every option's of this model were removed)")
             if args.judge and not removed:
                 stats = cache.stats()

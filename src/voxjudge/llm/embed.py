@@ -44,7 +44,7 @@ from voxjudge.llm.embed_registry import (
     create_embed_backend,
     parse_embedder_spec,
 )
-from voxjudge.llm.errors import BudgetExceeded, ConfigError, PermanentError, TransientError, Unreachable
+from voxjudge.llm.errors import BudgetExceeded, ConfigError, LLMError, PermanentError, TransientError, Unreachable
 from voxjudge.llm.records import RecordLog
 from voxjudge.llm.retry import RetriedCalls, RetryPolicy
 from voxjudge.llm.secrets import redact
@@ -257,7 +257,7 @@ class Embedder(RetriedCalls):
                 progress(done, total)
 
         queue = iter(batches)
-        stopped: list[BudgetExceeded] = []
+        stopped: list[LLMError] = []
 
         async def worker() -> None:
             for batch in queue:
@@ -265,13 +265,16 @@ class Embedder(RetriedCalls):
                     return
                 try:
                     await one(batch)
-                except BudgetExceeded as e:  # no new call; those in flight finish and are cached
-                    stopped.append(e)
+                except (BudgetExceeded, Unreachable) as e:  # no new call; those in flight
+                    stopped.append(e)  # finish and are cached
                     return
 
         await asyncio.gather(*(worker() for _ in range(min(len(batches), self.concurrency * 2))))
         if stopped:  # said once the calls in flight have finished: what they spent is counted
-            raise BudgetExceeded(self._budget_message()) if self.max_cost is not None else stopped[0]
+            first = stopped[0]
+            if isinstance(first, BudgetExceeded) and self.max_cost is not None:  # (a Ray worker's ledger is the
+                raise BudgetExceeded(self._budget_message())  # cluster's: its own message stands)
+            raise first
         return found, reasons
 
     def estimate(self, texts: Sequence[str]) -> dict[str, Any]:
@@ -304,9 +307,14 @@ class Embedder(RetriedCalls):
 
     # ---- one batch -------------------------------------------------------------------------------
 
-    async def embed_batch(self, texts: list[str]) -> tuple[dict[int, np.ndarray], dict[int, str]]:
+    async def embed_batch(
+        self, texts: list[str], *, after_timeout: bool = False
+    ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
         """Unit vectors of one batch by position, and why the others failed: halved when too
-        large, asked one text at a time when the batch fails otherwise. Not cached here."""
+        large (or, once, when it timed out), asked one text at a time when the batch fails
+        otherwise. Not cached here. Raises ``Unreachable`` when retries ran out on anything else
+        (429, 5xx): asking each text again, each with every retry, would only multiply the wait
+        (the run stops; a rerun resumes from the cache)."""
         try:
             return {j: v for j, v in enumerate(await self._call(texts))}, {}
         except TooLarge as e:
@@ -318,23 +326,23 @@ class Embedder(RetriedCalls):
         except (Unreachable, ConfigError, BudgetExceeded):
             raise  # every later call would fail the same way: the run stops
         except TransientError as e:
-            # Retried to the end (429, 5xx, timeouts): the server is not serving, and asking each
-            # text again, each with every retry, would multiply the wait. The run stops; a rerun
-            # resumes from the cache.
-            self.unreachable = self.unreachable or f"{self.model_spec.name} kept failing: {redact(str(e))}"
-            raise Unreachable(self.unreachable) from None
+            why = redact(str(e))
+            if _timed_out(e) and len(texts) > 1 and not after_timeout:  # a batch too slow: its halves
+                half = len(texts) // 2
+                parts = await asyncio.gather(
+                    self.embed_batch(texts[:half], after_timeout=True),
+                    self.embed_batch(texts[half:], after_timeout=True),
+                )
+                return _joined(parts, [0, half])
+            raise Unreachable(f"{self.model_spec.name} kept failing: {why}") from None
         except PermanentError as e:
             why = redact(str(e))
             if len(texts) == 1:
                 return {}, {0: why}
-            # One text may have spoilt the batch: each is asked alone. But when the first and the
-            # last fail alike, so does every request (an option the server refuses, an answer it
-            # cannot give): the others are not sent.
-            ends = await asyncio.gather(self.embed_batch(texts[:1]), self.embed_batch(texts[-1:]))
-            if all(why_one.get(0) == why for _, why_one in ends):
-                return {}, dict.fromkeys(range(len(texts)), why)
-            middle = await asyncio.gather(*(self.embed_batch([t]) for t in texts[1:-1]))
-            return _joined([ends[0], *middle, ends[1]], list(range(len(texts))))
+            # One text may have spoilt the batch: each is asked alone (one request each, not
+            # retried: a refusal of every request alike costs a quick request per text).
+            parts = await asyncio.gather(*(self.embed_batch([t]) for t in texts))
+            return _joined(parts, list(range(len(texts))))
 
     async def _call(self, texts: list[str]) -> np.ndarray:
         tokens = sum(estimate_tokens(t) for t in texts)
@@ -445,6 +453,10 @@ class Embedder(RetriedCalls):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _timed_out(error: TransientError) -> bool:
+    return error.status is None and "no answer within" in str(error)
 
 
 def _joined(parts: Sequence[tuple[dict[int, np.ndarray], dict[int, str]]], offsets: list[int]) -> tuple[dict, dict]:

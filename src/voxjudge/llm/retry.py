@@ -2,7 +2,7 @@
 
 ``RetryPolicy`` says how long to wait; ``RetriedCalls`` (the part of ``Judge`` that makes one
 backend call) says whether to try again: transient errors (429, 5xx, timeouts) back off and
-retry (but not when the server asks for a longer wait than ``max_delay``); a permanent error,
+retry (but not when the server asks for a longer wait than ``max_retry_after``); a permanent error,
 or a 500 repeated word for word, is not retried; 401/403/404 and a URL
 no request can go to (``UnusableURL``) stop the run; a server that cannot be reached gets two
 quick retries, then every later call fails at once.
@@ -46,13 +46,16 @@ class RetryPolicy:
     max_retries: int = 6
     base_delay: float = 1.0
     max_delay: float = 60.0
+    # the longest Retry-After waited out (a minute or a few of rate limiting); a longer one (a
+    # daily quota's) is not sat through in silence: the call gives up at once and says so
+    max_retry_after: float = 300.0
     rng: random.Random = field(default_factory=lambda: random.Random(0), repr=False)
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
         if retry_after is not None:
             # The server said when; add a little jitter so parallel workers do not stampede.
-            return min(self.max_delay, retry_after) * (1 + 0.1 * self.rng.random())
+            return min(self.max_retry_after, retry_after) * (1 + 0.1 * self.rng.random())
         ceiling = min(self.max_delay, self.base_delay * 2**attempt)
         return ceiling / 2 + self.rng.random() * ceiling / 2  # "equal jitter"
 
@@ -126,8 +129,8 @@ class RetriedCalls:
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
         for name, rate in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
-            if rate is not None and not rate > 0:  # (NaN too)
-                raise ConfigError(f"{{{name}}} must be above 0 (got {rate:g})", options={name: name})
+            if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0):
+                raise ConfigError(f"{{{name}}} must be a number above 0 (got {rate!r})", options={name: name})
         self.limiter = RateLimiter(requests_per_minute, tokens_per_minute)
         self.concurrency = concurrency
         self._slots = None
@@ -210,7 +213,7 @@ class RetriedCalls:
             previous = message
             # A server that asks for a longer wait than a retry makes (a daily quota) is not waited
             # out a minute at a time in silence: the run is told at once.
-            if error.retry_after is not None and error.retry_after > self.retry.max_delay:
+            if error.retry_after is not None and error.retry_after > self.retry.max_retry_after:
                 message = f"the server asks to wait {error.retry_after:,.0f} s before a retry: {message}"
                 final = True
             else:
@@ -229,7 +232,8 @@ class RetriedCalls:
                 )
             if final:
                 self.meter.failures += 1
-                raise TransientError(f"gave up after {attempt + 1} attempts: {message}", status=error.status)
+                tries = f"{attempt + 1} attempt" + ("s" if attempt else "")
+                raise TransientError(f"gave up after {tries}: {message}", status=error.status)
             self.meter.retries += 1
             await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
             attempt += 1

@@ -10,6 +10,7 @@ fold (``fold.py``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from voxjudge.asr.laser.fold import fold
@@ -306,22 +307,36 @@ def _colloquial(lang: str) -> frozenset[frozenset[str]]:
     return frozenset(frozenset((fold_phrase(x), fold_phrase(y))) for x, y in COLLOQUIAL.get(lang, []))
 
 
-# an initialism written with dots (p.m., a.m., e.g., U.S., Ph.D.): letters, a dot between each group
-_DOTTED = re.compile(r"[^\W\d_]{1,3}(?:\.[^\W\d_]{1,3})+\.?")
-
-
 def dotted_initialism(folded: str) -> bool:
-    """``p.m.``, ``u.s.``, ``ph.d.``: what may stand for the same letters without its dots."""
-    return "." in folded and _DOTTED.fullmatch(folded) is not None
+    """``p.m.``, ``u.s.``, ``ph.d.``, ``पी.एम.``: groups of one to three letters (with their vowel
+    signs) between dots, what may stand for the same letters without them."""
+    groups = folded.removesuffix(".").split(".")
+    return len(groups) > 1 and all(0 < _letters(g) <= 3 for g in groups)
+
+
+def _letters(group: str) -> int:
+    """How many letters ``group`` holds (a vowel sign or other mark goes with its letter); 0 when
+    it holds anything else."""
+    if not all(ch.isalpha() or unicodedata.category(ch)[0] == "M" for ch in group):
+        return 0
+    return sum(ch.isalpha() for ch in group)
+
+
+def _edge_free(word: str) -> str:
+    """``word`` without the punctuation at its ends (inner dots kept)."""
+    return re.sub(r"^[^\w.]+|[^\w.]+$", "", word).strip(".")
 
 
 def abbreviation_equal(a: str, b: str, lang: str) -> bool:
     """A word and its abbreviation (the language's list), or an initialism with and without its
     dots (``p.m.``/``pm``), in any language."""
     fa, fb = fold(a).rstrip("."), fold(b).rstrip(".")
-    for dotted, plain in ((fa, fb), (fb, fa)):
+    for dotted, plain, dotted_raw, plain_raw in ((fa, fb, a, b), (fb, fa, b, a)):
         if "." not in plain and dotted_initialism(dotted) and dotted.replace(".", "") == plain:
-            return True
+            # the letters as written: the same case, or the plain side in capitals (PM, p.m.); not
+            # a word that happens to spell an initialism's letters (us, U.S.; it, I.T.)
+            bare = _edge_free(dotted_raw).replace(".", "")
+            return bare == _edge_free(plain_raw) or _edge_free(plain_raw).isupper()
     table = _abbreviations(lang)
     return bool(table) and (table.get(fa) == fb or table.get(fb) == fa)
 
