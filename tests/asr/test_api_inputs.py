@@ -20,6 +20,7 @@ from voxjudge.errors import InputError
         # a repeated id: records, human scores and semantic distances are found by id
         (lambda: run_laser(["a", "b", "c"], ["a", "b", "c"], ["x", "y", "x"]), "ids\\[2\\] repeats the id 'x'"),
         (lambda: run_laser(["a", "b"], ["a", "b"], [7, "7"]), "ids\\[1\\] repeats the id '7'"),
+        (lambda: run_laser(paired=[("x", "a b", "a b"), ("x", "c", "d")]), "ids\\[1\\] repeats the id 'x'"),
         (lambda: compute_metrics(["a", "b"], ["a"]), "2 references but 1 hypotheses"),
         (lambda: compute_metrics(["a", "b"], ["a", "b"], ["x"]), "1 ids for 2 utterances"),
         (lambda: count_errors(["a"], []), "1 references but 0 hypotheses"),

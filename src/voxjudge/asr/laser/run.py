@@ -204,6 +204,8 @@ def _run(
         ids = unique_ids(string_ids(ids)) if ids is not None else None
     elif len(references) or len(hypotheses) or ids is not None:
         raise InputError("give the utterances once: references, hypotheses and ids, or paired rows")
+    elif isinstance(paired, (list, tuple)):  # rows given in memory (a file's reader refuses repeats itself)
+        unique_ids(string_ids([row[0] for row in paired]))
     if human is not None:
         human = human_scores(human)
     if isinstance(judge, str) and is_offline(judge):  # before any input is read
@@ -408,6 +410,7 @@ def _semdist(paired, options: LaserOptions, progress, before):
         progress=progress,
         before=before,
     )
+    unique_ids(ids)  # (whatever gave the rows: the distances are found by id)
     return {uid: found.value(k) for k, uid in enumerate(ids)}, found
 
 
