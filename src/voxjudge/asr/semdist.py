@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from voxjudge.asr.lang import indic
 from voxjudge.llm.errors import LLMError
 
 
@@ -45,16 +46,9 @@ _TASHKEEL = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 
 
 # Malayalam's chillu letters as Unicode 5.0 wrote them (consonant + virama + ZWJ), the same
-# letter as the atomic chillu of 5.1 (ൻ): one form for both
-_OLD_CHILLU = re.compile("([\u0d23\u0d28\u0d30\u0d32\u0d33\u0d15])\u0d4d\u200d")
-_CHILLU = {
-    "\u0d23": "\u0d7a",
-    "\u0d28": "\u0d7b",
-    "\u0d30": "\u0d7c",
-    "\u0d32": "\u0d7d",
-    "\u0d33": "\u0d7e",
-    "\u0d15": "\u0d7f",
-}
+# letter as the atomic chillu of 5.1 (ൻ): one form for both (the spelling fold's table, inverted)
+_CHILLU = {full[0]: atomic for atomic, full in indic.CHILLU.items()}
+_OLD_CHILLU = re.compile(f"([{''.join(_CHILLU)}])\u0d4d\u200d")
 # invisible: zero-width space, (non-)joiners, word joiner, byte-order mark, soft hyphen, the
 # direction marks and embeddings/isolates, variation selectors
 _INVISIBLE = dict.fromkeys(

@@ -34,7 +34,7 @@ _DEVA_NUKTA_LETTERS = {
     0x5E: 0x2B,
     0x5F: 0x2F,
 }  # क़ ख़ ग़ ज़ ड़ ढ़ फ़ य़ ऩ ऱ ऴ
-_CHILLU = {
+CHILLU = {  # atomic chillu -> consonant + virama (semdist reads the old spelling with it)
     "\u0d7a": "\u0d23\u0d4d",
     "\u0d7b": "\u0d28\u0d4d",
     "\u0d7c": "\u0d30\u0d4d",
@@ -58,7 +58,7 @@ class ScriptFold:
         if "deva" in scripts:
             table.update({0x0900 + src: chr(0x0900 + dst) for src, dst in _DEVA_NUKTA_LETTERS.items()})
         if "mlym" in scripts:
-            table.update({ord(c): full for c, full in _CHILLU.items()})
+            table.update({ord(c): full for c, full in CHILLU.items()})
         self.table = table
         self.nasals = re.compile("|".join(rules))
 
