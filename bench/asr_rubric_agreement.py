@@ -203,7 +203,7 @@ def nested_main(args) -> None:
         found = _load(args.from_json)
     else:
         from voxjudge.asr.semdist import distances_for
-        from voxjudge.llm.embed import open_embedder
+        from voxjudge.llm import open_embedder
 
         rubric = LaserRubric.load()
         ratings_path, hats_path = shipped_data()

