@@ -72,6 +72,9 @@ def test_read_candidate_sets(tmp_path):
     path.write_text(json.dumps({"set_id": "s", "candidates": ["x.wav"]}) + "\n")
     with pytest.raises(InputError, match="at least two candidates"):
         read_candidate_sets(path)
+    path.write_text(json.dumps({"set_id": "s", "candidates": ["x.wav", "y.wav", "./x.wav"]}) + "\n")
+    with pytest.raises(InputError, match="set 's' lists candidate './x.wav' twice \\(candidates 0 and 2\\)"):
+        read_candidate_sets(path)
 
 
 def test_cli_end_to_end_on_examples(examples, tmp_path, capsys):
@@ -167,6 +170,19 @@ def test_cli_end_to_end_on_examples(examples, tmp_path, capsys):
             ["pairwise", "select", "--candidates", "{candidates}", "--base-url", "http://127.0.0.1:9/v1"],
             "--base-url is an LLM judge's server, and the offline acoustic judge calls none",
         ),
+        (  # a run that would measure nothing and look complete
+            ["pairwise", "judge", "--pairs", "{pairs}", "--dimensions", "C3", "--out", "{tmp}/o.jsonl"],
+            "the acoustic judge measures none of C3; it measures C1, C2, C4, L2",
+        ),
+        (
+            ["pairwise", "judge", "--pairs", "{pairs}", "--judge", "fake/prosody?bias=abc", "--out", "{tmp}/o.jsonl"],
+            "fake/prosody: option bias='abc' is not a number",
+        ),
+        (["pairwise", "judge", "--pairs", "{pairs}", "--out", "{pairs}"], "is also an input of this command"),
+        (
+            ["pairwise", "distill", "{tmp}/bad.jsonl", "--pairs", "{pairs}", "--out", "{tmp}/bad.jsonl"],
+            "is also an input of this command",
+        ),
     ],
 )
 def test_cli_bad_input(examples, tmp_path, capsys, argv, message):
@@ -183,3 +199,22 @@ def test_human_labels_accept_any_case(pairs_file):
     assert read_pairs(path, check_audio=False)[0].human == {"overall": "A", "C1": "B", "C2": "tie", "L2": "tie"}
     with pytest.raises(InputError, match='"A", "B" or "tie" \\(any case\\)'):
         read_pairs(pairs_file([{**row, "human": {"overall": "first"}}], "bad.jsonl"), check_audio=False)
+
+
+def test_human_label_keys_any_case_and_unknown_ones_refused(pairs_file):
+    row = {"pair_id": "p", "text": "t", "audio_a": "a.wav", "audio_b": "b.wav"}
+    path = pairs_file([{**row, "human": {"Overall": "a", "c1": "b"}, "human_confident": ["c1"]}])
+    pair = read_pairs(path, check_audio=False)[0]
+    assert pair.human == {"overall": "A", "C1": "B"} and pair.human_confident == ("C1",)
+    cases = [
+        ({"human": {"overall": "A", "C9": "A"}}, "pair 'p': human label 'C9' is neither overall nor a dimension"),
+        ({"human_confident": "C1"}, "pair 'p': human_confident must be a list of dimension ids"),
+        ({"human_confident": ["Z1"]}, "pair 'p': human_confident entry 'Z1' is not a dimension"),
+    ]
+    for extra, message in cases:
+        with pytest.raises(InputError, match=message):
+            read_pairs(pairs_file([{**row, **extra}], "bad.jsonl"), check_audio=False)
+    # a custom rubric's ids are the ones labels may name
+    assert read_pairs(pairs_file([{**row, "human": {"x1": "A"}}], "x.jsonl"), check_audio=False, dimensions=["X1"])[
+        0
+    ].human == {"X1": "A"}

@@ -7,6 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 
+from voxjudge.errors import InputError
 from voxjudge.llm import Judge
 from voxjudge.llm.providers import fake
 from voxjudge.pairwise import LLMPairJudge, Pair, Rubric, accuracy_report, aggregate, run_judgments
@@ -180,9 +181,10 @@ def test_t_statistic_equals_scipy():
     records = []
     diffs = {}
     for k in range(12):
-        for _ in range(4):
+        for j in range(4):
             a, b = float(rng.integers(1, 11)), float(rng.integers(1, 11))
-            records.append({"pair_id": f"p{k}", "raw": {"first": {"C1": a, "C2": b}, "second": {"C1": b, "C2": a + 1}}})
+            raw = {"first": {"C1": a, "C2": b}, "second": {"C1": b, "C2": a + 1}}
+            records.append({"pair_id": f"p{k}", "first": "AB"[j % 2], "raw": raw})
             diffs.setdefault(k, []).append(((b - a) + (a + 1 - b)) / 2)
     pair_means = [np.mean(v) for v in diffs.values()]
     res = position_bias(records, {"C1": 1.0, "C2": 1.0})
@@ -191,3 +193,35 @@ def test_t_statistic_equals_scipy():
     pair_means[0] += 3 / 2 / 4
     res = position_bias(records, {"C1": 1.0, "C2": 1.0})
     assert res["t_stat"] == pytest.approx(ttest_1samp(pair_means, 0.0).statistic)
+
+
+def _slot_records(pid, orders, s1, s2):
+    """One judgment per order given, the first slot scored ``s1`` and the second ``s2`` on C1."""
+    return [{"pair_id": pid, "first": o, "raw": {"first": {"C1": s1[o]}, "second": {"C1": s2[o]}}} for o in orders]
+
+
+def test_position_bias_leaves_out_pairs_judged_in_one_order():
+    from voxjudge.pairwise import position_bias
+
+    # clip A is better (8 against 4) and no slot is favoured; four pairs lost their B-first judgment
+    s1, s2 = {"A": 8.0, "B": 4.0}, {"A": 4.0, "B": 8.0}
+    records = [r for k in range(6) for r in _slot_records(f"p{k}", "AB", s1, s2)]
+    records += [r for k in range(6, 10) for r in _slot_records(f"p{k}", "A", s1, s2)]
+    res = position_bias(records, {"C1": 1.0})
+    assert res["delta_pos"] == 0.0 and res["second_slot_rate"] == 0.5 and res["t_stat"] is None
+    assert res["n_bias_pairs"] == 6 and res["n_one_order_pairs"] == 4
+
+
+def test_position_bias_leaves_ties_out_of_the_second_slot_share():
+    from voxjudge.pairwise import position_bias
+
+    second = [r for k in range(4) for r in _slot_records(f"p{k}", "AB", {"A": 5.0, "B": 5.0}, {"A": 7.0, "B": 7.0})]
+    tied = [r for k in range(4, 6) for r in _slot_records(f"p{k}", "AB", {"A": 5.0, "B": 5.0}, {"A": 5.0, "B": 5.0})]
+    res = position_bias(second + tied, {"C1": 1.0})
+    assert res["second_slot_rate"] == 1.0 and res["n_slot_ties"] == 4
+
+
+def test_a_judgment_given_twice_is_refused():
+    records = asyncio.run(run_judgments([pair("p", {"overall": "A"})], SlotJudge(), CORE, samples=2))
+    with pytest.raises(InputError, match="pair 'p' with clip B first, sample 0, appears twice"):
+        accuracy_report(records + records[1:], [pair("p", {"overall": "A"})], CORE)

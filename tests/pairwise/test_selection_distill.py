@@ -210,3 +210,107 @@ def test_weight_selection_finds_the_informative_dimension():
     assert res["weights"]["C1"] == max(res["weights"].values())
     assert res["test_accuracy"] > res["test_accuracy_uniform"]
     assert res["validation_pairs"] == 30 and res["test_pairs"] == 30
+
+
+def _acoustic_records(pid, stands_for=2, orders=("A", "B")):
+    """A deterministic teacher's records: clip A wins C1, C2 is a tie, C3 and C4 never measured;
+    the rationale names the physical clips, as the acoustic judge's measurements do."""
+    scores = {"C1": {"A": 10.0, "B": 1.0}, "C2": {"A": 7.0, "B": 7.0}}
+    return [
+        {
+            "pair_id": pid,
+            "first": first,
+            "sample": 0,
+            "scores": scores,
+            "raw": {},
+            "abstained": [],
+            "rationale": {"C1": "A: good pauses; B: bad pauses", "C2": "A: lively; B: lively"},
+            "verdict": "A",
+            "stands_for": stands_for,
+            "judge": "acoustic",
+        }
+        for first in orders
+    ]
+
+
+def test_acoustic_rationale_is_written_in_the_presented_order():
+    pairs = [Pair(f"p{k}", "t", f"a{k}.wav", f"b{k}.wav") for k in range(6)]
+    records = [r for p in pairs for r in _acoustic_records(p.pair_id)]
+    examples, report = build_sft(records, pairs, CORE, "4-0")
+    assert {e["winner_slot"] for e in examples} == {"first", "second"}
+    for e in examples:
+        c1 = next(s["text"] for s in e["sections"] if s["name"] == "C1")
+        if e["winner_slot"] == "first":  # clip A shown first
+            assert "first clip: good pauses; second clip: bad pauses" in c1 and "first 10, second 1" in c1
+        else:
+            assert "second clip: good pauses; first clip: bad pauses" in c1 and "first 1, second 10" in c1
+        assert "A:" not in e["messages"][-1]["content"]
+    assert report["deterministic"] is True
+
+
+def test_unmeasured_and_tied_dimensions_are_not_confident():
+    pairs = [Pair("p", "t", "a.wav", "b.wav")]
+    examples, _ = build_sft(_acoustic_records("p"), pairs, CORE, "4-0")
+    e = examples[0]
+    assert e["confident_dimensions"] == ["C1"]  # C2 a tie, C3 and C4 never measured
+    assert [s["name"] for s in e["sections"]] == ["C1", "C2", "summary", "conclusion"]
+    _, report = build_sft(_acoustic_records("p"), pairs, CORE, "4-0", per_dimension=True)
+    assert report["pair_dimensions_kept"] == 1 and report["pair_dimensions_masked"] == 1
+
+
+def test_a_pair_judged_in_one_order_is_refused():
+    pairs = [Pair("p", "t", "a.wav", "b.wav")]
+    with pytest.raises(InputError, match="'p' has 5 with clip A first and 0 with clip B first"):
+        build_sft(_acoustic_records("p", stands_for=5, orders=("A",)), pairs, CORE, "4-0")
+
+
+def test_a_set_whose_comparisons_all_abstained_has_no_winner():
+    class MuteOnSet(QualityJudge):
+        async def judge(self, pair, first, samples):
+            if pair.pair_id.startswith("mute:"):
+                return [SlotJudgment(error="no answer") for _ in range(samples)]
+            return await super().judge(pair, first, samples)
+
+    q = {"c0": 5.0, "c1": 9.0}
+    sets = [CandidateSet("mute", "t", ("c0", "c1"), human_topk=(1,)), CandidateSet("ok", "t", ("c0", "c1"), (0,))]
+    selections, _ = asyncio.run(select_best(sets, MuteOnSet(q), CORE, samples=2))
+    assert selections[0].winner is None and selections[0].hits[1] is None
+    rates = hit_rates(selections, sets)
+    assert rates["n_rated"] == 1 and rates["n_rated@1"] == 1 and rates["hit@1"] == 0.0 and rates["n_no_winner"] == 1
+    # the terminal and the HTML report say so before the winners, and name no candidate for the set
+    from voxjudge.cli.views.pairwise import render_selection
+    from voxjudge.pairwise.result import selected
+    from voxjudge.report.pairwise import selection_report
+
+    result = selected(selections, sets, CORE, {}, [])
+    lines = render_selection(result).splitlines()
+    assert lines[0] == "1 set without a winner: every comparison abstained; left out of Hit@k"
+    assert lines[1] == "mute: no winner (no usable comparison)"
+    page = selection_report(result, {}).html
+    assert "no winner" in page and "None" not in page and page.index("without a winner") < page.index("Winners")
+
+
+def test_weight_selection_weighs_the_measured_dimensions_only():
+    pairs = [Pair(f"p{k}", "t", "a", "b", {"overall": "AB"[k % 2]}) for k in range(8)]
+    # C3 never measured; L2 measured: it is weighed, C3 is not
+    records = [
+        r for k, p in enumerate(pairs) for r in _records(p.pair_id, {d: ["AB"[k % 2]] * 2 for d in ("C1", "L2")})
+    ]
+    for r in records:
+        r["abstained"] = []
+    res = select_weights(records, pairs, Rubric.default().select(["C1", "C3", "L2"]), val_fraction=0.5)
+    assert res["dimensions"] == ["C1", "L2"] and set(res["weights"]) == {"C1", "L2"}
+
+
+def test_distill_says_a_deterministic_teacher_makes_the_filter_vacuous(tmp_path, capsys):
+    import json
+
+    from voxjudge.cli.main import main
+
+    teacher, pairs, sft = tmp_path / "t.jsonl", tmp_path / "p.jsonl", tmp_path / "sft.jsonl"
+    teacher.write_text("".join(json.dumps(r) + "\n" for r in _acoustic_records("p")))
+    pairs.write_text(json.dumps({"pair_id": "p", "text": "t", "audio_a": "a.wav", "audio_b": "b.wav"}) + "\n")
+    assert main(["pairwise", "distill", str(teacher), "--pairs", str(pairs), "--out", str(sft)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("voxjudge: note: the teacher is deterministic") and "the 4-0 filter only" in err[0]
+    assert err[1].startswith("1 SFT examples")

@@ -213,3 +213,41 @@ def test_never_measured_dimensions_are_not_errors_in_accuracy():
     assert rep["accuracy_by_dimension"] == {"C1": 1.0} and rep["not_measured"] == ["C2", "C3", "C4"]
     assert rep["n_confident"] == 0  # the confident C3 label is not held against a judge that never hears C3
     assert aggregate(records, CORE)["p"].verdicts == {"C1": "A"}
+
+
+def _judged_view(judge, pairs, samples):
+    from voxjudge.cli.views.pairwise import render_pair_table
+    from voxjudge.pairwise.result import judged
+
+    records = asyncio.run(run_judgments(pairs, judge, CORE, samples=samples))
+    return render_pair_table(judged(records, pairs, CORE, {"judge": judge.name}))
+
+
+class SilentOn(ScriptedJudge):
+    """The scripted judge, with no usable answer for the pairs named."""
+
+    def __init__(self, table, silent):
+        super().__init__(table)
+        self.silent = silent
+
+    async def judge(self, pair, first, samples):
+        if pair.pair_id in self.silent:
+            return [SlotJudgment(error="no answer") for _ in range(samples)]
+        return await super().judge(pair, first, samples)
+
+
+def test_a_partial_judging_run_says_so_before_the_verdicts():
+    table = {"p": {"A": {"C1": 7, "C2": 4}, "B": {"C1": 4, "C2": 8}}, "q": {"A": {"C1": 7}, "B": {"C1": 4}}}
+    text = _judged_view(SilentOn(table, {"q"}), [_pair("p"), _pair("q")], samples=2)
+    lines = text.splitlines()
+    assert lines[0].startswith("partial: 2 of 4 judgments have no usable answer")
+    assert "PARTIAL: 2 pairs" in lines[1]
+
+
+def test_orders_not_compared_says_why():
+    table = {"p": {"A": {"C1": 7, "C2": 4}, "B": {"C1": 4, "C2": 8}}}
+    text = _judged_view(SilentOn(table, {"p"}), [_pair("p")], samples=2)
+    assert "no pair has a usable verdict in both orders (the judgments of an order abstained)" in text
+    assert "--samples 1" not in text
+    text = _judged_view(ScriptedJudge(table), [_pair("p")], samples=1)
+    assert "the two orders were not both judged (--samples 1)" in text

@@ -135,6 +135,13 @@ def _rubric(args):
     return Rubric.load(args.rubric).select(dims)
 
 
+def _label_ids(args) -> list[str]:
+    """Every dimension of the rubric, ``--dimensions`` or not: human labels may name any of them."""
+    from voxjudge.pairwise import Rubric
+
+    return Rubric.load(args.rubric).ids
+
+
 def _pair_judge(args, rubric):
     from voxjudge.pairwise import AcousticPairJudge, LLMPairJudge
 
@@ -190,9 +197,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from voxjudge.pairwise.checks import check_pairs
     from voxjudge.pairwise.result import judged
 
-    check_outputs(records=[args.out])
+    check_outputs(records=[args.out], inputs=[args.pairs, args.rubric])
     rubric = _rubric(args)
-    pairs = read_pairs(args.pairs)
+    pairs = read_pairs(args.pairs, dimensions=_label_ids(args))
     judge, llm = _pair_judge(args, rubric)
     _warn_odd_samples(args.samples)
     # the local acoustic judge shares its measurements with the checks; elsewhere they are quick
@@ -316,9 +323,14 @@ def _judged_inputs(args: argparse.Namespace):
     from voxjudge.pairwise import read_pairs
 
     boot = bootstrap_kwargs(args)
-    check_outputs(files=[args.report])
+    check_outputs(files=[args.report], inputs=_inputs(args))
     check_report_options(args)
-    return boot, _rubric(args), read_pairs(args.pairs, check_audio=False)
+    return boot, _rubric(args), read_pairs(args.pairs, check_audio=False, dimensions=_label_ids(args))
+
+
+def _inputs(args: argparse.Namespace) -> list:
+    """The files ``analyze`` or ``compare`` read (no output may overwrite one)."""
+    return [getattr(args, k, None) for k in ("judgments", "a", "b", "pairs", "rubric")]
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -371,7 +383,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import read_candidate_sets, select_best
     from voxjudge.pairwise.checks import check_candidate_sets
 
-    check_outputs(records=[args.out, args.records], files=[args.report])
+    check_outputs(records=[args.out, args.records], files=[args.report], inputs=[args.candidates, args.rubric])
     check_report_options(args)
     rubric = _rubric(args)
     sets = read_candidate_sets(args.candidates)
@@ -403,9 +415,9 @@ def cmd_select(args: argparse.Namespace) -> int:
 def cmd_distill(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import build_sft, read_pairs
 
-    check_outputs(records=[args.out])
+    check_outputs(records=[args.out], inputs=[args.judgments, args.pairs, args.rubric])
     rubric = _rubric(args)
-    pairs = read_pairs(args.pairs, check_audio=False)
+    pairs = read_pairs(args.pairs, check_audio=False, dimensions=_label_ids(args))
     from pathlib import Path
 
     examples, report = build_sft(
@@ -418,6 +430,13 @@ def cmd_distill(args: argparse.Namespace) -> int:
         audio_base=Path(args.out).parent,  # audio paths relative to the SFT file
     )
     write_out(args.out, examples)
+    if report.get("deterministic"):  # said before the counts it qualifies
+        print(
+            f"voxjudge: note: the teacher is deterministic (each record stands for identical samples): its votes "
+            f"repeat one judgment per order, so the {args.keep} filter only drops pairs whose two orders "
+            "disagree, tie or abstain",
+            file=sys.stderr,
+        )
     curricula = ", ".join(f"{k} {v}" for k, v in sorted(report.get("by_curriculum", {}).items())) or "none"
     print(
         f"{report.get('examples', 0)} SFT examples -> {args.out} ({report.get('winner_first', 0)} with the winner "

@@ -27,16 +27,29 @@ def _mean(values: Sequence[bool]) -> float | None:
 
 def position_bias(records: Sequence[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
     """Second-presented slot minus first: mean score gap, share of judgments favouring the second
-    slot, and the t statistic over pair-level mean slot differences."""
+    slot (ties left out and counted), and the t statistic over pair-level mean slot differences.
+
+    Only pairs with scored judgments in both orders count: one order alone confounds the slot
+    with the clip (``n_one_order_pairs`` says how many were left out)."""
+    scored = [r for r in records if r["raw"]["first"]]
+    orders: dict[str, set[str]] = {}
+    for rec in scored:
+        orders.setdefault(rec["pair_id"], set()).add(rec["first"])
+    both = {pid for pid, o in orders.items() if len(o) == 2}
     cells: list[float] = []
     favours_second: list[bool] = []
+    ties = 0
     per_pair: dict[str, list[float]] = {}
-    for rec in records:
-        diffs = {d: rec["raw"]["second"][d] - rec["raw"]["first"][d] for d in rec["raw"]["first"]}
-        if not diffs:
+    for rec in scored:
+        if rec["pair_id"] not in both:
             continue
+        diffs = {d: rec["raw"]["second"][d] - rec["raw"]["first"][d] for d in rec["raw"]["first"]}
         cells.extend(diffs.values())
-        favours_second.append(sum(weights.get(d, 0.0) * v for d, v in diffs.items()) > 0)
+        gap = sum(weights.get(d, 0.0) * v for d, v in diffs.items())
+        if gap == 0:  # a tie favours neither slot
+            ties += 1
+        else:
+            favours_second.append(gap > 0)
         per_pair.setdefault(rec["pair_id"], []).append(float(np.mean(list(diffs.values()))))
     pair_means = [float(np.mean(v)) for v in per_pair.values()]
     t = None
@@ -47,7 +60,10 @@ def position_bias(records: Sequence[dict[str, Any]], weights: dict[str, float]) 
         "delta_pos": _mean(cells),
         "second_slot_rate": _mean(favours_second),
         "t_stat": t,
-        "n_judgments": len(favours_second),
+        "n_judgments": len(favours_second) + ties,
+        "n_slot_ties": ties,
+        "n_bias_pairs": len(both),
+        "n_one_order_pairs": len(orders) - len(both),
     }
 
 
@@ -65,6 +81,15 @@ def check_coverage(
     pairs unless ``allow_partial``; no judged pair in common is an error either way."""
     from voxjudge.io.join import join_by_id
 
+    seen: set[tuple] = set()
+    for r in records:  # a record given twice would count twice in every mean and share
+        key = (r["pair_id"], r["first"], r["sample"])
+        if key in seen:
+            raise InputError(
+                f"{source}: the judgment of pair {key[0]!r} with clip {key[1]} first, sample {key[2]}, "
+                "appears twice; give each judgment once (were two runs concatenated?)"
+            )
+        seen.add(key)
     judged = dict.fromkeys(r["pair_id"] for r in records)
     joined = join_by_id(
         {p.pair_id: p for p in pairs},
@@ -134,9 +159,9 @@ def accuracy_report(
         "aggregated_accuracy": _mean(overall),
         "n_abstained": sum(r.n_abstentions for r in results.values()),
         "n_abstained_pairs": sum(1 for r in results.values() if r.overall == "abstain"),
-        **bias,
+        **{k: v for k, v in bias.items() if k != "n_judgments"},
         "n_judgments": len(records),  # every judgment, abstained ones included
-        "n_scored_judgments": bias["n_judgments"],  # those with at least one score
+        "n_scored_judgments": sum(1 for r in records if r["raw"]["first"]),  # those with at least one score
         "weights": weights,
         "not_measured": [d for d in rubric.ids if d not in measured],
         **cover,
@@ -212,8 +237,10 @@ def select_weights(
     dims: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Grid search of the weights of ``V_w`` on a validation split, reported on the test split
-    beside uniform weights. Dimensions default to the core ones."""
-    dims = list(dims or rubric.core)
+    beside uniform weights. Dimensions default to the rubric's that the judge measures (every one
+    ``V_w`` adds up; a never-measured one has no margin to weigh)."""
+    measured = measured_in(records)
+    dims = list(dims or [d for d in rubric.ids if d in measured])
     ids, m = margins_matrix(records, dims)
     human = {p.pair_id: p.human.get("overall") for p in pairs}
     keep = [i for i, pid in enumerate(ids) if human.get(pid) in ("A", "B", "tie")]

@@ -12,6 +12,8 @@ Relative audio paths are taken from the JSONL file's folder.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +69,23 @@ def _pair_text(obj: dict[str, Any], where: str) -> str:
     return next(iter(given.values()))
 
 
-def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
+def _label_key(key: Any, known: dict[str, str], where: str, field: str) -> str:
+    """A human label's key as the rubric writes it (any case); an unknown one is an error, not a
+    label silently never compared."""
+    if not isinstance(key, str) or key.lower() not in known:
+        names = ", ".join(k for k in known.values() if k != "overall")
+        raise InputError(f"{where}: {field} {key!r} is {'neither overall nor ' if 'overall' in known else 'not '}"
+                         f"a dimension of the rubric ({names})")  # fmt: skip
+    return known[key.lower()]
+
+
+def read_pairs(path: str | Path, *, check_audio: bool = True, dimensions: Sequence[str] | None = None) -> list[Pair]:
+    """``dimensions``: the ids human labels may name (any case; default: the shipped rubric's)."""
+    if dimensions is None:
+        from voxjudge.pairwise.rubric import Rubric
+
+        dimensions = Rubric.default().ids
+    known = {d.lower(): d for d in dimensions}
     base = Path(path).parent
     pairs, seen = [], {}
     for n, obj in jsonl_objects(path):
@@ -83,7 +101,13 @@ def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
         human = obj.get("human") or {}
         if not isinstance(human, dict) or any(str(v).lower() not in _LABEL for v in human.values()):
             raise InputError(f'{where}: human labels must be an object of "A", "B" or "tie" (any case)')
-        human = {k: _LABEL[str(v).lower()] for k, v in human.items()}
+        keys = {**known, "overall": "overall"}
+        pair_at = f"{where}: pair {pid!r}"
+        human = {_label_key(k, keys, pair_at, "human label"): _LABEL[str(v).lower()] for k, v in human.items()}
+        confident = obj.get("human_confident") or []
+        if not isinstance(confident, list):
+            raise InputError(f"{pair_at}: human_confident must be a list of dimension ids")
+        confident = [_label_key(k, known, pair_at, "human_confident entry") for k in confident]
         pairs.append(
             Pair(
                 pid,
@@ -91,7 +115,7 @@ def read_pairs(path: str | Path, *, check_audio: bool = True) -> list[Pair]:
                 _path(base, obj["audio_a"], where, check_audio),
                 _path(base, obj["audio_b"], where, check_audio),
                 {str(k): v for k, v in human.items()},
-                tuple(obj.get("human_confident") or ()),
+                tuple(confident),
                 obj.get("system_a"),
                 obj.get("system_b"),
             )
@@ -110,6 +134,14 @@ def read_candidate_sets(path: str | Path, *, check_audio: bool = True) -> list[C
         if "set_id" not in obj or not isinstance(cands, list) or len(cands) < 2:
             raise InputError(f"{where}: a candidate set needs set_id and a list of at least two candidates")
         paths = tuple(_path(base, c, where, check_audio) for c in cands)
+        first_at: dict[str, int] = {}
+        for k, p in enumerate(paths):  # a clip against itself is no comparison, and wins twice
+            j = first_at.setdefault(os.path.realpath(p), k)
+            if j != k:
+                raise InputError(
+                    f"{where}: set {str(obj['set_id'])!r} lists candidate {cands[k]!r} twice (candidates {j} and "
+                    f"{k}); give each candidate once"
+                )
         topk = []
         for t in obj.get("human_topk") or []:
             if isinstance(t, int) and 0 <= t < len(paths):

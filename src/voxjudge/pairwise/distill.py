@@ -17,6 +17,7 @@ least four votes per pair; with n > 4 votes they mean n-0, (n-1)-1 and n-1 plus 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ import numpy as np
 
 from voxjudge.errors import InputError
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.protocol import sign_verdict
+from voxjudge.pairwise.protocol import measured_in, sign_verdict
 from voxjudge.pairwise.rubric import Rubric
 from voxjudge.plural import counted
 
@@ -75,8 +76,13 @@ def confident_winner(votes: Sequence[str | None], rule: str) -> str | None:
 
 
 def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
-    """An ``InputError`` naming the pairs with fewer votes (judgments) than the filter needs."""
-    counts = {pid: sum(int(r.get("stands_for", 1)) for r in recs) for pid, recs in by_pair.items()}
+    """An ``InputError`` naming the pairs with fewer votes (judgments) than the filter needs, or
+    without two votes in each presentation order (one order alone is slot bias, not agreement)."""
+    per_order = {
+        pid: {o: sum(int(r.get("stands_for", 1)) for r in recs if r["first"] == o) for o in ("A", "B")}
+        for pid, recs in by_pair.items()
+    }
+    counts = {pid: sum(n.values()) for pid, n in per_order.items()}
     short = {pid: n for pid, n in counts.items() if n < MIN_VOTES}
     if short:
         named = ", ".join(f"{pid!r} ({n})" for pid, n in list(short.items())[:5])
@@ -85,6 +91,16 @@ def check_votes(by_pair: dict[str, list[dict[str, Any]]], rule: str) -> None:
             f"the {rule} filter counts votes and needs at least {MIN_VOTES} judgments per pair "
             f"(two samples in each order); {counted(len(short), 'pair')} have fewer: {named}{more}; "
             f"judge with {{samples}}{MIN_VOTES} or more",
+            options={"samples": "samples="},
+        )
+    one_order = {pid: n for pid, n in per_order.items() if min(n.values()) < MIN_VOTES // 2}
+    if one_order:
+        pid, n = next(iter(one_order.items()))
+        more = f" (and {counted(len(one_order) - 1, 'more pair')})" if len(one_order) > 1 else ""
+        raise InputError(
+            f"the {rule} filter needs two samples in each presentation order; pair {pid!r} has "
+            f"{n['A']} with clip A first and {n['B']} with clip B first{more}; "
+            f"judge every pair in both orders, with {{samples}}{MIN_VOTES} or more",
             options={"samples": "samples="},
         )
 
@@ -129,17 +145,20 @@ def build_sft(
             f"judgments name pair {unknown[0]!r}, which is not in the pairs file ({len(unknown)} such pairs)"
         )
     check_votes(by_pair, rule)
+    # a dimension the judge never measures has no votes: neither confident nor masked
+    measured = [d for d in rubric.ids if d in measured_in(records)]
     kept: list[tuple[Pair, str, dict[str, str]]] = []  # pair, overall winner, dim -> winner (confident)
-    report = Counter()
+    report: Counter = Counter()
     for pid, recs in by_pair.items():
+        # the dimensions whose own votes pass the filter (a tie never does)
+        dims = {}
+        for d in measured:
+            w = confident_winner(_votes(recs, weights, d), rule)
+            if w is not None:
+                dims[d] = w
         if per_dimension:
-            dims = {}
-            for d in rubric.ids:
-                w = confident_winner(_votes(recs, weights, d), rule)
-                if w is not None:
-                    dims[d] = w
             report["pair_dimensions_kept"] += len(dims)
-            report["pair_dimensions_masked"] += len(rubric.ids) - len(dims)
+            report["pair_dimensions_masked"] += len(measured) - len(dims)
             if not dims:
                 report["pairs_dropped"] += 1
                 continue
@@ -149,7 +168,6 @@ def build_sft(
             if overall is None:
                 report["pairs_dropped"] += 1
                 continue
-            dims = {d: overall for d in rubric.ids}
         kept.append((pair_of[pid], overall, dims))
     # winner balancing: a seeded alternation puts the winner first in half of the examples
     rng = np.random.default_rng(seed)
@@ -166,6 +184,8 @@ def build_sft(
     report["examples"] = len(examples)
     report["winner_first"] = sum(1 for e in examples if e["winner_slot"] == "first")
     report["by_curriculum"] = dict(Counter(e["curriculum"] for e in examples))
+    # identical samples (a deterministic teacher's stands_for) are no independent votes
+    report["deterministic"] = any(int(r.get("stands_for", 1)) > 1 for r in records)
     return examples, dict(report)
 
 
@@ -174,11 +194,26 @@ def _audio_path(path: str, base: str | Path | None) -> str:
     return absolute if base is None else os.path.relpath(absolute, os.path.abspath(base))
 
 
+# judges whose rationales name the physical clips ("A: ...; B: ...", "clip A wins") rather than
+# the presented slots, as the acoustic judge's measurements do
+CLIP_NAMED = {"acoustic"}
+_CLIP_LABEL = re.compile(r"(?:^|(?<=; ))([AB])(?=: )|\bclip ([AB])\b")
+
+
+def _in_slots(text: str, first: str) -> str:
+    """A rationale naming clips A and B, in the terms of the order presented (``first`` first)."""
+    slot = {first: "first", ("B" if first == "A" else "A"): "second"}
+    return _CLIP_LABEL.sub(lambda m: f"{slot[m[1]]} clip" if m[1] else f"the {slot[m[2]]} clip", text)
+
+
 def _example(pair, first, overall, dims, recs, rubric, per_dimension, rule) -> dict[str, Any]:
     second = "B" if first == "A" else "A"
-    # rationales from a teacher judgment made in the same presentation order
-    same_order = [r for r in recs if r["first"] == first] or recs
-    teacher = same_order[0]
+    # rationales from a teacher judgment made in the same presentation order (check_votes makes
+    # sure there is one): the other order's rationale would describe the slots swapped
+    teacher = next(r for r in recs if r["first"] == first)
+    rationale = dict(teacher["rationale"])
+    if teacher.get("judge") in CLIP_NAMED:
+        rationale = {k: _in_slots(v, first) for k, v in rationale.items()}
     means = {
         d: (
             np.mean([r["scores"][d][first] for r in recs if d in r["scores"]]),
@@ -191,12 +226,12 @@ def _example(pair, first, overall, dims, recs, rubric, per_dimension, rule) -> d
     for dim in rubric.dimensions:
         if dim.id not in means:
             continue
-        confident = dim.id in dims
+        confident = dim.id in dims or not per_dimension  # a whole pair passed: every section trains
         weight = dim.weight if confident else 0.0  # masked: other dimensions stay trainable
-        text = _section(dim, teacher["rationale"].get(dim.id, ""), *means[dim.id])
+        text = _section(dim, rationale.get(dim.id, ""), *means[dim.id])
         sections.append({"name": dim.id, "text": text, "loss_weight": weight})
     if not per_dimension:
-        summary = teacher["rationale"].get("summary", "")
+        summary = rationale.get("summary", "")
         verdict = "first" if overall == first else "second"
         sections.append(
             {"name": "summary", "text": f"Summary: {summary}".strip(), "loss_weight": rubric.section_weights["summary"]}

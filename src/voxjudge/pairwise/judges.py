@@ -124,6 +124,8 @@ class LLMPairJudge:
             from voxjudge.errors import InputError
 
             raise InputError(f"{judge.spec.name} does not take audio input; use an audio model (gemini/, openai/)")
+        if judge.spec.provider == "fake" and judge.spec.model == "prosody":
+            fake_options(judge.spec.options)  # a bad value is refused before anything is judged
         self.llm, self.rubric, self.mode = judge, rubric, mode
         self.temperature, self.seed = temperature, seed
         self.name = judge.spec.full_name
@@ -228,6 +230,17 @@ class LLMPairJudge:
         return j
 
 
+def require_measured(rubric: Rubric, name: str = "acoustic", measures: Sequence[str] = MEASURED) -> None:
+    """An ``InputError`` when the judge measures none of the rubric's dimensions: its run would
+    judge nothing and look complete."""
+    if not any(d in measures for d in rubric.ids):
+        from voxjudge.errors import InputError
+
+        raise InputError(
+            f"the {name} judge measures none of {', '.join(rubric.ids)}; it measures {', '.join(measures)}"
+        )
+
+
 class AcousticPairJudge:
     name = "acoustic"
     mode = "per-dimension"
@@ -235,6 +248,7 @@ class AcousticPairJudge:
     measures = MEASURED
 
     def __init__(self, rubric: Rubric):
+        require_measured(rubric)
         self.rubric = rubric
         self.acoustic = AcousticJudge()
 
@@ -288,10 +302,23 @@ def _clip_quality(audio: AudioPart, dim: str) -> float:
     return 2.0 + 6.0 * int.from_bytes(digest[:4], "big") / 2**32
 
 
+def fake_options(options: dict[str, str]) -> tuple[float, float]:
+    """The fake judge's ``bias`` and ``noise``; a value that is not a number is a ``ConfigError``."""
+    from voxjudge.llm.errors import ConfigError
+
+    out = []
+    for key, default in (("bias", 0.0), ("noise", 0.5)):
+        try:
+            out.append(float(options.get(key, default)))
+        except ValueError:
+            raise ConfigError(f"fake/prosody: option {key}={options[key]!r} is not a number") from None
+    return out[0], out[1]
+
+
 def fake_prosody(request: Request, index: int, options: dict[str, str]) -> Any:
     """Fake audio judge: each clip has a hidden quality per dimension (from its bytes); the judge
     reports it with Gaussian ``noise`` and adds ``bias`` points to the second slot."""
-    bias, noise = float(options.get("bias", 0.0)), float(options.get("noise", 0.5))
+    bias, noise = fake_options(options)
     clips = [p for m in request.messages for p in m.parts if isinstance(p, AudioPart)]
     rng = random.Random(f"{clips[0].sha256}{clips[1].sha256}{index}{request.schema_name}")
 

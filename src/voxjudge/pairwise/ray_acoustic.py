@@ -22,7 +22,7 @@ from typing import Any
 
 from voxjudge.pairwise.acoustic import MEASURED
 from voxjudge.pairwise.data import Pair
-from voxjudge.pairwise.judges import AcousticPairJudge
+from voxjudge.pairwise.judges import AcousticPairJudge, require_measured
 from voxjudge.pairwise.rubric import Rubric
 from voxjudge.pairwise.slots import SlotJudgment
 
@@ -51,6 +51,7 @@ class RayAcousticPairJudge:
     def __init__(self, rubric: Rubric, *, address: str | None = None, workers: int = 2, num_cpus: int = 2):
         if workers < 1:
             raise ValueError("a Ray engine needs at least one worker")
+        require_measured(rubric)
         self.rubric, self.address, self.workers, self.num_cpus = rubric, address, workers, num_cpus
         self.tasks_done = 0  # Ray tasks whose results came back (what ran on Ray)
 

@@ -218,7 +218,10 @@ def selected(
 ) -> PairwiseResult:
     """``pairwise select``: one record per candidate set (its winner, wins and margins) and Hit@k
     against the human top-k."""
-    rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
+    rows = [
+        {**s.as_dict(), "winner_path": None if s.winner is None else str(cs.candidates[s.winner])}
+        for s, cs in zip(selections, sets)
+    ]
     failed = [r for r in judgments if r["error"]]
     summary = {
         **hit_rates(selections, sets),

@@ -23,7 +23,7 @@ from voxjudge.pairwise.slots import PairJudge
 @dataclass
 class Selection:
     set_id: str
-    winner: int
+    winner: int | None  # None: every comparison of the set abstained, so nothing was chosen
     wins: list[int]
     margins: list[float]
     comparisons: int
@@ -43,14 +43,18 @@ def candidate_pairs(cset: CandidateSet) -> list[Pair]:
 def rank(cset: CandidateSet, results: dict[str, Any], ks: Sequence[int] = (1, 2, 3)) -> Selection:
     n = len(cset.candidates)
     wins, margins = [0] * n, [0.0] * n
+    usable = 0
     for i, j in itertools.combinations(range(n), 2):
         res = results[f"{cset.set_id}:{i}-{j}"]
+        usable += res.overall != "abstain"
         if res.overall == "A":
             wins[i] += 1
         elif res.overall == "B":
             wins[j] += 1
         margins[i] += res.margin
         margins[j] -= res.margin
+    if not usable:  # candidate order is no judgment: no winner, and no hit or miss
+        return Selection(cset.set_id, None, wins, margins, n * (n - 1) // 2, {k: None for k in ks})
     winner = min(range(n), key=lambda c: (-wins[c], -margins[c], c))
     hits = {k: (winner in cset.human_topk[:k]) if len(cset.human_topk) >= k else None for k in ks}
     return Selection(cset.set_id, winner, wins, margins, n * (n - 1) // 2, hits)
@@ -73,10 +77,16 @@ def hit_rates(
     selections: Sequence[Selection], sets: Sequence[CandidateSet], ks: Sequence[int] = (1, 2, 3)
 ) -> dict[str, Any]:
     """Hit@k over the sets with k or more labelled candidates (None without any), beside random@k,
-    and how many sets each stands on (``n_rated@k``); ``n_rated``: sets with any human ranking."""
-    out: dict[str, Any] = {"n_sets": len(selections), "n_rated": sum(1 for s in sets if s.human_topk)}
+    and how many sets each stands on (``n_rated@k``); ``n_rated``: sets with any human ranking.
+    A set without a winner (every comparison abstained) is left out and counted (``n_no_winner``)."""
+    chosen = [(sel, s) for sel, s in zip(selections, sets) if sel.winner is not None]
+    out: dict[str, Any] = {
+        "n_sets": len(selections),
+        "n_rated": sum(1 for _, s in chosen if s.human_topk),
+        "n_no_winner": len(selections) - len(chosen),
+    }
     for k in ks:
-        rated = [(sel, s) for sel, s in zip(selections, sets) if len(s.human_topk) >= k]
+        rated = [(sel, s) for sel, s in chosen if len(s.human_topk) >= k]
         out[f"n_rated@{k}"] = len(rated)
         out[f"hit@{k}"] = (sum(sel.hits[k] for sel, _ in rated) / len(rated)) if rated else None
         out[f"random@{k}"] = (sum(k / len(s.candidates) for _, s in rated) / len(rated)) if rated else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from voxjudge.pairwise.result import PairwiseResult, coverage_lines
+from voxjudge.plural import counted
 from voxjudge.report import build_report, charts, figure, section, table
 from voxjudge.report.document import Report
 
@@ -201,8 +202,9 @@ def comparison_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
 
 def selection_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
     s = result.summary
-    rows = [[r["set_id"], r["winner"], r["winner_path"], " ".join(str(w) for w in r["wins"]),
-             " ".join(f"{m:+.2f}" for m in r["margins"])] for r in s["selections"]]  # fmt: skip
+    rows = [[r["set_id"], "no winner" if r["winner"] is None else r["winner"], r["winner_path"] or "",
+             " ".join(str(w) for w in r["wins"]), " ".join(f"{m:+.2f}" for m in r["margins"])]
+            for r in s["selections"]]  # fmt: skip
     drawn = []
     ks = [k for k in (1, 2, 3) if s.get(f"hit@{k}") is not None]
     parts = [section("Winners", table(["set", "winner", "path", "wins per candidate", "margins"], rows))]
@@ -243,12 +245,18 @@ def selection_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
 
 
 def failure_lines(s: dict[str, Any]) -> list[str]:
-    if not s.get("n_failed"):
-        return []
-    return [
-        f"partial: {s['n_failed']} of {s['n_judgments']} judgments have no usable answer; the wins and winners "
-        "below count only the usable ones"
-    ]
+    """What the winners and Hit@k of ``select`` leave out, said before them."""
+    lines = []
+    if s.get("n_failed"):
+        lines.append(
+            f"partial: {s['n_failed']} of {s['n_judgments']} judgments have no usable answer; the wins and "
+            "winners below count only the usable ones"
+        )
+    if s.get("n_no_winner"):
+        lines.append(
+            f"{counted(s['n_no_winner'], 'set')} without a winner: every comparison abstained; left out of Hit@k"
+        )
+    return lines
 
 
 __all__ = ["analysis_report", "comparison_report", "failure_lines", "selection_report"]

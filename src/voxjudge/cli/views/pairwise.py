@@ -23,7 +23,11 @@ def render_pair_table(result) -> str:
     s = result.summary
     rows = s["pairs"]
     dims = [d for d in result.settings.get("dimensions", []) if any(d in r["dimensions"] for r in rows)]
-    t = Table(title=f"{counted(len(rows), 'pair')}: winner per dimension, weighted verdict, the two orders")
+    partial = _partial_judging(s)
+    t = Table(
+        title=f"{'PARTIAL: ' if partial else ''}{counted(len(rows), 'pair')}: winner per dimension, "
+        "weighted verdict, the two orders"
+    )
     t.add_column("pair")
     for d in dims:
         t.add_column(d, justify="center")
@@ -41,6 +45,8 @@ def render_pair_table(result) -> str:
         t.add_row(r["pair_id"], *(_cell(r["dimensions"].get(d, "")) for d in dims), r["verdict"] + mark, margin, agree)
     con = console()
     with con.capture() as cap:
+        for line in partial:  # said before the verdicts they qualify
+            con.print(line, markup=False)
         con.print(t)
         for r in flagged:
             con.print(f"* {r['pair_id']}: decided without rating: {r['flag']}", markup=False)
@@ -49,7 +55,7 @@ def render_pair_table(result) -> str:
             f"the two orders agree on {s['orders_agree']} of {counted(s['orders_compared'], 'pair')} "
             f"({pct(s['orders_agree_rate'])})"
             if s["orders_compared"]
-            else "the two orders were not both judged (--samples 1)"
+            else _no_orders_compared(rows)
         )
         weights = ", ".join(f"{d} {w:g}" for d, w in _weights(result.settings).items() if d in dims)
         con.print(f"verdicts: A {v['A']}, B {v['B']}, tie {v['tie']}, abstain {v['abstain']}; {agree}", markup=False)
@@ -64,6 +70,26 @@ def render_pair_table(result) -> str:
     return cap.get().rstrip("\n")
 
 
+def _no_orders_compared(rows: list[dict]) -> str:
+    """Why no pair's two orders could be compared: one order only judged, or abstentions."""
+    if rows and all(None in r["orders"].values() for r in rows):
+        return "the two orders were not both judged (--samples 1)"
+    return "no pair has a usable verdict in both orders (the judgments of an order abstained)"
+
+
+def _partial_judging(s: dict) -> list[str]:
+    """A judging run that failed on some judgments or stopped early, in words (nothing when whole)."""
+    lines = []
+    if s.get("n_failed"):
+        lines.append(
+            f"partial: {s['n_failed']} of {counted(s['n_judgments'], 'judgment')} have no usable answer "
+            "(recorded as abstentions); the verdicts below count only the usable ones"
+        )
+    if s.get("stopped"):
+        lines.append(f"partial: stopped early ({s['stopped']}); the verdicts below cover the judgments made")
+    return lines
+
+
 def _weights(settings: dict) -> dict:
     return settings.get("weights") or {}
 
@@ -73,9 +99,14 @@ def _t_stat(report: dict) -> str:
         return _num(report["t_stat"])
     if report.get("delta_pos") is None:
         return "– (no scored judgment)"
-    if report["n_pairs"] < 2:
-        return "– (needs two pairs)"
+    if report.get("n_bias_pairs", report["n_pairs"]) < 2:
+        return "– (needs two pairs judged in both orders)"
     return "– (every pair has the same slot difference)"
+
+
+def _ties(report: dict) -> str:
+    n = report.get("n_slot_ties")
+    return f" ({counted(n, 'tie')} left out)" if n else ""
 
 
 def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str:
@@ -115,10 +146,12 @@ def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str
         rows += [
             ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
             ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
-            ("judgments favouring the second slot", pct(report["second_slot_rate"])),
+            ("judgments favouring the second slot", pct(report["second_slot_rate"]) + _ties(report)),
             ("t statistic (pair-level slot difference)", _t_stat(report)),
             ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
         ]
+        if report.get("n_one_order_pairs"):
+            rows.append(("pairs left out of the position bias (one order judged)", str(report["n_one_order_pairs"])))
         for r in rows:
             t.add_row(*r)
         con.print(t)
@@ -208,6 +241,8 @@ def render_selection(result) -> str:
 
 def render_winner(row: dict) -> str:
     """One line of ``pairwise select``: the winning candidate of a set."""
+    if row["winner"] is None:
+        return f"{row['set_id']}: no winner (no usable comparison)"
     return f"{row['set_id']}: winner {row['winner']} ({row['winner_path']}), wins {row['wins']}"
 
 
