@@ -60,7 +60,12 @@ def test_other_conventions_map_to_canonical_labels():
         ("a b", "tobi", "is not word|index"),
         ("a b\tNB", "sequence", "2 words but 1 labels"),
         ("a b", "xml", "unknown annotation format"),
-        ("<5>a", "pause", "without a word before it"),
+        ("<5>a", "pause", "pause bucket <5> without a word before it"),
+        ("their poor<3>", "pause", "pause bucket <3> without a word after it"),
+        ("a<1><2>b", "pause", "pause buckets <1> and <2> without a word between them"),
+        ("a <> b", "inline", "malformed tag '<>'"),
+        ("a < AP > b", "inline", "malformed tag '<'"),
+        ("a <AP b", "inline", "malformed tag '<AP'"),
     ],
 )
 def test_bad_annotations(text, fmt, message):
@@ -98,3 +103,37 @@ def test_label_map_file(tmp_path):
     bad.write_text("[1, 2]")
     with pytest.raises(InputError, match="label map is a JSON object"):
         LabelMap.load(bad)
+
+
+def test_label_map_values_must_be_in_the_label_set(tmp_path, capsys):
+    from voxjudge.cli.main import main
+
+    lm = tmp_path / "m.json"
+    lm.write_text('{"1": "NB", "5": "XX"}')
+    with pytest.raises(InputError, match=r"m.json: the label map maps '5' to 'XX', which is not in the label set"):
+        LabelMap.load(lm, LabelSet())
+    ann = tmp_path / "a.txt"
+    ann.write_text("a|1 b|5\n")
+    assert main(["breaks", "convert", str(ann), "--convention", "tobi", "--label-map", str(lm)]) == 2
+    assert "which is not in the label set (NB, AP, IP, SB)" in capsys.readouterr().err
+
+
+def test_a_line_error_keeps_the_setting_it_names(tmp_path, capsys):
+    from voxjudge.cli.main import main
+
+    ann = tmp_path / "a.txt"
+    ann.write_text("a|1 b|4\na|9 b|4\n")
+    with pytest.raises(InputError) as e:
+        read_annotations(ann, fmt="tobi")
+    assert str(e.value).startswith(f"{ann}:2: label '9'") and "a label_map (LabelMap.load(FILE))" in str(e.value)
+    assert main(["breaks", "convert", str(ann), "--convention", "tobi"]) == 2
+    assert "a.txt:2: label '9' is not in the tobi label map" in (err := capsys.readouterr().err)
+    assert "pass --label-map FILE to map it" in err
+
+
+def test_a_single_reference_file_gives_one_annotation_per_text(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_text("a b <IP> c <SB>\nx y <SB>\n\nA, b c <SB>\n")
+    assert len(read_annotations(path)) == 3
+    with pytest.raises(InputError, match=r"s.txt:4: text 'a b c' is annotated again \(first on line 1\)"):
+        read_annotations(path, one_per_text=True)

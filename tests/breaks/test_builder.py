@@ -169,3 +169,41 @@ def test_bad_config():
         BuildConfig(n_iter=0)
     with pytest.raises(InputError):
         BuildConfig(batch_size=0)
+
+
+@pytest.mark.parametrize("min_count", [float("nan"), -1.0, float("inf")])
+def test_min_count_must_be_a_number_0_or_more(min_count):
+    from voxjudge.errors import InputError
+
+    with pytest.raises(InputError, match="min_count must be a number 0 or more"):
+        BuildConfig(min_count=min_count)
+
+
+def test_more_demonstrations_than_the_pool_holds_are_refused():
+    from voxjudge.errors import InputError
+
+    items = prepare_texts(TEXTS, LabelSet())
+    with pytest.raises(InputError, match=f"n_fs is {len(POOL) + 1} but the pool holds {len(POOL)} annotations"):
+        planned_build_requests(items, POOL, LabelSet(), BuildConfig(n_fs=len(POOL) + 1))
+    assert planned_build_requests(items, POOL, LabelSet(), BuildConfig(n_iter=1, n_fs=len(POOL)))
+
+
+def test_texts_are_plain_and_a_bad_one_is_named_by_file_and_line(tmp_path, capsys):
+    from voxjudge.cli.main import main
+    from voxjudge.errors import InputError
+
+    # a tag-like token is not read as a boundary label ("unknown boundary label 'b'")
+    with pytest.raises(InputError, match="text t2: a text to annotate holds '<b>'"):
+        prepare_texts([("t1", "Hello there."), ("t2", "The tag <b> is bold.")], LabelSet())
+    assert prepare_texts([("t1", "Hello, there!")], LabelSet())[0][1][1].key_words == ("hello", "there")
+    texts, pool = tmp_path / "texts.txt", tmp_path / "pool.txt"
+    texts.write_text("Hello there.\n...\n")
+    pool.write_text("a b <IP> c <SB>\n")
+    argv = ["breaks", "build-refs", "--texts", str(texts), "--pool", str(pool), "--judge", "fake/schema"]
+    assert main([*argv, "--out", str(tmp_path / "o.jsonl"), "--dry-run"]) == 2
+    assert "texts.txt:2: text '...' has no words to annotate" in capsys.readouterr().err
+    texts.write_text("Hello there.\n")
+    assert main([*argv, "--out", str(tmp_path / "o.jsonl"), "--dry-run", "--min-count", "-1"]) == 2
+    assert "--min-count must be a number 0 or more" in capsys.readouterr().err
+    assert main([*argv, "--out", str(tmp_path / "o.jsonl"), "--dry-run", "--n-fs", "2"]) == 2
+    assert "--n-fs is 2 but the pool holds 1 annotation;" in capsys.readouterr().err

@@ -43,10 +43,20 @@ def test_every_metric_in_one_run(table):
     assert d["consensus_agreement"] == [0.25, 0.25, 1.0] and d["f1_score"] == 1.0 and d["hypothesis"] == "a <AP> b c d"
 
 
-def test_consensus_first_keeps_best_score_from_f1(table):
+def test_unprefixed_fields_are_the_first_metrics_and_each_metric_names_its_best_reference(table):
     r = score_hypotheses(table, [("h", parse_inline("a <AP> b c d"))], ALL[::-1])[0]
     assert r.score == pytest.approx(0.5) and r.accepted is False
-    assert r.best_score == 1.0 and r.best_reference == "a <AP> b c d <SB>"
+    # consensus has no best reference: the unprefixed best fields do not borrow another metric's
+    assert r.best_score is None and r.best_reference is None
+    d = r.as_dict()
+    assert (d["f1_best_score"], d["f1_best_reference"]) == (1.0, "a <AP> b c d <SB>")
+    assert (d["em_best_score"], d["em_best_reference"]) == (1.0, "a <AP> b c d <SB>")
+    assert "consensus_best_reference" not in d
+    hyp = [("h", parse_inline("a b c <IP> d"))]  # em's best (first of the ties) is not f1's
+    d = score_hypotheses(table, hyp, ALL)[0].as_dict()
+    em = (d["em_score"], d["em_best_score"], d["em_best_reference"])
+    assert (d["score"], d["best_score"], d["best_reference"]) == em
+    assert d["f1_best_reference"] == "a b <IP> c d <SB>" and d["f1_best_score"] == d["f1_score"]
     only = score_hypotheses(table, [("h", parse_inline("a <AP> b c d"))], Similarity("consensus"))[0]
     assert only.best_score is None and only.best_reference is None
 
@@ -80,6 +90,9 @@ def test_parse_metrics(metric, theta, expected):
         ("f1", "high", "typed", "thresholds must be numbers"),
         ("f1,consensus", None, "per-label", "per-label is an F1 variant only"),
         ("", None, "typed", "choose at least one metric"),
+        ("f1", "1.5", "typed", "theta for f1 must be between 0 and 1, not 1.5"),
+        ("f1,consensus", "consensus=nan", "typed", "theta for consensus must be between 0 and 1, not nan"),
+        ("em", "-0.1", "typed", "theta for em must be between 0 and 1"),
     ],
 )
 def test_parse_metrics_errors(metric, theta, f1_mode, message):
@@ -173,8 +186,11 @@ def test_merge_sums_counts_like_one_table(examples, tmp_path, capsys):
     a, b, merged, joint = (tmp_path / n for n in ("a.jsonl", "b.jsonl", "m.jsonl", "j.jsonl"))
     assert main(["breaks", "from-annotators", str(d / "annotator_a.txt"), "--out", str(a)]) == 0
     assert main(["breaks", "from-annotators", str(d / "annotator_b.txt"), "--out", str(b)]) == 0
-    assert main(["breaks", "merge", str(a), str(b), str(a), "--out", str(merged)]) == 0
-    files = [d / "annotator_a.txt", d / "annotator_b.txt", d / "annotator_a.txt"]
+    a2, ann_a2 = tmp_path / "a2.jsonl", tmp_path / "annotator_a2.txt"  # the same file twice is refused
+    a2.write_bytes(a.read_bytes())
+    ann_a2.write_bytes((d / "annotator_a.txt").read_bytes())
+    assert main(["breaks", "merge", str(a), str(b), str(a2), "--out", str(merged)]) == 0
+    files = [d / "annotator_a.txt", d / "annotator_b.txt", ann_a2]
     assert main(["breaks", "from-annotators", *map(str, files), "--out", str(joint)]) == 0
     capsys.readouterr()
     counts = sorted(r.count for e in ReferenceTable.load(merged).entries.values() for r in e.references.values())
@@ -325,3 +341,21 @@ def test_cli_bad_metric_options(examples, tmp_path, capsys, extra, message):
     assert main([*argv, *extra]) == 2
     err = capsys.readouterr().err
     assert err.startswith("voxjudge: error:") and message in err and not out.exists()
+
+
+def test_a_secondary_metric_without_a_correlation_is_reported_not_fatal():
+    t = ReferenceTable()
+    for a, n in [("a b <IP> c d <SB>", 2), ("a <AP> b c d <SB>", 1)]:
+        t.add(parse_inline(a), count=n)
+    # every hypothesis matches a reference exactly (em constant at 1) but f1/consensus vary
+    hyps = [("h0", "a b <IP> c d"), ("h1", "a <AP> b c d"), ("h2", "a b <IP> c d"), ("h3", "a <AP> b c d")]
+    recs = score_hypotheses(t, [(i, parse_inline(a)) for i, a in hyps], [Similarity("consensus"), Similarity("em")])
+    human = {"h0": 5, "h1": 2, "h2": 4, "h3": 1}
+    s = summarize(recs, human, n_resamples=100)
+    em = s["metrics"]["em"]
+    assert em["pearson"] is None and "the em multi-reference scores are all equal" in em["agreement_undefined"]
+    assert s["metrics"]["consensus"]["pearson"] is not None and s["agreement_undefined"] is None
+    # the first metric still stops the run, naming itself
+    first_em = score_hypotheses(t, [(i, parse_inline(a)) for i, a in hyps], [Similarity("em"), Similarity("f1")])
+    with pytest.raises(InputError, match="the em multi-reference scores are all equal"):
+        summarize(first_em, human, n_resamples=100)

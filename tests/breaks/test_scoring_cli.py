@@ -184,6 +184,24 @@ def _echo_annotator(monkeypatch):
     monkeypatch.setitem(fake._SCRIPTS, "echo-annotator", script)
 
 
+def test_cli_score_exits_3_when_hypotheses_are_unscored(tmp_path, capsys):
+    table, hyps = tmp_path / "t.jsonl", tmp_path / "h.txt"
+    table.write_text(json.dumps({"text": "Hello, world again", "references": [{"boundaries": "IP NB SB"}]}) + "\n")
+    hyps.write_text("Hello <IP> world again <SB>\n")  # the table's text, written differently
+    assert main(["breaks", "score", "--ref", str(table), "--hyp", str(hyps), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["coverage"]["unscored"] == 0
+    hyps.write_text("other words <SB>\nmore other words <SB>\n")
+    assert main(["breaks", "score", "--ref", str(table), "--hyp", str(hyps), "--json"]) == 3
+    assert json.loads(capsys.readouterr().out)["coverage"]["unscored"] == 2
+
+
+def test_result_unscored_reads_the_coverage(table):
+    from voxjudge.breaks.result import scored
+
+    recs = score_hypotheses(table, [("h1", parse_inline("a b c d")), ("h2", parse_inline("p q"))], Similarity("f1"))
+    assert scored(recs, {}).unscored == 1
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -198,12 +216,32 @@ def _echo_annotator(monkeypatch):
             "--resamples must be at least 1",
         ),
         (["--hyps", "{d}/hypotheses.tsv", "--refs", "{tmp}/empty.jsonl"], "file is empty"),
+        (
+            ["--hyps", "{d}/hypotheses.tsv", "--refs", "{d}/table.jsonl", "--single", "{tmp}/single.txt"],
+            "single.txt:2: text 'a b' is annotated again (first on line 1)",
+        ),
     ],
 )
 def test_cli_score_bad_input(examples, tmp_path, capsys, argv, message):
     (tmp_path / "bad.txt").write_text("a <QQ> b\n")
     (tmp_path / "few.tsv").write_text("id\tscore\nh001\t5\n")
     (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "single.txt").write_text("a b <SB>\nA b. <SB>\n")
     argv = [a.format(d=examples / "breaks", tmp=tmp_path) for a in argv]
     assert main(["breaks", "score", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_from_annotators_counts_each_file_once_and_names_it(tmp_path, capsys):
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d2").mkdir()
+    one, two, out = tmp_path / "d1" / "ann.txt", tmp_path / "d2" / "ann.txt", tmp_path / "t.jsonl"
+    one.write_text("a b <IP> c <SB>\na b <IP> c <SB>\nA, b <IP> c. <SB>\n")  # one annotator, one phrasing
+    two.write_text("a b <IP> c <SB>\n")
+    assert main(["breaks", "from-annotators", str(one), str(two), "--out", str(out)]) == 0
+    ref = json.loads(out.read_text())["references"][0]
+    assert ref["count"] == 2 == len(ref["generators"]) == len(ref["iterations"])
+    assert ref["generators"] == [str(one), str(two)]  # the names alone would collapse
+    for cmd, files in (("from-annotators", [one, one]), ("merge", [out, out])):
+        assert main(["breaks", cmd, *map(str, files), "--out", str(tmp_path / "o.jsonl")]) == 2
+        assert "is given twice" in capsys.readouterr().err

@@ -41,6 +41,27 @@ def test_annotation_only_references_are_parsed(tmp_path):
     assert t.entries["a b c"].ranked()[0].count == 2
 
 
+def test_hand_written_text_is_normalized_like_hypotheses(tmp_path):
+    path = tmp_path / "t.jsonl"
+    lines = [
+        {"text": "Hello, world again", "references": [{"annotation": "Hello, <IP> world again <SB>"}]},
+        {"text": "Good day , sir", "references": [{"boundaries": "NB NB IP SB"}, {"levels": "0003"}]},
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    t = ReferenceTable.load(path)
+    assert list(t.entries) == ["hello world again", "good day sir"]
+    assert t.entries["hello world again"].ranked()[0].inline() == "hello <IP> world again <SB>"
+    # the comma's IP moves to "day", as in a hypothesis
+    assert [r.inline() for r in t.entries["good day sir"].ranked()] == ["good day <IP> sir <SB>", "good day sir <SB>"]
+
+
+def test_merge_of_a_hand_written_table(tmp_path):
+    path = tmp_path / "hand.jsonl"
+    path.write_text(json.dumps({"text": "Hello world again", "references": [{"boundaries": "IP NB SB"}]}) + "\n")
+    m = merge([ReferenceTable.load(path), table_of("hello <IP> world again <SB>")])
+    assert list(m.entries) == ["hello world again"] and m.entries["hello world again"].ranked()[0].count == 2
+
+
 def test_merge_sums_counts_and_keeps_provenance():
     a = table_of("a b <IP> c <SB>", "a b <IP> c <SB>", generator="gpt")
     b = table_of("a b <IP> c <SB>", "a <AP> b c <SB>", "p q <SB>", generator="claude")
@@ -67,6 +88,10 @@ def test_filter_keeps_more_than_min_count():
         ([{"text": "a b", "references": [{"boundaries": ["NB", "XX"]}]}], "unknown boundary label 'XX'"),
         ([{"text": "a b", "references": [{"annotation": "a c <SB>"}]}], "does not have the words"),
         ([{"text": "a b", "words": ["a", "c"], "references": []}], "do not spell"),
+        ([{"text": "a 5 b", "words": ["a", 5, "b"], "references": []}], r"t.jsonl:1: 'words' must be a list of"),
+        ([{"text": "a b", "labels": "NBAPIPSB", "references": []}], r"t.jsonl:1: 'labels' must be a list"),
+        ([{"text": "a b", "labels": ["NB", "NB"], "references": []}], r"t.jsonl:1: a label set needs"),
+        ([{"text": "A b", "references": []}, {"text": "a, b", "references": []}], "t.jsonl:2: .* appears twice"),
         (
             [
                 {"text": "a b", "labels": ["N", "Y"], "references": []},

@@ -87,7 +87,7 @@ class Annotation:
             raise
 
 
-def _clean(words: list[str], labels: list[str], labelset: LabelSet) -> Annotation:
+def cleaned(words: list[str], labels: list[str], labelset: LabelSet) -> Annotation:
     """Drop punctuation-only tokens, moving their tag to the previous word (stronger wins)."""
     if all(w.isalnum() for w in words):
         return Annotation(tuple(words), tuple(labels))
@@ -113,6 +113,8 @@ def parse_inline(text: str, labelset: LabelSet | None = None) -> Annotation:
         text = _TAG.sub(r" <\1> ", text)
     for token in text.split():
         if not (token[0] == "<" and token[-1] == ">" and len(token) > 2):
+            if token[0] == "<" or token[-1] == ">":  # "<>", "< AP >": a tag gone wrong, not a word
+                raise InputError(f"malformed tag {token!r} in {text!r}; write tags as <LABEL>, no spaces inside")
             words.append(token)
             labels.append(labelset.none)
             tagged.append(False)
@@ -128,7 +130,7 @@ def parse_inline(text: str, labelset: LabelSet | None = None) -> Annotation:
         tagged[-1] = True
     if not words:
         raise InputError(f"no words in annotation {text!r}")
-    return _clean(words, labels, labelset)
+    return cleaned(words, labels, labelset)
 
 
 def _final_end(labels: list[str], labelset: LabelSet) -> list[str]:
@@ -145,7 +147,7 @@ def parse_tobi(text: str, label_map: LabelMap, labelset: LabelSet) -> Annotation
             raise InputError(f"ToBI token {token!r} is not word|index")
         words.append(word)
         labels.append(label_map(index))
-    return _clean(words, _final_end(labels, labelset), labelset)
+    return cleaned(words, _final_end(labels, labelset), labelset)
 
 
 def parse_mandarin(text: str, label_map: LabelMap, labelset: LabelSet) -> Annotation:
@@ -158,7 +160,7 @@ def parse_mandarin(text: str, label_map: LabelMap, labelset: LabelSet) -> Annota
         else:
             words.append(token)
             labels.append(labelset.none)
-    return _clean(words, _final_end(labels, labelset), labelset)
+    return cleaned(words, _final_end(labels, labelset), labelset)
 
 
 def parse_pause(text: str, label_map: LabelMap, labelset: LabelSet) -> Annotation:
@@ -167,12 +169,18 @@ def parse_pause(text: str, label_map: LabelMap, labelset: LabelSet) -> Annotatio
     for k in range(0, len(parts), 2):
         chunk = parts[k].split()
         if not chunk:
-            raise InputError(f"pause bucket without a word before it in {text!r}")
+            if k == 0:
+                what = f"pause bucket <{parts[1]}> without a word before it"
+            elif k == len(parts) - 1:
+                what = f"pause bucket <{parts[k - 1]}> without a word after it"
+            else:
+                what = f"pause buckets <{parts[k - 1]}> and <{parts[k + 1]}> without a word between them"
+            raise InputError(f"{what} in {text!r}")
         words += chunk
         labels += [labelset.none] * len(chunk)
         if k + 1 < len(parts):
             labels[-1] = label_map(parts[k + 1])
-    return _clean(words, _final_end(labels, labelset), labelset)
+    return cleaned(words, _final_end(labels, labelset), labelset)
 
 
 def parse_sequence(text: str, labelset: LabelSet) -> Annotation:
@@ -184,7 +192,7 @@ def parse_sequence(text: str, labelset: LabelSet) -> Annotation:
         raise InputError(f"{len(words)} words but {len(labels)} labels in {text!r}")
     for lab in labels:
         labelset.level(lab)
-    return _clean(words, labels, labelset)
+    return cleaned(words, labels, labelset)
 
 
 def parse(

@@ -12,6 +12,7 @@ and an interrupted build resumes.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -22,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from voxjudge.breaks.annotation import Annotation, parse_inline
+from voxjudge.breaks.annotation import Annotation, cleaned, parse_inline
 from voxjudge.breaks.labels import LabelSet
 from voxjudge.breaks.table import ReferenceTable, TableEntry
 from voxjudge.errors import InputError
 from voxjudge.llm import Item, Judge, Request, Task, label_many, load_tasks, planned_requests
 from voxjudge.llm.advice import FAILED, reason_kind
+from voxjudge.plural import counted
 
 LABEL_MEANINGS = {
     "NB": "no boundary (leave the juncture untagged)",
@@ -61,6 +63,24 @@ class BuildConfig:
             raise InputError("{batch_size} must be at least 1", options={"batch_size": "batch_size"})
         if self.n_fs is not None and self.n_fs < 0:
             raise InputError("{n_fs} must be 0 or more", options={"n_fs": "n_fs"})
+        # nan compares false with everything: "more than nan" would keep no phrasing at all
+        if self.min_count is not None and not (math.isfinite(self.min_count) and self.min_count >= 0):
+            raise InputError(
+                f"{{min_count}} must be a number 0 or more, not {self.min_count!r}", options={"min_count": "min_count"}
+            )
+
+    def resolved_n_fs(self, pool_size: int) -> int:
+        """Demonstrations per prompt: half the pool by default; more than the pool is refused
+        (drawing fewer than asked while recording the number asked would misstate the run)."""
+        if self.n_fs is None:
+            return pool_size // 2
+        if self.n_fs > pool_size:
+            raise InputError(
+                f"{{n_fs}} is {self.n_fs} but the pool holds {counted(pool_size, 'annotation')}; ask for at most "
+                f"{pool_size}",
+                options={"n_fs": "n_fs"},
+            )
+        return self.n_fs
 
     def resolved_min_count(self) -> float:
         return self.n_iter / 10 if self.min_count is None else self.min_count
@@ -140,11 +160,31 @@ def _demos(pool: Sequence[Annotation], n_fs: int, seed: int, iteration: int) -> 
     return [pool[int(k)] for k in sorted(picks)]
 
 
+_TAG_LIKE = re.compile(r"<[^<>\s]*>")
+
+
+def plain_text(text: str, labelset: LabelSet) -> Annotation:
+    """A text to annotate as an untagged annotation: its words, to be preserved. Texts are plain
+    (the answers add the tags), so a tag-like token is refused rather than read as a boundary:
+    an answer could never reproduce it as a word."""
+    tag = _TAG_LIKE.search(text)
+    if tag:
+        raise InputError(f"a text to annotate holds {tag.group()!r}, which reads as a boundary tag; give plain text")
+    words = text.split()
+    try:
+        return cleaned(words, [labelset.none] * len(words), labelset)
+    except InputError:  # punctuation only
+        raise InputError(f"text {text!r} has no words to annotate") from None
+
+
 def prepare_texts(texts: Sequence[tuple[str, str]], labelset: LabelSet) -> list[tuple[str, tuple[str, Annotation]]]:
     """``(item id, (text, untagged annotation))``; untagged texts give the words to preserve."""
     out, seen = [], {}
     for uid, text in texts:
-        ann = parse_inline(text, labelset)
+        try:
+            ann = plain_text(text, labelset)
+        except InputError as e:
+            raise InputError(f"text {uid}: {e}") from None
         if ann.text_key in seen:
             continue  # one entry per distinct text
         seen[ann.text_key] = uid
@@ -173,7 +213,7 @@ def _task(config: BuildConfig) -> Task:
 
 def planned_build_requests(items, pool, labelset: LabelSet, config: BuildConfig, pinned: bool = False) -> list[Request]:
     """Every first-round request of a build (for --dry-run estimates)."""
-    n_fs = len(pool) // 2 if config.n_fs is None else config.n_fs
+    n_fs = config.resolved_n_fs(len(pool))
     task, todo = _task(config), _items(items, labelset, pinned)
     out: list[Request] = []
     for it in range(config.n_iter):
@@ -191,7 +231,7 @@ async def build_references(
 ) -> tuple[ReferenceTable, BuildReport]:
     labelset = labelset or LabelSet()
     items = prepare_texts(texts, labelset)
-    n_fs = len(pool) // 2 if config.n_fs is None else config.n_fs
+    n_fs = config.resolved_n_fs(len(pool))
     task = _task(config)
     # A decoder that enforces the schema can be held to each text's words: one text per request.
     todo = _items(items, labelset, judge.capabilities.constrained)

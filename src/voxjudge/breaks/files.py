@@ -19,8 +19,10 @@ def read_annotations(
     labelset: LabelSet | None = None,
     label_map: LabelMap | None = None,
     column: str = "annotation",
+    one_per_text: bool = False,
 ) -> list[tuple[str, Annotation]]:
-    """``(id, annotation)`` in file order. Every line must parse; errors name file and line."""
+    """``(id, annotation)`` in file order. Every line must parse; errors name file and line.
+    ``one_per_text``: a text annotated twice is an error (a single-reference file)."""
     suffix = Path(path).suffix.lower()
     tabular = suffix in (".tsv", ".csv", ".jsonl", ".ndjson")
     texts = read_texts(path, fmt="auto", text_field=column, speaker_field=None, text_setting=None) if tabular else None
@@ -30,13 +32,25 @@ def read_annotations(
         records = [(str(n), line, n) for n, line in enumerate(read_lines(path), 1) if line.strip()]
     else:
         records = [(r.id, r.text, r.line) for r in texts.records]
+    if label_map is not None:
+        label_map.check(labelset or LabelSet())  # once, before any line uses it
     out = []
+    first_line: dict[str, int] = {}
     with gc_paused():
         for uid, text, line in records:
             try:
                 out.append((uid, parse(text, fmt, labelset=labelset, label_map=label_map)))
             except InputError as e:
-                raise InputError(f"{path}:{line}: {e}") from None
+                # the template and options, so a caller can still word the settings it names
+                raise InputError(f"{path}:{line}: {e.template}", options=e.options) from None
+            if one_per_text:
+                key = out[-1][1].text_key
+                if key in first_line:
+                    raise InputError(
+                        f"{path}:{line}: text {key!r} is annotated again (first on line {first_line[key]}); "
+                        "a single reference gives one annotation per text"
+                    )
+                first_line[key] = line
     if not out:
         raise InputError(f"{path}: no annotations found")
     return out

@@ -77,14 +77,29 @@ class LabelMap:
                 options={"label_map": "a label_map (LabelMap.load(FILE))"},
             ) from None
 
+    def check(self, labelset: LabelSet) -> None:
+        """Raise unless every label it maps to is in ``labelset`` (else a converted annotation would
+        carry a label no reference table can hold)."""
+        bad = {k: v for k, v in self.mapping.items() if v not in labelset.valid}
+        if bad:
+            source, target = next(iter(bad.items()))
+            raise InputError(
+                f"{self.name}: the label map maps {source!r} to {target!r}, which is not in the label set "
+                f"({', '.join(labelset.labels)})"
+            )
+
     @classmethod
-    def load(cls, path: str | Path) -> LabelMap:
+    def load(cls, path: str | Path, labelset: LabelSet | None = None) -> LabelMap:
+        """A map from a JSON file; with ``labelset``, checked against it (``check``)."""
         from voxjudge.io.readers import read_json
 
         data = read_json(path, "label map")
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise InputError(f'{path}: a label map is a JSON object of "source": "canonical" labels')
-        return cls(str(path), {str(k): v for k, v in data.items()})
+        out = cls(str(path), {str(k): v for k, v in data.items()})
+        if labelset is not None:
+            out.check(labelset)
+        return out
 
 
 # Defaults for the conventions voxjudge reads. The final juncture of an utterance is always SB.

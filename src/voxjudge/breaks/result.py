@@ -26,7 +26,9 @@ class LmreResult:
 
     @property
     def unscored(self) -> int:
-        return int(self.summary.get("unscored", 0))
+        # a score summary counts them under "coverage"; a build summary at the top level
+        cover = self.summary.get("coverage")
+        return int((cover if isinstance(cover, dict) else self.summary).get("unscored", 0))
 
     @property
     def stopped(self) -> str | None:

@@ -64,6 +64,10 @@ def metrics_for(similarity: Similarity | Sequence[Similarity], theta: float | Se
         if len(theta) != len(sims):
             raise InputError(f"{len(theta)} thresholds for {len(sims)} metrics")
         thetas = [DEFAULT_THETA[k] if t is None else float(t) for k, t in zip(kinds, theta)]
+    for k, t in zip(kinds, thetas):
+        # scores lie in [0, 1]; outside it (or nan) every hypothesis is accepted, or none is
+        if not 0 <= t <= 1:
+            raise InputError(f"{{theta}} for {k} must be between 0 and 1, not {t!r}", options={"theta": "theta"})
     return [Metric(s, t) for s, t in zip(sims, thetas)]
 
 
@@ -88,12 +92,15 @@ def parse_metrics(
             "or name=value pairs such as f1=0.8",
             options=_THETA,
         )
-    try:
+    try:  # numbers only here: metrics_for's own InputError is a ValueError too
         if not named:
-            return metrics_for(sims, [float(p) for p in parts])
-        given = {name.strip(): float(value) for name, value in (p.split("=", 1) for p in parts)}
+            values = [float(p) for p in parts]
+        else:
+            given = {name.strip(): float(value) for name, value in (p.split("=", 1) for p in parts)}
     except ValueError:
         raise InputError(f"{{theta}} {theta_spec!r}: thresholds must be numbers", options=_THETA) from None
+    if not named:
+        return metrics_for(sims, values)
     unknown = sorted(set(given) - set(kinds))
     if unknown:
         raise InputError(f"{{theta}} names {', '.join(unknown)}, which {{metric}} does not ask for", options=_THETA)
@@ -142,22 +149,16 @@ class ScoredHypothesis:
     def single_accepted(self) -> bool | None:
         return None if self.primary is None else self.primary.single_accepted
 
-    def _best_match(self) -> MetricScore | None:
-        """The first em/f1 metric's result: the one that names a best-matching reference."""
-        for m, s in zip(self.metrics, self.scores):
-            if m.kind != "consensus":
-                return s
-        return None
-
     @property
     def best_score(self) -> float | None:
-        found = self._best_match()
-        return None if found is None else found.score
+        """The primary metric's best score over the references (em/f1; consensus has none)."""
+        return None if self.best is None else self.score
 
     @property
     def best(self) -> Reference | None:
-        found = self._best_match()
-        return None if found is None else found.best
+        """The primary metric's best-matching reference (em/f1; None for consensus): every
+        unprefixed field belongs to the first metric, other metrics' are prefixed."""
+        return None if self.primary is None else self.primary.best
 
     @property
     def best_reference(self) -> str | None:
@@ -166,8 +167,9 @@ class ScoredHypothesis:
         return None if best is None else best.inline()
 
     def as_dict(self) -> dict[str, Any]:
-        """Flat record: the first metric's fields unprefixed, then every metric's prefixed by its
-        name (``f1_score``, ``consensus_agreement``, ...) with its similarity and theta."""
+        """Flat record: the first metric's fields unprefixed (``best_score``/``best_reference`` are
+        None when it is consensus), then every metric's prefixed by its name (``f1_score``,
+        ``f1_best_reference``, ``consensus_agreement``, ...) with its similarity and theta."""
         first = self.metrics[0] if self.metrics else None
         out: dict[str, Any] = {
             "id": self.id,
@@ -192,6 +194,9 @@ class ScoredHypothesis:
             out[f"{k}_accepted"] = None if s is None else s.accepted
             out[f"{k}_single_score"] = None if s is None else s.single_score
             out[f"{k}_single_accepted"] = None if s is None else s.single_accepted
+            if k != "consensus":  # em/f1 name the reference that gives their score
+                out[f"{k}_best_score"] = None if s is None or s.best is None else s.score
+                out[f"{k}_best_reference"] = None if s is None or s.best is None else s.best.inline()
             if k == "consensus":
                 out["consensus_agreement"] = (
                     None if s is None or s.agreement is None else [round(float(a), 4) for a in s.agreement]

@@ -34,6 +34,7 @@ _PER_METRIC = (
     "spearman",
     "single_pearson",
     "single_spearman",
+    "agreement_undefined",
     "single_agreement_undefined",
 )
 
@@ -84,7 +85,7 @@ def summarize(
             "similarity": metric.similarity.name,
             "theta": metric.theta,
             "covers": covers,
-            **_metric_summary(scored, rated, k, metric.theta, groups, (n_resamples, confidence, seed)),
+            **_metric_summary(scored, rated, k, metric, groups, (n_resamples, confidence, seed), primary=k == 0),
         }
     first = next(iter(summary["metrics"].values()), None)
     summary["similarity"] = first["similarity"] if first else None
@@ -157,13 +158,17 @@ def _metric_summary(
     scored: Sequence[ScoredHypothesis],
     rated: Sequence[ScoredHypothesis],
     k: int,
-    theta: float,
+    metric: Metric,
     groups: list[float] | None,
     boot: tuple[int, float, int],
+    *,
+    primary: bool,
 ) -> dict[str, Any]:
     """Acceptance over ``scored``; correlations and per-group rates over ``rated`` (the scored
     hypotheses with a human score, parallel to ``groups``)."""
     from voxjudge.stats import acceptance_table
+
+    theta, name = metric.theta, metric.similarity.name
 
     multi = np.array([r.scores[k].score for r in scored], dtype=float)
     single = np.array([r.scores[k].single_score for r in scored if r.scores[k].single_score is not None], dtype=float)
@@ -177,15 +182,15 @@ def _metric_summary(
         "acceptance_by_group": None,
     }
     if groups is None:
-        out.update(_correlations("", multi, None, boot))
-        out.update(_correlations("single_", single, None, boot))
+        out.update(_correlations("", multi, None, boot, name, primary))
+        out.update(_correlations("single_", single, None, boot, name, primary))
         return out
     rated_multi = np.array([r.scores[k].score for r in rated], dtype=float)
     rated_single_of = [r.scores[k].single_score for r in rated]
     covered_groups = [g for g, s in zip(groups, rated_single_of) if s is not None]
     rated_single = np.array([s for s in rated_single_of if s is not None], dtype=float)
-    out.update(_correlations("", rated_multi, groups, boot))
-    out.update(_correlations("single_", rated_single, covered_groups, boot))
+    out.update(_correlations("", rated_multi, groups, boot, name, primary))
+    out.update(_correlations("single_", rated_single, covered_groups, boot, name, primary))
     multi_rows = acceptance_table(list(rated_multi > theta), groups)
     single_rows = {row["group"]: row for row in acceptance_table(list(rated_single > theta), covered_groups)}
     out["acceptance_by_group"] = []
@@ -203,20 +208,27 @@ def _metric_summary(
 
 
 def _correlations(
-    prefix: str, values: np.ndarray, groups: list[float] | None, boot: tuple[int, float, int]
+    prefix: str,
+    values: np.ndarray,
+    groups: list[float] | None,
+    boot: tuple[int, float, int],
+    metric: str,
+    primary: bool,
 ) -> dict[str, Any]:
     """Pearson and Spearman with bootstrap CIs through ``voxjudge.stats.agreement``: where they are
-    undefined (fewer than 3 items, a constant side) the multi-reference score stops the run with its
-    message, as everywhere else; the baseline column keeps the message instead of a correlation."""
+    undefined (fewer than 3 items, a constant side) the first metric's multi-reference score stops
+    the run with its message, as everywhere else; another metric, and every baseline column, keeps
+    the message (``agreement_undefined``) instead of a correlation: one metric that cannot be
+    correlated does not take the others down with it."""
     out: dict[str, Any] = {f"{prefix}pearson": None, f"{prefix}spearman": None}
-    if prefix:
-        out[f"{prefix}agreement_undefined"] = None
+    out[f"{prefix}agreement_undefined"] = None
     if groups is None:
         return out
     from voxjudge.stats import AgreementUndefined, agreement
 
     n_resamples, confidence, seed = boot
-    name = "single-reference" if prefix else "multi-reference"
+    # the baseline's message sits under its metric already; the multi-reference one may stop the run
+    name = "single-reference" if prefix else f"{metric} multi-reference"
     try:
         found = agreement(
             values.tolist(),
@@ -228,7 +240,7 @@ def _correlations(
             seed=seed,
         )
     except AgreementUndefined as e:
-        if not prefix:
+        if primary and not prefix:
             raise
         out[f"{prefix}agreement_undefined"] = str(e)
         return out

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from voxjudge._gc import gc_paused
-from voxjudge.breaks.annotation import TEXT_NORMALIZATION, Annotation, parse_inline
+from voxjudge.breaks.annotation import TEXT_NORMALIZATION, Annotation, cleaned, parse_inline
 from voxjudge.breaks.labels import LabelSet
 from voxjudge.errors import InputError
 
@@ -172,26 +172,41 @@ class ReferenceTable:
         rows = jsonl_objects(path)
         if not rows:
             raise InputError(f"{path}: the reference table is empty")
-        first_labels = rows[0][1].get("labels")
-        table = cls(labelset or (LabelSet(tuple(first_labels)) if first_labels else LabelSet()))
+        first_n, first = rows[0]
+        first_labels = _label_list(path, first_n, first.get("labels"))
+        try:
+            table = cls(labelset or (LabelSet(tuple(first_labels)) if first_labels else LabelSet()))
+        except InputError as e:
+            raise InputError(f"{path}:{first_n}: {e}") from None
         for n, obj in rows:
-            if obj.get("labels") and tuple(obj["labels"]) != table.labelset.labels:
-                raise InputError(f"{path}:{n}: label set {obj['labels']} differs from {list(table.labelset.labels)}")
+            labels = _label_list(path, n, obj.get("labels"))
+            if labels and tuple(labels) != table.labelset.labels:
+                raise InputError(f"{path}:{n}: label set {labels} differs from {list(table.labelset.labels)}")
             text, words, refs = obj.get("text"), obj.get("words"), obj.get("references")
             if not isinstance(text, str) or not isinstance(refs, list):
                 raise InputError(f"{path}:{n}: a table line needs 'text' and a list of 'references'")
-            words = tuple(words) if isinstance(words, list) else tuple(text.split())
+            if words is not None and not (isinstance(words, list) and all(type(w) is str for w in words)):
+                raise InputError(f"{path}:{n}: 'words' must be a list of strings")
+            words = tuple(words) if words is not None else tuple(text.split())
             if " ".join(words) != text:
                 raise InputError(f"{path}:{n}: 'words' do not spell 'text'")
-            if text in table.entries:
+            # a hand-written text ("Hello, world") is keyed as hypotheses are: normalized
+            try:
+                key, key_words = _normalized(words, table.labelset)
+            except InputError:
+                raise InputError(f"{path}:{n}: 'text' has no words") from None
+            if key in table.entries:
                 raise InputError(f"{path}:{n}: text {text!r} appears twice; merge tables with 'voxjudge breaks merge'")
-            entry = table.entries[text] = TableEntry(text, words)
+            entry = table.entries[key] = TableEntry(key, key_words)
             n_words, top_digit = len(words), str(len(table.labelset.labels) - 1)
+            fast = key_words == words
             for ref in refs:
                 code = ref.get("levels") if type(ref) is dict else None
                 # Fast path for what this module writes; anything else is checked and explained.
-                if not (type(code) is str and len(code) == n_words and code.isdigit() and max(code) <= top_digit):
-                    code = _reference_code(path, n, ref, words, table.labelset)
+                if not (
+                    fast and type(code) is str and len(code) == n_words and code.isdigit() and max(code) <= top_digit
+                ):
+                    code = _reference_code(path, n, ref, words, key_words, table.labelset)
                 count = ref.get("count", 1)
                 if type(count) is not int or count < 1:
                     raise InputError(f"{path}:{n}: a reference count must be a positive integer")
@@ -202,7 +217,7 @@ class ReferenceTable:
                     continue
                 entry.references[code[:-1]] = Reference(
                     code,
-                    words,
+                    key_words,
                     table.labelset.labels,
                     count,
                     list(ref.get("generators", ())),
@@ -211,34 +226,59 @@ class ReferenceTable:
         return table
 
 
-def _reference_code(path, n, ref, words, labelset: LabelSet) -> str:
-    """The reference's level digits, from ``levels``, ``boundaries`` or the inline ``annotation``."""
+def _label_list(path, n, labels) -> list[str] | None:
+    if labels is None:
+        return None
+    if not (isinstance(labels, list) and all(type(lab) is str for lab in labels)):
+        raise InputError(f"{path}:{n}: 'labels' must be a list of label names, weakest first")
+    return labels
+
+
+def _normalized(words: tuple[str, ...], labelset: LabelSet) -> tuple[str, tuple[str, ...]]:
+    """The text key and its words, normalized as a hypothesis's are (``Annotation.text_key``)."""
+    text = " ".join(words)
+    if text == text.casefold() and all(w.isalnum() for w in words):  # what this module writes
+        return text, words
+    ann = cleaned(list(words), [labelset.none] * len(words), labelset)
+    return ann.text_key, ann.key_words
+
+
+def _reference_code(path, n, ref, words, key_words, labelset: LabelSet) -> str:
+    """The reference's level digits, from ``levels``, ``boundaries`` or the inline ``annotation``.
+    ``levels`` and ``boundaries`` give one label per word of ``text``; the digits returned are per
+    normalized word (``key_words``), a punctuation-only word's label moving to the word before it."""
     if not isinstance(ref, dict):
         raise InputError(f"{path}:{n}: each reference must be an object")
     code = ref.get("levels")
+    boundaries = ref.get("boundaries")
     if isinstance(code, str):
         if len(code) != len(words) or not code.isdigit() or max(code) >= str(len(labelset.labels)):
             raise InputError(f"{path}:{n}: 'levels' {code!r} needs one digit below {len(labelset.labels)} per word")
-        return code
-    boundaries = ref.get("boundaries")
-    if isinstance(boundaries, str):
+        boundaries = [labelset.labels[int(c)] for c in code]
+    elif isinstance(boundaries, str):
         boundaries = boundaries.split()
     if isinstance(boundaries, list):
         if len(boundaries) != len(words):
             raise InputError(f"{path}:{n}: a reference has {len(boundaries)} boundaries for {len(words)} words")
+        if not all(type(b) is str for b in boundaries):
+            raise InputError(f"{path}:{n}: 'boundaries' must be label names")
         try:
             labelset.check(boundaries)
+            annotation = cleaned(list(words), list(boundaries), labelset)
         except InputError as e:
             raise InputError(f"{path}:{n}: {e}") from None
-        return encode(Annotation(words, tuple(boundaries)), labelset)
+        return encode(annotation, labelset)
     if not isinstance(ref.get("annotation"), str):
         raise InputError(f"{path}:{n}: a reference needs 'levels', 'boundaries' or an 'annotation'")
     try:
         annotation = parse_inline(ref["annotation"], labelset)
     except InputError as e:
         raise InputError(f"{path}:{n}: {e}") from None
-    if annotation.key_words != words:
-        raise InputError(f"{path}:{n}: reference {ref['annotation']!r} does not have the words of its text")
+    if annotation.key_words != key_words:
+        raise InputError(
+            f"{path}:{n}: reference {ref['annotation']!r} does not have the words of its text "
+            f"(compared normalized: {' '.join(annotation.key_words)!r} vs {' '.join(key_words)!r})"
+        )
     return encode(annotation, labelset)
 
 
@@ -252,11 +292,12 @@ def merge(tables: list[ReferenceTable]) -> ReferenceTable:
         if t.labelset != labelset:
             raise InputError("tables with different label sets cannot be merged")
         for entry in t.entries.values():
-            if entry.text not in out.entries:
-                out.entries[entry.text] = TableEntry(entry.text, entry.words)
+            key, words = _normalized(entry.words, labelset)  # add() keys by the normalized text
+            if key not in out.entries:
+                out.entries[key] = TableEntry(key, words)
             for ref in entry.references.values():
                 out.add(ref.annotation, count=ref.count)
-                merged = out.entries[entry.text].references[ref.phrasing]
+                merged = out.entries[key].references[ref.phrasing]
                 merged.generators += [g for g in ref.generators if g not in merged.generators]
                 merged.iterations += [i for i in ref.iterations if i not in merged.iterations]
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from voxjudge.cli.bootstrap_options import add_bootstrap_options, bootstrap_kwargs
 from voxjudge.cli.common import alias, check_outputs, print_json, progress_bar, write_all, write_text
-from voxjudge.cli.judge_options import add_judge_options, finish, make_judge, usage_line
+from voxjudge.cli.judge_options import EXIT_INCOMPLETE, add_judge_options, finish, make_judge, usage_line
 from voxjudge.cli.report_options import (
     add_report_options,
     check_report_options,
@@ -47,7 +47,12 @@ def register(groups) -> None:
     p.set_defaults(func=cmd_merge)
 
     p = cmds.add_parser("from-annotators", help="build a reference table from human annotations")
-    p.add_argument("files", nargs="+", help="annotation files; a text may appear any number of times")
+    p.add_argument(
+        "files",
+        nargs="+",
+        help="annotation files, one per annotator; a text may appear in any number of them (a phrasing is "
+        "counted once per file)",
+    )
     p.add_argument("--convention", dest="format", default="inline", help=FORMAT_HELP)
     alias(p, "--convention", "--format")
     p.add_argument("--out", required=True, metavar="TABLE", help="reference table to write")
@@ -61,7 +66,9 @@ def register(groups) -> None:
         "iteration), texts are annotated in batches, answers whose words differ from the text are retried "
         "once and then dropped, and phrasings seen in more than min-count iterations are kept.",
     )
-    p.add_argument("--texts", required=True, help="texts to annotate, one per line (or CSV/TSV/JSONL with 'text')")
+    p.add_argument(
+        "--texts", required=True, help="plain texts to annotate, one per line (or CSV/TSV/JSONL with 'text')"
+    )
     p.add_argument("--pool", required=True, help="expert annotations to draw demonstrations from (inline)")
     p.add_argument("--n-fs", type=int, help="demonstrations per prompt (default: half the pool)")
     p.add_argument("--n-iter", type=int, default=20, help="iterations (default: 20)")
@@ -84,7 +91,8 @@ def register(groups) -> None:
         "(and that reference), consensus the count-weighted per-juncture agreement with all of them; "
         "accepted = score > theta. Beside each, a single-reference baseline (the most frequent reference, or "
         "--single; it covers the hypotheses that have one). With --human: acceptance by human-score group and "
-        "Pearson/Spearman with bootstrap CIs.",
+        "Pearson/Spearman with bootstrap CIs. Exit status: 0 when every hypothesis was scored; 2 for bad input; "
+        "3 when some could not be scored (text not in the table, words differ; each record says why).",
     )
     p.add_argument("--ref", dest="refs", required=True, metavar="TABLE", help="reference table (JSONL)")
     p.add_argument(
@@ -156,6 +164,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, merge
 
     check_outputs(files=[args.out])
+    _distinct(args.tables, "table")
     merged = merge([ReferenceTable.load(t) for t in args.tables])
     merged.save(args.out)
     print(
@@ -170,10 +179,19 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
 
     check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
+    _distinct(args.files, "annotation file")
     table = ReferenceTable(labelset)
-    for path in args.files:
+    names = [Path(path).name for path in args.files]
+    if len(set(names)) < len(names):  # d1/ann.txt and d2/ann.txt: provenance needs the paths
+        names = list(args.files)
+    for path, name in zip(args.files, names):
+        seen = set()
         for uid, ann in read_annotations(path, fmt=args.format, labelset=labelset, label_map=label_map):
-            table.add(ann, generator=Path(path).name, iteration=f"{Path(path).name}:{uid}")
+            phrasing = (ann.text_key, ann.levels(labelset)[:-1])
+            if phrasing in seen:
+                continue  # a file is one annotator: its phrasing of a text counts once
+            seen.add(phrasing)
+            table.add(ann, generator=name, iteration=f"{name}:{uid}")
     table.save(args.out)
     print(
         f"{args.out}: {counted(len(table), 'text')}, {counted(table.reference_count, 'reference')} "
@@ -182,10 +200,31 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_texts(path: str) -> list[tuple[str, str]]:
+def _distinct(paths: list[str], what: str) -> None:
+    """Refuse a file given twice: it would count its phrasings twice under one name."""
+    seen: dict[Path, str] = {}
+    for path in paths:
+        key = Path(path).resolve()
+        if key in seen:
+            raise InputError(
+                f"{path}: the same {what} is given twice ({seen[key]} and {path}); give each once "
+                "(to weight one more, copy it under another name)"
+            )
+        seen[key] = path
+
+
+def _read_texts(path: str, labelset) -> list[tuple[str, str]]:
+    """The texts to annotate, each checked here so that a bad one is named by file and line."""
+    from voxjudge.breaks.builder import plain_text
     from voxjudge.io.readers import read_texts
 
-    return [(r.id, r.text) for r in read_texts(path, speaker_field=None, text_setting=None).records if r.text.strip()]
+    records = [r for r in read_texts(path, speaker_field=None, text_setting=None).records if r.text.strip()]
+    for r in records:
+        try:
+            plain_text(r.text, labelset)
+        except InputError as e:
+            raise InputError(f"{path}:{r.line}: {e.template}", options=e.options) from None
+    return [(r.id, r.text) for r in records]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -202,7 +241,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     check_outputs(files=[args.out])
     config = BuildConfig(args.n_iter, args.n_fs, args.batch_size, min_count, args.seed)
     labelset = LabelSet()
-    texts = _read_texts(args.texts)
+    texts = _read_texts(args.texts, labelset)
     pool = [a for _, a in read_annotations(args.pool, labelset=labelset)]
     judge = make_judge(args, default_log=Path(args.out).with_suffix(".calls.jsonl"))
     try:
@@ -270,7 +309,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.single:
         single = {
             a.text_key: a
-            for _, a in read_annotations(args.single, fmt=args.format, labelset=table.labelset, label_map=label_map)
+            for _, a in read_annotations(
+                args.single, fmt=args.format, labelset=table.labelset, label_map=label_map, one_per_text=True
+            )
         }
     human = read_human_scores(args.human, args.human_col) if args.human else None
     similarities = [m.similarity for m in metrics]
@@ -295,4 +336,5 @@ def cmd_score(args: argparse.Namespace) -> int:
     write_all({args.out: result.records, **report_outputs(args, report)})
     print_json(result.view()) if args.json else print(render_breaks_summary(result.summary))
     say_written(args, report)
-    return 0
+    # numbers over only some hypotheses are an incomplete run, as in the other commands
+    return EXIT_INCOMPLETE if result.unscored else 0

@@ -149,7 +149,7 @@ def register(groups) -> None:
     p.add_argument("--port", type=int, default=8750)
     p.add_argument("--db", help="database URL (default: DIR/studio.db)")
     p.add_argument("--results", help="a voxjudge results file: the admin page shows its agreement with the humans")
-    p.add_argument("--metric-col", help="score field in --results (default: laser, best_score or score)")
+    p.add_argument("--metric-col", help="score field in --results (default: laser for asr-sentence, score for breaks)")
     p.set_defaults(func=cmd_serve)
 
     p = cmds.add_parser("export", help="write the answers as the evaluators' --human input")

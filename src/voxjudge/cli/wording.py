@@ -28,6 +28,7 @@ FLAGS = {
     "metric": "--metric",
     "metric_col": "--metric-col",
     "methods": "--methods",
+    "min_count": "--min-count",
     "n_fs": "--n-fs",
     "n_iter": "--n-iter",
     "no_cache": "--no-cache",

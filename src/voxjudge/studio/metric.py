@@ -1,6 +1,6 @@
 """A voxjudge results file against the humans collected so far (for the admin page).
 
-Scores (``asr score --out``: ``laser``; ``breaks score --out``: ``best_score``; any id/score file)
+Scores (``asr score --out``: ``laser``; ``breaks score --out``: ``score``, the first metric's; any id/score file)
 are correlated with the humans' mean per item (Pearson, Spearman, Kendall, bootstrap CIs) and
 plotted. Pairwise judgments (``pairwise judge --out``) are aggregated by the protocol and their
 verdicts compared with the humans' plurality per dimension.
@@ -14,7 +14,7 @@ from typing import Any
 
 from voxjudge.errors import InputError
 
-DEFAULT_COLUMN = {"asr-sentence": "laser", "breaks": "best_score"}
+DEFAULT_COLUMN = {"asr-sentence": "laser", "breaks": "score"}
 HUMAN_DIM = {"asr-sentence": "laser", "breaks": "score"}
 
 

@@ -42,6 +42,9 @@ def render_breaks_summary(s: dict) -> str:
                 corr(m["single_pearson"]), corr(m["single_spearman"]),
             )  # fmt: skip
         con.print(t)
+        for m in s["metrics"].values():  # a metric without correlations says why
+            if m.get("agreement_undefined"):
+                con.print(f"{m['similarity']}: {m['agreement_undefined']}", markup=False)
         first = next(iter(s["metrics"].values()), None)
         if first and first.get("acceptance_by_group"):
             g = Table(title="Acceptance by human score (multi / single reference)")
