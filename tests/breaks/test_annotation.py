@@ -73,6 +73,19 @@ def test_bad_annotations(text, fmt, message):
         parse(text, fmt)
 
 
+def test_angle_brackets_that_are_no_tag_stay_words():
+    for text, words in [
+        ("if x < y <IP> swap them <SB>", ("if", "x", "<", "y", "swap", "them")),
+        ("convert a -> b <AP> quickly <SB>", ("convert", "a", "->", "b", "quickly")),
+        ("I <3 you <SB>", ("I", "<3", "you")),
+        ("close the html> tag <SB>", ("close", "the", "html>", "tag")),
+    ]:
+        assert parse_inline(text).words == words
+    for broken in ("a AP> b", "a <AP b", "a < AP > b", "a <> b"):
+        with pytest.raises(InputError, match="malformed tag"):
+            parse_inline(broken)
+
+
 def test_custom_label_set():
     ls = LabelSet.parse("none,minor,major,end")
     a = parse_inline("a <minor> b <end>", ls)

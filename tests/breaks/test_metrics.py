@@ -355,6 +355,12 @@ def test_a_secondary_metric_without_a_correlation_is_reported_not_fatal():
     em = s["metrics"]["em"]
     assert em["pearson"] is None and "the em multi-reference scores are all equal" in em["agreement_undefined"]
     assert s["metrics"]["consensus"]["pearson"] is not None and s["agreement_undefined"] is None
+    # the terminal and the HTML report both say why em has no correlation
+    from voxjudge.breaks.report import _summary_section
+    from voxjudge.cli.views.breaks import render_breaks_summary
+
+    for shown in (render_breaks_summary(s), _summary_section(s)):
+        assert "em: no agreement with human scores: the em multi-reference scores are all equal" in shown
     # the first metric still stops the run, naming itself
     first_em = score_hypotheses(t, [(i, parse_inline(a)) for i, a in hyps], [Similarity("em"), Similarity("f1")])
     with pytest.raises(InputError, match="the em multi-reference scores are all equal"):

@@ -203,17 +203,21 @@ def test_human_labels_accept_any_case(pairs_file):
 
 def test_human_label_keys_any_case_and_unknown_ones_refused(pairs_file):
     row = {"pair_id": "p", "text": "t", "audio_a": "a.wav", "audio_b": "b.wav"}
-    path = pairs_file([{**row, "human": {"Overall": "a", "c1": "b"}, "human_confident": ["c1"]}])
+    # the studio's exports list overall as confident when every annotator chose one side
+    path = pairs_file([{**row, "human": {"Overall": "a", "c1": "b"}, "human_confident": ["c1", "overall"]}])
     pair = read_pairs(path, check_audio=False)[0]
-    assert pair.human == {"overall": "A", "C1": "B"} and pair.human_confident == ("C1",)
+    assert pair.human == {"overall": "A", "C1": "B"} and pair.human_confident == ("C1", "overall")
     cases = [
         ({"human": {"overall": "A", "C9": "A"}}, "pair 'p': human label 'C9' is neither overall nor a dimension"),
         ({"human_confident": "C1"}, "pair 'p': human_confident must be a list of dimension ids"),
-        ({"human_confident": ["Z1"]}, "pair 'p': human_confident entry 'Z1' is not a dimension"),
+        ({"human_confident": ["Z1"]}, "pair 'p': human_confident entry 'Z1' is neither overall nor a dimension"),
     ]
     for extra, message in cases:
         with pytest.raises(InputError, match=message):
             read_pairs(pairs_file([{**row, **extra}], "bad.jsonl"), check_audio=False)
+    # a reader that discards the labels (the studio) takes a file labelled under any rubric
+    other = pairs_file([{**row, "human": {"X1": "A"}, "human_confident": ["X1"]}], "other.jsonl")
+    assert read_pairs(other, check_audio=False, labels=False)[0].human == {}
     # a custom rubric's ids are the ones labels may name
     assert read_pairs(pairs_file([{**row, "human": {"x1": "A"}}], "x.jsonl"), check_audio=False, dimensions=["X1"])[
         0

@@ -225,3 +225,22 @@ def test_a_judgment_given_twice_is_refused():
     records = asyncio.run(run_judgments([pair("p", {"overall": "A"})], SlotJudge(), CORE, samples=2))
     with pytest.raises(InputError, match="pair 'p' with clip B first, sample 0, appears twice"):
         accuracy_report(records + records[1:], [pair("p", {"overall": "A"})], CORE)
+
+
+def test_bias_left_out_is_said_alike_in_the_terminal_and_the_html_report():
+    from voxjudge.cli.views.pairwise import render_pairwise_analysis
+    from voxjudge.pairwise.result import analysed
+    from voxjudge.report.pairwise import analysis_report
+
+    pairs = [pair(f"p{k}", {"overall": "A"}) for k in range(4)]
+    records = asyncio.run(run_judgments(pairs, SlotJudge(), CORE, samples=2))
+    for kept, reason in [({"p0"}, "needs two pairs judged in both orders"), (set(), "no pair judged in both orders")]:
+        some = [r for r in records if r["first"] == "A" or r["pair_id"] in kept]
+        result = analysed(some, pairs, CORE)
+        left_out = len(pairs) - len(kept)
+        table = render_pairwise_analysis(result.summary)
+        page = analysis_report(result, {}).html
+        for shown in (table, page):
+            assert f"– ({reason})" in shown
+            assert "pairs left out of the position bias (one order judged)" in shown
+        assert result.summary["n_one_order_pairs"] == left_out

@@ -248,6 +248,16 @@ def test_acoustic_rationale_is_written_in_the_presented_order():
     assert report["deterministic"] is True
 
 
+def test_slot_rewriting_leaves_clip_paths_as_written():
+    from voxjudge.pairwise.distill import _in_slots
+
+    note = "clip A wins: clip B (runs/clip B/s.wav): no speech: digital silence; clip A: 5.0 syllables/s"
+    assert _in_slots(note, "B") == (
+        "the second clip wins: the first clip (runs/clip B/s.wav): no speech: digital silence; "
+        "the second clip: 5.0 syllables/s"
+    )
+
+
 def test_unmeasured_and_tied_dimensions_are_not_confident():
     pairs = [Pair("p", "t", "a.wav", "b.wav")]
     examples, _ = build_sft(_acoustic_records("p"), pairs, CORE, "4-0")
@@ -285,21 +295,25 @@ def test_a_set_whose_comparisons_all_abstained_has_no_winner():
     result = selected(selections, sets, CORE, {}, [])
     lines = render_selection(result).splitlines()
     assert lines[0] == "1 set without a winner: every comparison abstained; left out of Hit@k"
-    assert lines[1] == "mute: no winner (no usable comparison)"
+    assert lines[1] == "mute: no winner (every comparison abstained)"
+    assert "over 1 set with a top 1 and a winner" in lines[-1]
     page = selection_report(result, {}).html
     assert "no winner" in page and "None" not in page and page.index("without a winner") < page.index("Winners")
 
 
 def test_weight_selection_weighs_the_measured_dimensions_only():
     pairs = [Pair(f"p{k}", "t", "a", "b", {"overall": "AB"[k % 2]}) for k in range(8)]
-    # C3 never measured; L2 measured: it is weighed, C3 is not
+    # C3 never measured: the core dimensions measured are weighed (C1), C3 is not
     records = [
         r for k, p in enumerate(pairs) for r in _records(p.pair_id, {d: ["AB"[k % 2]] * 2 for d in ("C1", "L2")})
     ]
     for r in records:
         r["abstained"] = []
     res = select_weights(records, pairs, Rubric.default().select(["C1", "C3", "L2"]), val_fraction=0.5)
-    assert res["dimensions"] == ["C1", "L2"] and set(res["weights"]) == {"C1", "L2"}
+    assert res["dimensions"] == ["C1"] and set(res["weights"]) == {"C1"}
+    # no core dimension measured: every measured one
+    res = select_weights(records, pairs, Rubric.default().select(["C3", "L2"]), val_fraction=0.5)
+    assert res["dimensions"] == ["L2"]
 
 
 def test_distill_says_a_deterministic_teacher_makes_the_filter_vacuous(tmp_path, capsys):

@@ -103,6 +103,18 @@ def cleaned(words: list[str], labels: list[str], labelset: LabelSet) -> Annotati
     return Annotation(tuple(kept_w), tuple(kept_l))
 
 
+def _broken_tag(tokens: list[str], k: int, known) -> bool:
+    """A tag gone wrong rather than a word: ``<>``, a label with one bracket (``<AP``, ``AP>``), or
+    a label spaced inside its brackets (``< AP >``). Words such as ``x < y``, ``a -> b`` or ``<3``
+    stay words."""
+    token = tokens[k]
+    if token == "<>" or token.lstrip("<").rstrip(">") in known and token not in known:
+        return True
+    if token == "<" and k + 2 < len(tokens):
+        return tokens[k + 1] in known and tokens[k + 2] == ">"
+    return False
+
+
 def parse_inline(text: str, labelset: LabelSet | None = None) -> Annotation:
     labelset = labelset or LabelSet()
     words: list[str] = []
@@ -111,9 +123,10 @@ def parse_inline(text: str, labelset: LabelSet | None = None) -> Annotation:
     known = labelset.levels_by_label
     if _GLUED.search(text):  # tags glued to words: "parents<IP>"
         text = _TAG.sub(r" <\1> ", text)
-    for token in text.split():
+    tokens = text.split()
+    for k, token in enumerate(tokens):
         if not (token[0] == "<" and token[-1] == ">" and len(token) > 2):
-            if token[0] == "<" or token[-1] == ">":  # "<>", "< AP >": a tag gone wrong, not a word
+            if _broken_tag(tokens, k, known):
                 raise InputError(f"malformed tag {token!r} in {text!r}; write tags as <LABEL>, no spaces inside")
             words.append(token)
             labels.append(labelset.none)

@@ -44,6 +44,9 @@ def _summary_section(summary: dict[str, Any]) -> str:
         f"count-weighted per-juncture agreement with all of them); the single reference covers "
         f"{summary['single_covers']}"
     )
+    # a metric without correlations says why, as in the terminal
+    note += "".join(f"; {m['similarity']}: {m['agreement_undefined']}" for m in summary["metrics"].values()
+                    if m.get("agreement_undefined"))  # fmt: skip
     return section("Summary", table(head, rows), note=note)
 
 

@@ -178,6 +178,7 @@ class ReferenceTable:
             table = cls(labelset or (LabelSet(tuple(first_labels)) if first_labels else LabelSet()))
         except InputError as e:
             raise InputError(f"{path}:{first_n}: {e}") from None
+        line_of: dict[str, tuple[int, str]] = {}  # text key -> the line and text that gave it
         for n, obj in rows:
             labels = _label_list(path, n, obj.get("labels"))
             if labels and tuple(labels) != table.labelset.labels:
@@ -196,7 +197,13 @@ class ReferenceTable:
             except InputError:
                 raise InputError(f"{path}:{n}: 'text' has no words") from None
             if key in table.entries:
-                raise InputError(f"{path}:{n}: text {text!r} appears twice; merge tables with 'voxjudge breaks merge'")
+                first_n, first_text = line_of[key]
+                same = "" if first_text == text else f" as {first_text!r} (the same words, normalized)"
+                raise InputError(
+                    f"{path}:{n}: text {text!r} is on line {first_n} already{same}; give each text one line "
+                    "with all its references"
+                )
+            line_of[key] = (n, text)
             entry = table.entries[key] = TableEntry(key, key_words)
             n_words, top_digit = len(words), str(len(table.labelset.labels) - 1)
             fast = key_words == words

@@ -133,14 +133,13 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
     from voxjudge.pairwise import (
         AcousticPairJudge,
         Rubric,
-        hit_rates,
         read_candidate_sets,
         read_pairs,
         run_judgments,
         select_best,
     )
     from voxjudge.pairwise.judges import judge_settings
-    from voxjudge.pairwise.result import analysed, judged
+    from voxjudge.pairwise.result import analysed, judged, selected
 
     rubric = Rubric.load(None).select(None)
     judge = AcousticPairJudge(rubric)
@@ -153,10 +152,6 @@ def _pairwise(folder: Path) -> Iterator[tuple[list[list[str]], str]]:
     report = analysed(records, read_pairs(pairs_path, check_audio=False), rubric, source=JUDGMENTS).summary
     yield [["pairwise", "analyze", JUDGMENTS, "--pairs", pairs_path]], views.render_pairwise_analysis(report)
     sets = read_candidate_sets(candidates_path)
-    selections, _ = asyncio.run(select_best(sets, judge, rubric, samples))
-    rows = [{**s.as_dict(), "winner_path": str(cs.candidates[s.winner])} for s, cs in zip(selections, sets)]
-    summary = hit_rates(selections, sets)
-    lines = [views.render_winner(r) for r in rows]
-    if summary["n_rated"]:
-        lines.append(views.render_hit_rates(summary))
-    yield [["pairwise", "select", "--candidates", candidates_path]], "\n".join(lines)
+    selections, judgments = asyncio.run(select_best(sets, judge, rubric, samples))
+    chosen = selected(selections, sets, rubric, {}, judgments)  # what `pairwise select` renders
+    yield [["pairwise", "select", "--candidates", candidates_path]], views.render_selection(chosen)

@@ -237,10 +237,11 @@ def select_weights(
     dims: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Grid search of the weights of ``V_w`` on a validation split, reported on the test split
-    beside uniform weights. Dimensions default to the rubric's that the judge measures (every one
-    ``V_w`` adds up; a never-measured one has no margin to weigh)."""
+    beside uniform weights. Dimensions default to the core ones the judge measures (a
+    never-measured one has no margin to weigh; the grid grows 4x per dimension, and so does the
+    room to overfit a half split), else every measured one."""
     measured = measured_in(records)
-    dims = list(dims or [d for d in rubric.ids if d in measured])
+    dims = list(dims or [d for d in rubric.core if d in measured] or [d for d in rubric.ids if d in measured])
     ids, m = margins_matrix(records, dims)
     human = {p.pair_id: p.human.get("overall") for p in pairs}
     keep = [i for i, pid in enumerate(ids) if human.get(pid) in ("A", "B", "tie")]

@@ -79,8 +79,12 @@ def _label_key(key: Any, known: dict[str, str], where: str, field: str) -> str:
     return known[key.lower()]
 
 
-def read_pairs(path: str | Path, *, check_audio: bool = True, dimensions: Sequence[str] | None = None) -> list[Pair]:
-    """``dimensions``: the ids human labels may name (any case; default: the shipped rubric's)."""
+def read_pairs(
+    path: str | Path, *, check_audio: bool = True, dimensions: Sequence[str] | None = None, labels: bool = True
+) -> list[Pair]:
+    """``dimensions``: the ids human labels may name besides ``overall`` (any case; default: the
+    shipped rubric's). ``labels=False``: human labels are left out unread (a reader that discards
+    them, such as the studio, takes a file labelled under any rubric)."""
     if dimensions is None:
         from voxjudge.pairwise.rubric import Rubric
 
@@ -98,16 +102,17 @@ def read_pairs(path: str | Path, *, check_audio: bool = True, dimensions: Sequen
         if pid in seen:
             raise InputError(f"{where}: duplicate pair_id {pid!r} (first on line {seen[pid]})")
         seen[pid] = n
-        human = obj.get("human") or {}
+        human = (obj.get("human") or {}) if labels else {}
         if not isinstance(human, dict) or any(str(v).lower() not in _LABEL for v in human.values()):
             raise InputError(f'{where}: human labels must be an object of "A", "B" or "tie" (any case)')
         keys = {**known, "overall": "overall"}
         pair_at = f"{where}: pair {pid!r}"
         human = {_label_key(k, keys, pair_at, "human label"): _LABEL[str(v).lower()] for k, v in human.items()}
-        confident = obj.get("human_confident") or []
+        confident = (obj.get("human_confident") or []) if labels else []
         if not isinstance(confident, list):
             raise InputError(f"{pair_at}: human_confident must be a list of dimension ids")
-        confident = [_label_key(k, known, pair_at, "human_confident entry") for k in confident]
+        # the studio's exports list "overall" too when every annotator chose the same side
+        confident = [_label_key(k, keys, pair_at, "human_confident entry") for k in confident]
         pairs.append(
             Pair(
                 pid,

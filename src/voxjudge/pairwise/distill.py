@@ -200,10 +200,18 @@ CLIP_NAMED = {"acoustic"}
 _CLIP_LABEL = re.compile(r"(?:^|(?<=; ))([AB])(?=: )|\bclip ([AB])\b")
 
 
+_PARENTHESISED = re.compile(r"(\([^()]*\))")  # "clip B (path/to/clip B.wav)": the path stays as written
+
+
 def _in_slots(text: str, first: str) -> str:
-    """A rationale naming clips A and B, in the terms of the order presented (``first`` first)."""
+    """A rationale naming clips A and B, in the terms of the order presented (``first`` first);
+    what stands in parentheses (a clip's path) is left as it is."""
     slot = {first: "first", ("B" if first == "A" else "A"): "second"}
-    return _CLIP_LABEL.sub(lambda m: f"{slot[m[1]]} clip" if m[1] else f"the {slot[m[2]]} clip", text)
+    parts = _PARENTHESISED.split(text)  # odd items: the parenthesised parts
+    return "".join(
+        part if k % 2 else _CLIP_LABEL.sub(lambda m: f"{slot[m[1]]} clip" if m[1] else f"the {slot[m[2]]} clip", part)
+        for k, part in enumerate(parts)
+    )
 
 
 def _example(pair, first, overall, dims, recs, rubric, per_dimension, rule) -> dict[str, Any]:

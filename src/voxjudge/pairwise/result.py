@@ -49,6 +49,27 @@ class PairwiseResult:
         return cls(kind, dict(view.get("settings") or {}), list(records), summary)
 
 
+def t_stat_undefined(report: dict[str, Any]) -> str:
+    """Why ``analyze``'s position-bias t statistic is undefined, in words."""
+    if not report.get("n_bias_pairs", report["n_pairs"]) and report.get("n_one_order_pairs"):
+        return "no pair judged in both orders"
+    if report.get("delta_pos") is None:
+        return "no scored judgment"
+    if report.get("n_bias_pairs", report["n_pairs"]) < 2:
+        return "needs two pairs judged in both orders"
+    return "every pair has the same slot difference"
+
+
+def bias_left_out(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(row, value) for what the position bias left out: ties and pairs judged in one order."""
+    rows = []
+    if report.get("n_slot_ties"):
+        rows.append(("judgments tied between the slots (left out of the share above)", str(report["n_slot_ties"])))
+    if report.get("n_one_order_pairs"):
+        rows.append(("pairs left out of the position bias (one order judged)", str(report["n_one_order_pairs"])))
+    return rows
+
+
 def coverage_lines(cover: dict[str, Any], source: str) -> list[str]:
     """A partial coverage of the pairs file in words, before any number (nothing when full)."""
     missing, unknown = cover["missing_pairs"], cover["unknown_pairs"]
@@ -233,4 +254,14 @@ def selected(
     return PairwiseResult("select", {**_rubric_settings(rubric), **settings}, rows, {**summary, "selections": rows})
 
 
-__all__ = ["PairwiseResult", "accuracy_interval", "coverage_lines", "analysed", "compared", "judged", "selected"]
+__all__ = [
+    "PairwiseResult",
+    "accuracy_interval",
+    "analysed",
+    "bias_left_out",
+    "compared",
+    "coverage_lines",
+    "judged",
+    "selected",
+    "t_stat_undefined",
+]

@@ -53,7 +53,9 @@ def rank(cset: CandidateSet, results: dict[str, Any], ks: Sequence[int] = (1, 2,
             wins[j] += 1
         margins[i] += res.margin
         margins[j] -= res.margin
-    if not usable:  # candidate order is no judgment: no winner, and no hit or miss
+    # candidate order is no judgment: without a usable comparison there is no winner, and no hit
+    # or miss (candidates that came level are a judgment: the order breaks that tie, as documented)
+    if not usable:
         return Selection(cset.set_id, None, wins, margins, n * (n - 1) // 2, {k: None for k in ks})
     winner = min(range(n), key=lambda c: (-wins[c], -margins[c], c))
     hits = {k: (winner in cset.human_topk[:k]) if len(cset.human_topk) >= k else None for k in ks}
@@ -77,8 +79,9 @@ def hit_rates(
     selections: Sequence[Selection], sets: Sequence[CandidateSet], ks: Sequence[int] = (1, 2, 3)
 ) -> dict[str, Any]:
     """Hit@k over the sets with k or more labelled candidates (None without any), beside random@k,
-    and how many sets each stands on (``n_rated@k``); ``n_rated``: sets with any human ranking.
-    A set without a winner (every comparison abstained) is left out and counted (``n_no_winner``)."""
+    and how many sets each stands on (``n_rated@k``); ``n_rated``: sets with a winner and any human
+    ranking. A set without a winner (every comparison abstained) is left out of both and counted
+    (``n_no_winner``)."""
     chosen = [(sel, s) for sel, s in zip(selections, sets) if sel.winner is not None]
     out: dict[str, Any] = {
         "n_sets": len(selections),

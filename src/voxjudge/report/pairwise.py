@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voxjudge.pairwise.result import PairwiseResult, coverage_lines
+from voxjudge.pairwise.result import PairwiseResult, bias_left_out, coverage_lines, t_stat_undefined
 from voxjudge.plural import counted
 from voxjudge.report import build_report, charts, figure, section, table
 from voxjudge.report.document import Report
@@ -57,11 +57,7 @@ def _win_rate_sections(w: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
 
 def _t_stat(s: dict[str, Any]) -> str:
     """The t statistic, or why it is undefined (as the terminal table says it)."""
-    if s["t_stat"] is not None:
-        return _num(s["t_stat"])
-    if s.get("delta_pos") is None:
-        return "– (no scored judgment)"
-    return "– (needs two pairs)" if s["n_pairs"] < 2 else "– (every pair has the same slot difference)"
+    return _num(s["t_stat"]) if s["t_stat"] is not None else f"– ({t_stat_undefined(s)})"
 
 
 def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
@@ -83,6 +79,7 @@ def analysis_report(result: PairwiseResult, inputs: dict[str, Any]) -> Report:
         ["Δpos (second slot - first slot)", _num(s["delta_pos"])],
         ["judgments favouring the second slot", _pct(s["second_slot_rate"])],
         ["t statistic (pair-level slot difference)", _t_stat(s)],
+        *(list(row) for row in bias_left_out(s)),
         ["abstained (judgment, dimension) cells", s["n_abstained"]],
     ]
     dims = {d: v for d, v in s["accuracy_by_dimension"].items() if v is not None}

@@ -187,7 +187,7 @@ def _pairs(path: str | Path) -> list[Item]:
     from voxjudge.io.readers import jsonl_objects
     from voxjudge.pairwise.data import read_pairs
 
-    pairs = read_pairs(path)
+    pairs = read_pairs(path, labels=False)  # the studio collects its own labels
     objects = [obj for _, obj in jsonl_objects(path)]
     items = []
     for pair, obj in zip(pairs, objects):

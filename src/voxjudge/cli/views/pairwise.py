@@ -95,23 +95,14 @@ def _weights(settings: dict) -> dict:
 
 
 def _t_stat(report: dict) -> str:
-    if report["t_stat"] is not None:
-        return _num(report["t_stat"])
-    if report.get("delta_pos") is None:
-        return "– (no scored judgment)"
-    if report.get("n_bias_pairs", report["n_pairs"]) < 2:
-        return "– (needs two pairs judged in both orders)"
-    return "– (every pair has the same slot difference)"
+    from voxjudge.pairwise.result import t_stat_undefined
 
-
-def _ties(report: dict) -> str:
-    n = report.get("n_slot_ties")
-    return f" ({counted(n, 'tie')} left out)" if n else ""
+    return _num(report["t_stat"]) if report["t_stat"] is not None else f"– ({t_stat_undefined(report)})"
 
 
 def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str:
     from voxjudge.cli.tables import Table
-    from voxjudge.pairwise.result import coverage_lines
+    from voxjudge.pairwise.result import bias_left_out, coverage_lines
 
     ci = report.get("accuracy_ci") or {"low": None, "high": None, "confidence": None}
     labelled = report["n_labelled"] > 0
@@ -146,12 +137,11 @@ def render_pairwise_analysis(report: dict, source: str = "the judgments") -> str
         rows += [
             ("pairs with non-unanimous core verdicts", str(report["non_unanimous_pairs"])),
             ("Δpos (second slot - first slot)", _num(report["delta_pos"])),
-            ("judgments favouring the second slot", pct(report["second_slot_rate"]) + _ties(report)),
+            ("judgments favouring the second slot", pct(report["second_slot_rate"])),
             ("t statistic (pair-level slot difference)", _t_stat(report)),
+            *bias_left_out(report),
             ("abstained (judgment, dimension) cells", str(report["n_abstained"])),
         ]
-        if report.get("n_one_order_pairs"):
-            rows.append(("pairs left out of the position bias (one order judged)", str(report["n_one_order_pairs"])))
         for r in rows:
             t.add_row(*r)
         con.print(t)
@@ -242,7 +232,7 @@ def render_selection(result) -> str:
 def render_winner(row: dict) -> str:
     """One line of ``pairwise select``: the winning candidate of a set."""
     if row["winner"] is None:
-        return f"{row['set_id']}: no winner (no usable comparison)"
+        return f"{row['set_id']}: no winner (every comparison abstained)"
     return f"{row['set_id']}: winner {row['winner']} ({row['winner_path']}), wins {row['wins']}"
 
 
@@ -254,7 +244,8 @@ def render_hit_rates(summary: dict) -> str:
         if summary.get(f"hit@{k}") is None:
             continue
         n = summary.get(f"n_rated@{k}", summary["n_rated"])
-        over = "" if n == summary["n_sets"] else f", over {counted(n, 'set')} with a top {k}"
+        winner = " and a winner" if summary.get("n_no_winner") else ""
+        over = "" if n == summary["n_sets"] else f", over {counted(n, 'set')} with a top {k}{winner}"
         parts.append(f"Hit@{k} {pct(summary[f'hit@{k}'])} (random {pct(summary[f'random@{k}'])}{over})")
     missing = [k for k in (1, 2, 3) if summary.get(f"hit@{k}") is None]
     if missing and parts:
