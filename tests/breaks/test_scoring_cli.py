@@ -112,6 +112,12 @@ def test_cli_score_on_examples(examples, tmp_path, capsys):
     parser = _Collect()
     parser.feed(html)
     assert parser.tags.count("svg") == 3 and "Acceptance by human score" in html  # groups, scatter, theta sweep
+    # the command is one library call: the same records and summary from Python
+    from voxjudge.breaks import score_breaks
+
+    result = score_breaks(d / "table.jsonl", d / "hypotheses.tsv", human=d / "human.tsv", n_resamples=500)
+    assert json.loads(json.dumps(result.view(), default=str)) == s
+    assert [json.loads(json.dumps(r)) for r in result.records] == rows
 
 
 def test_cli_from_annotators_merge_convert_and_build_refs_with_its_dry_run(examples, tmp_path, capsys):

@@ -7,6 +7,7 @@ from voxjudge.breaks.builder import BuildConfig, BuildReport, build_references
 from voxjudge.breaks.files import read_annotations, read_human_scores
 from voxjudge.breaks.labels import DEFAULT_LABELS, LabelMap, LabelSet
 from voxjudge.breaks.result import LmreResult
+from voxjudge.breaks.run import score_breaks
 from voxjudge.breaks.scorer import DEFAULT_THETA, Metric, MetricScore, ScoredHypothesis, score_hypotheses
 from voxjudge.breaks.similarity import Similarity
 from voxjudge.breaks.summary import summarize
@@ -34,6 +35,7 @@ __all__ = [
     "parse_inline",
     "read_annotations",
     "read_human_scores",
+    "score_breaks",
     "score_hypotheses",
     "summarize",
 ]

@@ -294,40 +294,27 @@ def build_view(result, out: str) -> dict:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from voxjudge.breaks import ReferenceTable, read_annotations, read_human_scores, score_hypotheses
-    from voxjudge.breaks.result import scored
-    from voxjudge.breaks.scorer import parse_metrics
+    from voxjudge.breaks.run import score_breaks
 
     boot = bootstrap_kwargs(args)
     check_outputs(records=[args.out], files=[args.report])
     check_report_options(args)
-    labelset, label_map = _labels(args)
-    table = ReferenceTable.load(args.refs, labelset if args.labels else None)
-    metrics = parse_metrics(args.metric, args.theta, args.f1_mode, args.hierarchy, len(table.labelset.labels))
-    hyps = read_annotations(args.hyps, fmt=args.format, labelset=table.labelset, label_map=label_map)
-    single = None
-    if args.single:
-        single = {
-            a.text_key: a
-            for _, a in read_annotations(
-                args.single, fmt=args.format, labelset=table.labelset, label_map=label_map, one_per_text=True
-            )
-        }
-    human = read_human_scores(args.human, args.human_col) if args.human else None
-    similarities = [m.similarity for m in metrics]
-    records = score_hypotheses(table, hyps, similarities, [m.theta for m in metrics], single)
-    settings = {
-        "refs": args.refs,
-        "hyps": args.hyps,
-        "metrics": [m.kind for m in metrics],
-        "theta": {m.kind: m.theta for m in metrics},
-        "f1": args.f1_mode,
-        "hierarchy": args.hierarchy,
-        "single": args.single,
-        "human": args.human,
-        "allow_partial": args.allow_partial,
-    }
-    result = scored(records, settings, human, **boot, allow_partial=args.allow_partial)
+    result = score_breaks(
+        args.refs,
+        args.hyps,
+        metric=args.metric,
+        theta=args.theta,
+        f1_mode=args.f1_mode,
+        hierarchy=args.hierarchy,
+        labels=args.labels,
+        label_map=args.label_map,
+        fmt=args.format,
+        single=args.single,
+        human=args.human,
+        human_col=args.human_col,
+        allow_partial=args.allow_partial,
+        **boot,
+    )
     report = None
     if wants_report(args):
         from voxjudge.breaks.report import lmre_report
