@@ -1,5 +1,6 @@
 """Reading annotation files: one inline annotation per line (ids are line numbers from 1), or
-CSV/TSV/JSONL with ``id`` and ``annotation`` columns; and human scores by id."""
+CSV/TSV/JSONL with ``id`` and ``annotation`` columns; a reference table from annotators' files;
+and human scores by id."""
 
 from __future__ import annotations
 
@@ -54,6 +55,43 @@ def read_annotations(
     if not out:
         raise InputError(f"{path}: no annotations found")
     return out
+
+
+def distinct_files(paths: list[str | Path], what: str) -> None:
+    """Refuse a file given twice: it would count its phrasings twice under one name."""
+    seen: dict[Path, str | Path] = {}
+    for path in paths:
+        key = Path(path).resolve()
+        if key in seen:
+            raise InputError(
+                f"{path}: the same {what} is given twice ({seen[key]} and {path}); give each once "
+                "(to weight one more, copy it under another name)"
+            )
+        seen[key] = path
+
+
+def table_from_annotators(
+    paths: list[str | Path], *, fmt: str = "inline", labelset: LabelSet | None = None, label_map: LabelMap | None = None
+):
+    """A ``ReferenceTable`` from annotation files, one per annotator: a file's phrasing of a text
+    counts once; files are named by their names, or by their paths where two names are alike."""
+    from voxjudge.breaks.table import ReferenceTable
+
+    labelset = labelset or LabelSet()
+    distinct_files(paths, "annotation file")
+    table = ReferenceTable(labelset)
+    names = [Path(path).name for path in paths]
+    if len(set(names)) < len(names):  # d1/ann.txt and d2/ann.txt: provenance needs the paths
+        names = [str(path) for path in paths]
+    for path, name in zip(paths, names):
+        seen = set()
+        for uid, ann in read_annotations(path, fmt=fmt, labelset=labelset, label_map=label_map):
+            phrasing = (ann.text_key, ann.levels(labelset)[:-1])
+            if phrasing in seen:
+                continue  # a file is one annotator: its phrasing of a text counts once
+            seen.add(phrasing)
+            table.add(ann, generator=name, iteration=f"{name}:{uid}")
+    return table
 
 
 def read_human_scores(path: str | Path, column: str = "score") -> dict[str, float]:

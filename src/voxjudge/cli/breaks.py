@@ -162,9 +162,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from voxjudge.breaks import ReferenceTable, merge
+    from voxjudge.breaks.files import distinct_files
 
     check_outputs(files=[args.out])
-    _distinct(args.tables, "table")
+    distinct_files(args.tables, "table")
     merged = merge([ReferenceTable.load(t) for t in args.tables])
     merged.save(args.out)
     print(
@@ -175,42 +176,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_from_annotators(args: argparse.Namespace) -> int:
-    from voxjudge.breaks import ReferenceTable, read_annotations
+    from voxjudge.breaks.files import table_from_annotators
 
     check_outputs(files=[args.out])
     labelset, label_map = _labels(args)
-    _distinct(args.files, "annotation file")
-    table = ReferenceTable(labelset)
-    names = [Path(path).name for path in args.files]
-    if len(set(names)) < len(names):  # d1/ann.txt and d2/ann.txt: provenance needs the paths
-        names = list(args.files)
-    for path, name in zip(args.files, names):
-        seen = set()
-        for uid, ann in read_annotations(path, fmt=args.format, labelset=labelset, label_map=label_map):
-            phrasing = (ann.text_key, ann.levels(labelset)[:-1])
-            if phrasing in seen:
-                continue  # a file is one annotator: its phrasing of a text counts once
-            seen.add(phrasing)
-            table.add(ann, generator=name, iteration=f"{name}:{uid}")
+    table = table_from_annotators(args.files, fmt=args.format, labelset=labelset, label_map=label_map)
     table.save(args.out)
     print(
         f"{args.out}: {counted(len(table), 'text')}, {counted(table.reference_count, 'reference')} "
         f"from {counted(len(args.files), 'file')}"
     )
     return 0
-
-
-def _distinct(paths: list[str], what: str) -> None:
-    """Refuse a file given twice: it would count its phrasings twice under one name."""
-    seen: dict[Path, str] = {}
-    for path in paths:
-        key = Path(path).resolve()
-        if key in seen:
-            raise InputError(
-                f"{path}: the same {what} is given twice ({seen[key]} and {path}); give each once "
-                "(to weight one more, copy it under another name)"
-            )
-        seen[key] = path
 
 
 def _read_texts(path: str, labelset) -> list[tuple[str, str]]:
