@@ -128,18 +128,14 @@ def _judge_args(p) -> None:
     p.add_argument("--judge", default="acoustic", metavar="SPEC", help=JUDGE_HELP)
 
 
-def _rubric(args):
+def _rubric_and_label_ids(args):
+    """The rubric restricted to ``--dimensions``, and every dimension of the whole rubric: human
+    labels may name any of them. The file is read once."""
     from voxjudge.pairwise import Rubric
 
+    whole = Rubric.load(args.rubric)
     dims = [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None
-    return Rubric.load(args.rubric).select(dims)
-
-
-def _label_ids(args) -> list[str]:
-    """Every dimension of the rubric, ``--dimensions`` or not: human labels may name any of them."""
-    from voxjudge.pairwise import Rubric
-
-    return Rubric.load(args.rubric).ids
+    return whole.select(dims), whole.ids
 
 
 def _pair_judge(args, rubric):
@@ -198,8 +194,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from voxjudge.pairwise.result import judged
 
     check_outputs(records=[args.out], inputs=[args.pairs, args.rubric])
-    rubric = _rubric(args)
-    pairs = read_pairs(args.pairs, dimensions=_label_ids(args))
+    rubric, label_ids = _rubric_and_label_ids(args)
+    pairs = read_pairs(args.pairs, dimensions=label_ids)
     judge, llm = _pair_judge(args, rubric)
     _warn_odd_samples(args.samples)
     # the local acoustic judge shares its measurements with the checks; elsewhere they are quick
@@ -325,7 +321,8 @@ def _judged_inputs(args: argparse.Namespace):
     boot = bootstrap_kwargs(args)
     check_outputs(files=[args.report], inputs=_inputs(args))
     check_report_options(args)
-    return boot, _rubric(args), read_pairs(args.pairs, check_audio=False, dimensions=_label_ids(args))
+    rubric, label_ids = _rubric_and_label_ids(args)
+    return boot, rubric, read_pairs(args.pairs, check_audio=False, dimensions=label_ids)
 
 
 def _inputs(args: argparse.Namespace) -> list:
@@ -385,7 +382,7 @@ def cmd_select(args: argparse.Namespace) -> int:
 
     check_outputs(records=[args.out, args.records], files=[args.report], inputs=[args.candidates, args.rubric])
     check_report_options(args)
-    rubric = _rubric(args)
+    rubric, _ = _rubric_and_label_ids(args)
     sets = read_candidate_sets(args.candidates)
     judge, llm = _pair_judge(args, rubric)
     _warn_odd_samples(args.samples)
@@ -416,8 +413,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
     from voxjudge.pairwise import build_sft, read_pairs
 
     check_outputs(records=[args.out], inputs=[args.judgments, args.pairs, args.rubric])
-    rubric = _rubric(args)
-    pairs = read_pairs(args.pairs, check_audio=False, dimensions=_label_ids(args))
+    rubric, label_ids = _rubric_and_label_ids(args)
+    pairs = read_pairs(args.pairs, check_audio=False, dimensions=label_ids)
     from pathlib import Path
 
     examples, report = build_sft(
