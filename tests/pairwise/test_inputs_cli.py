@@ -136,6 +136,43 @@ def test_cli_end_to_end_on_examples(examples, tmp_path, capsys):
     assert sel["hit@1"] == 1.0 and sel["random@1"] == 0.25
 
 
+def test_judge_and_select_are_one_library_call_each(examples, tmp_path, capsys):
+    """``pairwise judge`` and ``select`` are parse -> ``judge_pairs`` / ``select_among`` -> render:
+    the command's JSON and records equal the library's, for the acoustic and a model judge."""
+    from voxjudge.llm import Judge
+    from voxjudge.pairwise import AcousticPairJudge, LLMPairJudge, judge_pairs, select_among
+
+    d = examples / "pairwise"
+    rubric = Rubric.load(None)
+    pairs = read_pairs(d / "pairs.jsonl", dimensions=rubric.ids)
+    out = tmp_path / "j.jsonl"
+    argv = ["pairwise", "judge", "--pairs", str(d / "pairs.jsonl"), "--samples", "2", "--out", str(out), "--json"]
+    assert main(argv) == 0
+    result = judge_pairs(pairs, AcousticPairJudge(rubric), rubric, 2)
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(result.view()))
+    assert [json.loads(line) for line in out.read_text().splitlines()] == json.loads(json.dumps(result.records))
+    assert result.summary["engine"] == "local"
+
+    spec = "fake/prosody?bias=2&noise=0"
+    argv = [*argv[:-1], "--judge", spec, "--samples", "4", "--no-cache", "--json"]
+    assert main(argv) == 0
+    llm = Judge(spec, cache=None)
+    try:
+        result = judge_pairs(pairs, LLMPairJudge(llm, rubric), rubric, 4)
+    finally:
+        llm.close()
+    view, lib = json.loads(capsys.readouterr().out), json.loads(json.dumps(result.view()))
+    usage, lib_usage = view.pop("usage"), lib.pop("usage")  # (their wall seconds differ)
+    del usage["wall_seconds"], lib_usage["wall_seconds"]
+    assert view == lib and view["engine"] == "local" and usage == lib_usage and usage["requests"] == 36
+
+    sets = read_candidate_sets(d / "candidates.jsonl")
+    assert main(["pairwise", "select", "--candidates", str(d / "candidates.jsonl"), "--samples", "2", "--json"]) == 0
+    selected, judgments = select_among(sets, AcousticPairJudge(rubric), rubric, 2)
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(selected.view()))
+    assert len(judgments) == sum(len(s.candidates) * (len(s.candidates) - 1) for s in sets)
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

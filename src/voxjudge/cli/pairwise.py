@@ -171,13 +171,6 @@ def _ray_acoustic(args, rubric):
     return RayAcousticPairJudge(rubric, address=args.ray_address, workers=workers)
 
 
-def _engine(judge, llm) -> str:
-    """Where the judging ran: "ray" or "local"."""
-    if llm is not None:
-        return "ray" if getattr(llm, "engine", None) is not None else "local"
-    return getattr(judge, "engine", "local")
-
-
 def _read_records(path: str) -> list[dict]:
     from voxjudge.io.readers import jsonl_objects
 
@@ -189,9 +182,9 @@ def _read_records(path: str) -> list[dict]:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import read_pairs, run_judgments
+    from voxjudge.pairwise import read_pairs
     from voxjudge.pairwise.checks import check_pairs
-    from voxjudge.pairwise.result import judged
+    from voxjudge.pairwise.run import judge_pairs
 
     check_outputs(records=[args.out], inputs=[args.pairs, args.rubric])
     rubric, label_ids = _rubric_and_label_ids(args)
@@ -205,30 +198,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
             print_json(llm.estimate(judge.planned_requests(pairs, args.samples)))
             return 0
         with progress_bar(f"judging with {judge.name}") as progress:
-            coro = run_judgments(pairs, judge, rubric, args.samples, progress)
-            records = llm.run(coro) if llm else _run(coro)
+            result = judge_pairs(pairs, judge, rubric, args.samples, seed=args.seed, progress=progress)
     finally:
         if llm:
             llm.close()
-    result = judged(
-        records,
-        pairs,
-        rubric,
-        _judge_settings(args, judge, rubric),
-        usage=llm.meter.as_dict() if llm else None,
-        stopped=llm.stop_reason if llm else None,
-        engine=_engine(judge, llm),
-    )
     write_out(args.out, result.records)
     print_json(result.view()) if args.json else print(render_pair_table(result))
     print(render_judged(result, args.out), file=sys.stderr)
     return _incomplete(result, args, llm=llm)
-
-
-def _judge_settings(args: argparse.Namespace, judge, rubric) -> dict:
-    from voxjudge.pairwise.judges import judge_settings
-
-    return judge_settings(judge, rubric, args.samples, args.seed)
 
 
 def render_judged(result, out: str) -> str:
@@ -307,12 +284,6 @@ def _incomplete(result, args: argparse.Namespace, judgments=None, llm=None) -> i
     return EXIT_INCOMPLETE
 
 
-def _run(coro):
-    import asyncio
-
-    return asyncio.run(coro)
-
-
 def _judged_inputs(args: argparse.Namespace):
     """What ``analyze`` and ``compare`` read first, every option checked before anything is read:
     the bootstrap settings, the rubric and the pairs file."""
@@ -377,8 +348,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    from voxjudge.pairwise import read_candidate_sets, select_best
+    from voxjudge.pairwise import read_candidate_sets
     from voxjudge.pairwise.checks import check_candidate_sets
+    from voxjudge.pairwise.run import select_among
 
     check_outputs(records=[args.out, args.records], files=[args.report], inputs=[args.candidates, args.rubric])
     check_report_options(args)
@@ -389,15 +361,10 @@ def cmd_select(args: argparse.Namespace) -> int:
     _warn(check_candidate_sets(sets, getattr(judge, "acoustic", None)))
     try:
         with progress_bar("round robin") as progress:
-            coro = select_best(sets, judge, rubric, args.samples, progress)
-            selections, records = llm.run(coro) if llm else _run(coro)
+            result, records = select_among(sets, judge, rubric, args.samples, seed=args.seed, progress=progress)
     finally:
         if llm:
             llm.close()
-    from voxjudge.pairwise.result import selected
-
-    settings = _judge_settings(args, judge, rubric)
-    result = selected(selections, sets, rubric, settings, records, stopped=llm.stop_reason if llm else None)
     report = None
     if wants_report(args):
         from voxjudge.report.pairwise import selection_report

@@ -20,6 +20,7 @@ from voxjudge.pairwise.judges import AcousticPairJudge, LLMPairJudge
 from voxjudge.pairwise.protocol import PairResult, aggregate, run_judgments
 from voxjudge.pairwise.result import PairwiseResult
 from voxjudge.pairwise.rubric import Dimension, Rubric
+from voxjudge.pairwise.run import judge_pairs, select_among
 from voxjudge.pairwise.slots import SlotJudgment
 from voxjudge.pairwise.tournament import Selection, hit_rates, select_best
 
@@ -45,11 +46,13 @@ __all__ = [
     "dimension_rewards",
     "group_advantages",
     "hit_rates",
+    "judge_pairs",
     "position_bias",
     "read_audio",
     "read_candidate_sets",
     "read_pairs",
     "run_judgments",
+    "select_among",
     "select_best",
     "select_weights",
     "span_local_advantages",

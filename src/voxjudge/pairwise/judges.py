@@ -152,6 +152,11 @@ class LLMPairJudge:
         pairs are asked one by one, which streams progress pair by pair."""
         return getattr(self.llm, "engine", None) is not None
 
+    @property
+    def engine(self) -> str:
+        """Where the model calls run: "ray" or "local"."""
+        return "ray" if self.batched else "local"
+
     def _asks(self, pair: Pair, first: str, samples: int) -> list[tuple[Task, Item, str | None]]:
         r = self.rubric
         if self.mode == "coupled":
