@@ -176,6 +176,22 @@ def test_cli_from_annotators_merge_convert_and_build_refs_with_its_dry_run(examp
         == 0
     )
     assert json.loads(capsys.readouterr().out)["requests"] == 20
+    # the command is one library call: the same table and accounting from Python
+    from voxjudge.breaks import BuildConfig, LabelSet, build_estimate, build_table, read_annotations, read_plain_texts
+    from voxjudge.llm import Judge
+
+    texts = read_plain_texts(d / "texts.txt", LabelSet())
+    pool = [a for _, a in read_annotations(d / "pool.txt")]
+    judge = Judge("fake/echo-annotator", cache=None)
+    try:
+        assert build_estimate(judge, texts, pool, BuildConfig())["requests"] == 20
+        result = build_table(judge, texts, pool, BuildConfig(n_iter=2))
+    finally:
+        judge.close()
+    assert list(result.table.records()) == [json.loads(line) for line in table.read_text().splitlines()]
+    shown = {k: v for k, v in result.summary.items() if k not in ("usage", "unscored_reasons", "annotations_wanted")}
+    assert shown == {k: v for k, v in report.items() if k not in ("usage", "table", "settings")}
+    assert result.settings == report["settings"] and result.summary["usage"]["requests"] == 2
 
 
 @pytest.fixture(autouse=True)

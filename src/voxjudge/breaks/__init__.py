@@ -4,10 +4,10 @@ acceptance and agreement statistics."""
 
 from voxjudge.breaks.annotation import FORMATS, Annotation, format_as, parse, parse_inline
 from voxjudge.breaks.builder import BuildConfig, BuildReport, build_references
-from voxjudge.breaks.files import read_annotations, read_human_scores
+from voxjudge.breaks.files import read_annotations, read_human_scores, read_plain_texts
 from voxjudge.breaks.labels import DEFAULT_LABELS, LabelMap, LabelSet
 from voxjudge.breaks.result import LmreResult
-from voxjudge.breaks.run import score_breaks
+from voxjudge.breaks.run import build_estimate, build_table, score_breaks
 from voxjudge.breaks.scorer import DEFAULT_THETA, Metric, MetricScore, ScoredHypothesis, score_hypotheses
 from voxjudge.breaks.similarity import Similarity
 from voxjudge.breaks.summary import summarize
@@ -28,13 +28,16 @@ __all__ = [
     "ReferenceTable",
     "ScoredHypothesis",
     "Similarity",
+    "build_estimate",
     "build_references",
+    "build_table",
     "format_as",
     "merge",
     "parse",
     "parse_inline",
     "read_annotations",
     "read_human_scores",
+    "read_plain_texts",
     "score_breaks",
     "score_hypotheses",
     "summarize",

@@ -1,6 +1,6 @@
 """Reading annotation files: one inline annotation per line (ids are line numbers from 1), or
 CSV/TSV/JSONL with ``id`` and ``annotation`` columns; a reference table from annotators' files;
-and human scores by id."""
+plain texts to annotate; and human scores by id."""
 
 from __future__ import annotations
 
@@ -98,3 +98,17 @@ def read_human_scores(path: str | Path, column: str = "score") -> dict[str, floa
     from voxjudge.io.scores import read_scores
 
     return read_scores(path, column)
+
+
+def read_plain_texts(path: str | Path, labelset: LabelSet) -> list[tuple[str, str]]:
+    """``(id, text)`` of the texts to annotate (one a line, or a table with ``id`` and ``text``),
+    blank ones left out; each is plain text (no boundary tag), and a bad one is named by file and line."""
+    from voxjudge.breaks.builder import plain_text
+
+    records = [r for r in read_texts(path, speaker_field=None, text_setting=None).records if r.text.strip()]
+    for r in records:
+        try:
+            plain_text(r.text, labelset)
+        except InputError as e:
+            raise InputError(f"{path}:{r.line}: {e.template}", options=e.options) from None
+    return [(r.id, r.text) for r in records]

@@ -1,13 +1,19 @@
-"""``breaks score`` as one call: a reference table and hypothesis annotations in, an
-``LmreResult`` out (records, summary, settings), for the command line and for scripts alike."""
+"""``breaks score`` and ``breaks build-refs`` as one call each, for the command line and for
+scripts alike: a reference table and hypothesis annotations in, an ``LmreResult`` out (records,
+summary, settings); texts to annotate and a few-shot pool in, a built table out (``build_table``;
+``build_estimate`` says what it would send)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from voxjudge.breaks.annotation import Annotation
+from voxjudge.breaks.builder import BuildConfig, build_references, planned_build_requests, prepare_texts
 from voxjudge.breaks.files import read_annotations, read_human_scores
 from voxjudge.breaks.labels import LabelMap, LabelSet
-from voxjudge.breaks.result import LmreResult, scored
+from voxjudge.breaks.result import LmreResult, built, scored
 from voxjudge.breaks.scorer import parse_metrics, score_hypotheses
 from voxjudge.breaks.table import ReferenceTable
 
@@ -74,4 +80,31 @@ def score_breaks(
     )
 
 
-__all__ = ["score_breaks"]
+def build_table(
+    judge: Any,
+    texts: Sequence[tuple[str, str]],
+    pool: Sequence[Annotation],
+    config: BuildConfig,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> LmreResult:
+    """A reference table of valid phrasings for ``texts`` (``(id, text)``, as ``read_plain_texts``
+    gives them), LMRE's builder: ``judge`` (a ``voxjudge.llm.Judge``) annotates each text
+    ``config.n_iter`` times, few-shot prompted from the annotated ``pool``; phrasings seen at least
+    ``config.min_count`` times are kept. The result's ``table`` is the built table, its summary the
+    build's accounting (annotations not obtained and why, usage)."""
+    table, report = judge.run(build_references(judge, texts, pool, config, LabelSet(), progress))
+    return built(table, report, judge.meter.as_dict())
+
+
+def build_estimate(
+    judge: Any, texts: Sequence[tuple[str, str]], pool: Sequence[Annotation], config: BuildConfig
+) -> dict[str, Any]:
+    """What ``build_table`` would send in its first round: requests, tokens and cost, from the
+    judge's price table; nothing is sent."""
+    labelset = LabelSet()
+    pinned = judge.capabilities.constrained
+    return judge.estimate(planned_build_requests(prepare_texts(texts, labelset), pool, labelset, config, pinned))
+
+
+__all__ = ["build_estimate", "build_table", "score_breaks"]

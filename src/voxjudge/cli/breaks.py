@@ -189,23 +189,10 @@ def cmd_from_annotators(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_texts(path: str, labelset) -> list[tuple[str, str]]:
-    """The texts to annotate, each checked here so that a bad one is named by file and line."""
-    from voxjudge.breaks.builder import plain_text
-    from voxjudge.io.readers import read_texts
-
-    records = [r for r in read_texts(path, speaker_field=None, text_setting=None).records if r.text.strip()]
-    for r in records:
-        try:
-            plain_text(r.text, labelset)
-        except InputError as e:
-            raise InputError(f"{path}:{r.line}: {e.template}", options=e.options) from None
-    return [(r.id, r.text) for r in records]
-
-
 def cmd_build(args: argparse.Namespace) -> int:
-    from voxjudge.breaks import BuildConfig, LabelSet, build_references, read_annotations
-    from voxjudge.breaks.builder import planned_build_requests, prepare_texts
+    from voxjudge.breaks import BuildConfig, LabelSet, read_annotations
+    from voxjudge.breaks.files import read_plain_texts
+    from voxjudge.breaks.run import build_estimate, build_table
 
     if args.min_count == "auto":
         min_count = None
@@ -216,24 +203,17 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise InputError(f"--min-count must be a number or 'auto', not {args.min_count!r}") from None
     check_outputs(files=[args.out])
     config = BuildConfig(args.n_iter, args.n_fs, args.batch_size, min_count, args.seed)
-    labelset = LabelSet()
-    texts = _read_texts(args.texts, labelset)
-    pool = [a for _, a in read_annotations(args.pool, labelset=labelset)]
+    texts = read_plain_texts(args.texts, LabelSet())
+    pool = [a for _, a in read_annotations(args.pool, labelset=LabelSet())]
     judge = make_judge(args, default_log=Path(args.out).with_suffix(".calls.jsonl"))
     try:
         if args.dry_run:
-            requests = planned_build_requests(
-                prepare_texts(texts, labelset), pool, labelset, config, judge.capabilities.constrained
-            )
-            print_json(judge.estimate(requests))
+            print_json(build_estimate(judge, texts, pool, config))
             return 0
         with progress_bar(f"building references with {judge.spec.name}") as progress:
-            table, report = judge.run(build_references(judge, texts, pool, config, labelset, progress))
+            result = build_table(judge, texts, pool, config, progress=progress)
     finally:
         judge.close()
-    from voxjudge.breaks.result import built
-
-    result = built(table, report, judge.meter.as_dict())
     result.table.save(args.out)
     if args.json:
         print_json(build_view(result, args.out))
