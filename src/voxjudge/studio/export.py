@@ -248,5 +248,8 @@ def export(
             }
             for name, m in summary["systems"].items()
         ]
+        if format_for(systems) in ("tsv", "csv"):  # system names come from the items file, as untrusted as ids
+            table, n = neutralise(table)
+            summary["neutralised"] = summary.get("neutralised", 0) + n
         write_records(systems, table, format_for(systems))
     return summary

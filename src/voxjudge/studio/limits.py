@@ -107,18 +107,18 @@ class BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             return await self.app(scope, receive, send)
-        length, ctype = None, ""
+        length, ctypes = None, []
         for k, v in scope["headers"]:
             if k == b"content-length":
                 length = v
-            elif k == b"content-type":
-                ctype = v.decode("latin-1").split(";", 1)[0].strip().lower()
+            elif k == b"content-type":  # every line: Starlette parses the first one, not the last
+                ctypes.append(v.decode("latin-1").split(";", 1)[0].strip().lower())
         if length is not None:
             if not length.isdigit() or len(length) > 18:
                 return await send_refusal(send, 413)
             if int(length) > self.limits.max_body:
                 return await send_refusal(send, 413)
-        if ctype and ctype != FORM_TYPE:
+        if any(ctype and ctype != FORM_TYPE for ctype in ctypes):
             return await send_refusal(send, 415)
         import asyncio
 

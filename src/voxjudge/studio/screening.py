@@ -2,7 +2,8 @@
 of the gold items right is dropped from the results, and the report says who and why.
 
 A gold answer may give one expected value per field or a list of acceptable ones
-(``{"score": [1, 2]}`` for a clip with an obvious defect)."""
+(``{"score": [1, 2]}`` for a clip with an obvious defect). A skipped gold item counts as missed:
+otherwise a rater could dodge screening by skipping the gold clips (they come at fixed places)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,19 @@ def gold_ok(answer: dict[str, Any], gold: dict[str, Any]) -> bool:
 
 
 def screen(answers: list[dict[str, Any]], min_gold: float) -> dict[str, dict[str, Any]]:
-    """Per annotator: gold right/answered, the failed items, and ``kept`` with the reason when not.
-    With ``min_gold`` 0 nobody is dropped; a rater with no gold answered yet is kept as unscreened."""
+    """Per annotator: gold right/shown (answered or skipped), the failed items, and ``kept`` with the
+    reason when not. With ``min_gold`` 0 nobody is dropped; a rater with no gold shown yet is kept as
+    unscreened."""
     golds: dict[str, list[dict]] = defaultdict(list)
     names = set()
     for a in answers:
         names.add(a["annotator"])
-        if a["gold"] and a["status"] == "answered" and not a["repeat"]:
+        if a["gold"] and a["status"] in ("answered", "skipped") and not a["repeat"]:
             golds[a["annotator"]].append(a)
     out = {}
     for name in sorted(names):
         got = golds.get(name, [])
-        failed = [a for a in got if not gold_ok(a["answer"], a["gold"])]
+        failed = [a for a in got if a["status"] == "skipped" or not gold_ok(a["answer"], a["gold"])]
         right = len(got) - len(failed)
         row: dict[str, Any] = {"gold": (right, len(got)), "failed": [], "kept": True, "reason": ""}
         row["failed"] = [{"item_id": a["item_id"], "answer": a["answer"], "expected": a["gold"]} for a in failed]
@@ -35,7 +37,8 @@ def screen(answers: list[dict[str, Any]], min_gold: float) -> dict[str, dict[str
         elif min_gold > 0 and right < min_gold * len(got):
             row["kept"] = False
             detail = "; ".join(
-                f"{f['item_id']}: answered {_short(f['answer'])}, expected {_short(f['expected'])}"
+                f"{f['item_id']}: {'skipped' if f['answer'] is None else 'answered ' + _short(f['answer'])}, "
+                f"expected {_short(f['expected'])}"
                 for f in row["failed"]
             )
             row["reason"] = f"failed {len(failed)} of {len(got)} gold items ({detail})"
