@@ -15,6 +15,7 @@ from voxjudge.stats.bootstrap import (
     BootstrapDifference,
     paired_bootstrap,
 )
+from voxjudge.summaries import is_figure
 
 FEW_DIFFERING = 10  # differing utterances below which the tests' figures come with a caution
 
@@ -48,7 +49,7 @@ class Comparison:
                 "ties": self.ties,
             },
             "significance": {
-                "mapsswe": self.mapsswe.as_dict(),
+                "mapsswe": self._mapsswe(),
                 "paired_bootstrap_wer": self.wer_bootstrap.as_dict(),
                 **({"caution": caution} if (caution := self.caution()) else {}),
             },
@@ -57,6 +58,13 @@ class Comparison:
             # what every figure above was computed on: a WER is only comparable under one normalisation
             **{k: sa[k] for k in ("normalize", "split", "cer_unit") if k in sa},
         }
+
+    def _mapsswe(self) -> dict:
+        """The test's figures; when every segment differs alike there is no spread for the normal
+        approximation (z infinite: null in JSON) and the p-value is the exact sign test's: ``test`` says which."""
+        out = self.mapsswe.as_dict()
+        out["test"] = "normal approximation" if is_figure(self.mapsswe.z) else "exact sign test"
+        return out
 
     def caution(self) -> str | None:
         """What the tests cannot say on this few differing utterances, or None. Resampling a

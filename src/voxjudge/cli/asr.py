@@ -210,7 +210,10 @@ def cmd_align(args: argparse.Namespace) -> int:
     from voxjudge.asr.counting import check_lengths
     from voxjudge.asr.display import render_alignment
     from voxjudge.asr.tokenize import Tokenizer
+    from voxjudge.errors import InputError
 
+    if args.limit is not None and args.limit < 0:  # (a negative count would show nothing, silently)
+        raise InputError(f"--limit counts utterances to show: 0 or more, not {args.limit}")
     check_outputs(records=[args.out], inputs=[args.ref, args.hyp])
     paired = read_pair(args, args.ref, args.hyp)
     norm = normalizer(args)

@@ -8,7 +8,7 @@ from typing import Any
 
 from voxjudge.report import build_report, charts, figure, row, section, table
 from voxjudge.report.document import Report
-from voxjudge.summaries import embedder_named
+from voxjudge.summaries import embedder_named, is_figure
 
 
 def _pct(v: float | None) -> str:
@@ -28,14 +28,20 @@ def compare_report(
     u = s["utterances"]
     m, bs = s["significance"]["mapsswe"], s["significance"]["paired_bootstrap_wer"]
     p_boot = _bootstrap_p(bs)
+    segments = f"{m['segments']} segment{'' if m['segments'] == 1 else 's'}"
+    # every segment differing alike leaves the normal approximation no spread: the p-value is the sign test's
+    z = f"z = {m['z']:+.3f}" if is_figure(m["z"]) else "every segment differs alike: no z, exact sign test"
+    wer_boot = (
+        [f"{100 * bs['difference']:+.2f} pts",
+         f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}]", p_boot]
+        if is_figure(bs["difference"])
+        else ["none: the references have no words to divide by", "–", "–"]
+    )  # fmt: skip
     sig = table(
         ["test", "statistic", "interval", "p-value"],
         [
-            ["MAPSSWE", f"{m['segments']} segments, mean difference {m['mean_difference']:+.3f}, z = {m['z']:+.3f}",
-             "–", f"{m['p_value']:.4g}"],
-            [f"paired bootstrap of the WER difference ({bs['n_resamples']} resamples, seed {bs['seed']})",
-             f"{100 * bs['difference']:+.2f} pts",
-             f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}]", p_boot],
+            ["MAPSSWE", f"{segments}, mean difference {m['mean_difference']:+.3f}, {z}", "–", f"{m['p_value']:.4g}"],
+            [f"paired bootstrap of the WER difference ({bs['n_resamples']} resamples, seed {bs['seed']})", *wer_boot],
             *_semdist_significance(s),
         ],
     )  # fmt: skip

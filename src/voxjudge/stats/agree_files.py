@@ -52,7 +52,7 @@ def agree_files(
     from voxjudge.io.scores import paired_scores, read_score_file, to_float
     from voxjudge.stats.agreement import agreement
 
-    methods = [m.strip().lower() for m in methods if m.strip()]
+    methods = list(dict.fromkeys(m.strip().lower() for m in methods if m.strip()))  # each once, in order
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise InputError(
@@ -74,6 +74,12 @@ def agree_files(
         ys = [to_float(human, i, t) for i, t in zip(ids, joined.right)]
         coverage = joined.coverage()
     else:  # line-aligned: a line number is no id, so there is no partial join to make
+        if metric.has_ids != human.has_ids:  # (the text readers' advice is about transcripts, not scores)
+            with_ids, without = (metric_path, human_path) if metric.has_ids else (human_path, metric_path)
+            raise InputError(
+                f"{with_ids} has ids but {without} does not: give both score files ids ('id score' per line, "
+                "or an id column) or neither (one number per line, matched by line)"
+            )
         ids, xs, ys = paired_scores(metric, human)
         n = len(ids)
         sides = JoinSide(str(metric_path), n, n), JoinSide(str(human_path), n, n)

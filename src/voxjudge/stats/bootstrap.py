@@ -103,7 +103,8 @@ def paired_bootstrap(
     alpha = (1 - confidence) / 2
     low, high = np.quantile(diffs, [alpha, 1 - alpha]) if diffs.size else (np.nan, np.nan)
     p = min(1.0, 2 * min(float(np.mean(diffs <= 0)), float(np.mean(diffs >= 0)))) if diffs.size else np.nan
-    sa, sb = float(stat(xa)), float(stat(xb))
+    with np.errstate(invalid="ignore", divide="ignore"):  # no reference words at all: NaN, not a warning
+        sa, sb = float(stat(xa)), float(stat(xb))
     return BootstrapDifference(
         a=sa,
         b=sb,

@@ -26,6 +26,9 @@ from voxjudge.stats.correlation import METHODS, Correlation
 
 _KENDALL_MATRIX_MAX_N = 1500  # above this, the n x n sign matrices cost too much memory: loop per resample
 _MAX_CELLS = 4_000_000  # weights held at once (resamples x items)
+# Groups an interval needs: a bootstrap of one group redraws it every time, so its percentile
+# "interval" is the point estimate with zero width, not an uncertainty. Below this: no interval.
+MIN_GROUPS = 2
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ def grouped_correlations(
     bootstrap of ``groups``), and for each ``(a, b)`` of ``pairs`` (default: every later metric
     minus every earlier one) the paired difference ``r(a) - r(b)`` on the same resamples, over
     the items both scored. A metric value None is an item it could not score. A metric whose
-    correlation is undefined (fewer than 3 items, a constant side) gets the reason instead."""
+    correlation is undefined (fewer than 3 items, a constant side) gets the reason instead. Items
+    that all sit in one group get no interval (None) and no p-value: resampling one group always
+    redraws the same sample."""
     from voxjudge.stats.agreement import AgreementUndefined, check_agreement
     from voxjudge.stats.correlation import _point
 
@@ -188,9 +193,13 @@ def grouped_correlations(
             for m in methods}  # fmt: skip
     alpha = (1 - confidence) / 2
 
-    def interval(samples: np.ndarray) -> tuple[float | None, float | None]:
+    def spanned(mask: np.ndarray) -> int:
+        return len(set(codes[mask].tolist()))
+
+    def interval(samples: np.ndarray, groups: int) -> tuple[float | None, float | None]:
         samples = samples[np.isfinite(samples)]
-        if not samples.size:
+        # one group: every resample redraws the same items, so the "interval" is the estimate itself
+        if not samples.size or groups < MIN_GROUPS:
             return None, None
         low, high = np.quantile(samples, [alpha, 1 - alpha])
         return float(low), float(high)
@@ -204,7 +213,7 @@ def grouped_correlations(
         cells = {}
         for m in methods:
             est, p = _point(m, x[n][mask], y[mask])
-            low, high = interval(np.concatenate(boot[(key, n, m)]))
+            low, high = interval(np.concatenate(boot[(key, n, m)]), spanned(mask))
             cells[m] = Correlation(m, est, p, low, high, int(mask.sum()), confidence, n_resamples, seed)
         by_metric[n] = cells
     differences = []
@@ -216,12 +225,15 @@ def grouped_correlations(
             ea, eb = _point(m, x[a][mask], y[mask])[0], _point(m, x[b][mask], y[mask])[0]
             d = np.concatenate(boot[(key, a, m)]) - np.concatenate(boot[(key, b, m)])
             d = d[np.isfinite(d)]
-            low, high = interval(d)
-            p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))) if d.size else None
+            groups = spanned(mask)
+            low, high = interval(d, groups)
+            p = None
+            if d.size and groups >= MIN_GROUPS:
+                p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
             differences.append(
                 CorrelationDifference(
                     a, b, m, ea, eb, ea - eb, low, high, p, int(mask.sum()),
-                    len(set(codes[mask].tolist())), confidence, n_resamples, seed,
+                    groups, confidence, n_resamples, seed,
                 )
             )  # fmt: skip
     return GroupedCorrelations(by_metric, differences, n_groups)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from voxjudge.cli.common import console, fmt_rate
 from voxjudge.plural import counted
-from voxjudge.summaries import embedder_named
+from voxjudge.summaries import embedder_named, is_figure
 
 _COUNT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
@@ -100,6 +100,19 @@ def _bootstrap_p(p: float, resamples: int) -> str:
     return p_text(p, resamples, equals="=")
 
 
+def _mapsswe_line(m: dict) -> str:
+    """MAPSSWE's figures. When every segment differs by the same amount the normal approximation has
+    no spread to divide by (z is infinite, None in --json): the p-value is then the exact sign test's,
+    and the line says so instead of printing z=-inf beside p=1."""
+    head = f"MAPSSWE: {counted(m['segments'], 'segment')}, mean error difference {m['mean_difference']:+.3f}"
+    if is_figure(m["z"]):
+        return f"{head}, z={m['z']:+.3f}, p={m['p_value']:.4g}"
+    return (
+        f"{head}, every segment differs alike (no spread: no z); exact sign test over "
+        f"{counted(m['segments'], 'segment')}: p={m['p_value']:.4g}"
+    )
+
+
 def render_compare(s: dict, names: list[str]) -> str:
     from voxjudge.cli.tables import Table
 
@@ -127,15 +140,16 @@ def render_compare(s: dict, names: list[str]) -> str:
         bs = s["significance"]["paired_bootstrap_wer"]
         if "caution" in s["significance"]:
             con.print(f"caution: {s['significance']['caution']}")
-        con.print(
-            f"MAPSSWE: {m['segments']} segments, mean error difference {m['mean_difference']:+.3f}, "
-            f"z={m['z']:+.3f}, p={m['p_value']:.4g}"
-        )
-        con.print(
-            f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
-            f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
-            f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({bs['n_resamples']} resamples, seed {bs['seed']})"
-        )
+        con.print(_mapsswe_line(m))
+        if is_figure(bs["difference"]):
+            con.print(
+                f"paired bootstrap of WER difference: {100 * bs['difference']:+.2f} pts, "
+                f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}], "
+                f"{_bootstrap_p(bs['p_value'], bs['n_resamples'])} ({counted(bs['n_resamples'], 'resample')}, "
+                f"seed {bs['seed']})"
+            )
+        else:  # a corpus WER is errors / reference words: with no reference word there is none to resample
+            con.print("paired bootstrap of WER difference: none (the references have no words to divide by)")
         if "semdist" in s:
             bs = s["significance_semdist"]["paired_bootstrap_semdist"]
             con.print(

@@ -6,7 +6,13 @@ from voxjudge.cli.common import console
 from voxjudge.cli.views.shared import render_join_coverage
 from voxjudge.plural import counted
 
-MARK_GROUPS = 10  # groups (utterances, references, triplets) a difference needs for its ! mark
+MARK_GROUPS = 10  # groups (utterances, references) a difference needs for its ! mark
+# a figure over one group has no interval: the bootstrap redraws that group every time
+ONE_GROUP = "; a figure over one group has no CI (every resample redraws that one group)"
+
+
+def _one_group(prefs: dict) -> bool:
+    return any(cell.get("groups", 2) < 2 for cells in prefs["by_metric"].values() for cell in cells)
 
 
 def render_judge_card(s: dict) -> str:
@@ -91,14 +97,17 @@ def render_judge_card(s: dict) -> str:
         if prefs:
             splits = prefs["human_ties"]
             con.print(
-                f"preferences: {prefs['source'] or 'given'}, {prefs['triplets']} triplets of {prefs['groups']} "
-                f"references, {prefs['votes']} votes. prefer = % of triplets where the metric prefers the "
-                "hypothesis most people chose, among those whose winning side got 100% of the votes "
-                "(unanimous), at least 70%, or any share (all); a tie counts as disagreement (the metric "
+                f"preferences: {prefs['source'] or 'given'}, {counted(prefs['triplets'], 'triplet')} of "
+                f"{counted(prefs['groups'], 'reference')}, {counted(prefs['votes'], 'vote')}. prefer = % of "
+                "triplets where the metric prefers the hypothesis most people chose, among those whose winning "
+                "side got 100% of the votes (unanimous), at least 70%, or any share (all); a tie counts as "
+                "disagreement (the metric "
                 f"scores both alike, or people split evenly: {counted(splits, 'triplet')} here)"
+                + (ONE_GROUP if _one_group(prefs) else "")
             )
         if ratings:
-            note = f"ratings: {ratings['source'] or 'given'}, {ratings['items']} rated hypotheses"
+            items = counted(ratings["items"], "rated hypothesis", "rated hypotheses")
+            note = f"ratings: {ratings['source'] or 'given'}, {items}"
             if method != "pearson" or len(ratings["methods"]) > 1:
                 note += f" ({', '.join(ratings['methods'])} in --json)"
             if raters and "ceiling" in raters and method == "pearson":
@@ -108,9 +117,12 @@ def render_judge_card(s: dict) -> str:
                 )
             groups, unit = ratings["by_subset"]["all"]["groups"], ratings["bootstrap_unit"]
             what = (
-                f"{groups} utterances, all hypotheses of one together" if unit == "utterance" else f"{groups} by {unit}"
+                f"{counted(groups, 'utterance')}, all hypotheses of one together"
+                if unit == "utterance"
+                else f"{groups} by {unit}"
             )
-            con.print(f"{note}; CIs resample whole groups ({what})")
+            one = any(c.get("groups", 2) < 2 for c in ratings["by_subset"].values())
+            con.print(f"{note}; CIs resample whole groups ({what}){ONE_GROUP if one else ''}")
         if diffs:
             con.print(
                 "differences: the row's metric minus the other, on the items both scored, with a paired CI from "
@@ -207,7 +219,8 @@ def _card_differences(
             for d in found:
                 column = f"{name} {d['level']}" if "level" in d else name
                 columns += [column] if column not in columns else []
-                groups = d["judged"] if "judged" in d else ratings["by_subset"][name]["groups"]
+                # the groups the bootstrap resampled for this cell (reference groups, utterances), not its items
+                groups = d["groups"] if "groups" in d else ratings["by_subset"][name]["groups"]
                 cells.setdefault((d["a"], d["b"]), {})[column] = text(d, scale, digits, groups)
         t = Table(title=f"Differences, {title} ({level} paired bootstrap CI)")
         t.add_column("metric pair")
