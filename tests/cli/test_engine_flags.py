@@ -59,3 +59,13 @@ def test_ray_options_without_the_ray_engine_are_refused(capsys, examples, flag, 
     argv += ["--embedder", "fake/hash", "--no-cache"] if command == "metrics" else ["--judge", "rules"]
     assert main(argv) == 2
     assert "goes with --engine ray" in capsys.readouterr().err
+
+
+def test_ray_shards_without_the_ray_engine_are_refused(capsys, tmp_path):
+    """--ray-shards was ignored without --engine ray: the run went local and kept no shards."""
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"id": "a", "prompt": "hi"}\n')
+    argv = ["llm", "run", str(prompts), "--judge", "fake/echo", "--no-cache", "--out", str(tmp_path / "o.jsonl")]
+    assert main([*argv, "--ray-shards", str(tmp_path / "shards")]) == 2
+    assert "--ray-shards goes with --engine ray" in capsys.readouterr().err
+    assert not (tmp_path / "shards").exists() and not (tmp_path / "o.jsonl").exists()

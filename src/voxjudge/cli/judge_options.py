@@ -43,7 +43,7 @@ def add_judge_options(p: argparse.ArgumentParser, *, judge: str | None = "option
         g,
         "model calls, whose --rpm, --tpm, --concurrency and --max-cost then hold for the whole cluster, and for "
         "asr score with an offline judge the corpus's chunks (the same records, byte for byte)",
-        workers="judge actors on Ray (default: 2); an offline judge's actors take one CPU each",
+        workers="judge actors on Ray; an offline judge's actors take one CPU each",
     )
     g.add_argument(
         "--ray-shards",
@@ -86,10 +86,15 @@ def add_engine_options(g, work: str, *, workers: str) -> None:
 
 
 def ray_workers(args: argparse.Namespace) -> int:
-    """--ray-workers, checked: 2 unless given; with Ray only (refused, not ignored, without it)."""
+    """--ray-workers, checked: 2 unless given; it, --ray-address and --ray-shards with Ray only
+    (refused, not ignored, without it)."""
     from voxjudge.llm.errors import ConfigError
 
-    given = {"--ray-address": getattr(args, "ray_address", None), "--ray-workers": getattr(args, "ray_workers", None)}
+    given = {
+        "--ray-address": getattr(args, "ray_address", None),
+        "--ray-workers": getattr(args, "ray_workers", None),
+        "--ray-shards": getattr(args, "ray_shards", None),
+    }
     if getattr(args, "engine", "local") != "ray":
         named = [flag for flag, value in given.items() if value is not None]
         if named:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import time
 
 from voxjudge.cli.common import alias, print_json
@@ -81,6 +83,12 @@ def cmd_ping(args: argparse.Namespace) -> int:
     from voxjudge.errors import InputError
     from voxjudge.llm import Request
 
+    if args.judge and args.judge_positional and args.judge != args.judge_positional:
+        raise InputError(
+            f"llm ping checks one judge: got --judge {args.judge} and {args.judge_positional}; give one of them"
+        )
+    if args.cache:
+        raise InputError("llm ping never reads or writes the cache (its one request bypasses it); drop --cache")
     args.no_cache = True
     args.judge = args.judge or args.judge_positional
     if not args.judge:
@@ -95,13 +103,15 @@ def cmd_ping(args: argparse.Namespace) -> int:
         max_tokens=32,
         template="voxjudge-ping-v1",
     )
-    from voxjudge.llm import BudgetExceeded
+    from voxjudge.llm import BudgetExceeded, Response
 
     start = time.perf_counter()
     try:
         response = judge.complete_sync(request, item_id="ping")[0]
-    except BudgetExceeded as e:
-        return finish(stopped=str(e), cached=False)
+    except BudgetExceeded:
+        # Not sent: the one request's worst case is over the limit (a rerun would stop alike).
+        error = f"not sent: its worst-case cost is over --max-cost {args.max_cost:g} USD"
+        response = Response("", error=error)
     finally:
         judge.close()
     say_notices()
@@ -130,29 +140,81 @@ def cmd_ping(args: argparse.Namespace) -> int:
     return 0 if ok else EXIT_INCOMPLETE
 
 
+def _read_schema(path: str):
+    """The answer schema of --schema, checked before anything is sent: a file that is not a JSON
+    Schema object answers can be validated against is one line, not a traceback mid-run."""
+    from voxjudge.errors import InputError
+    from voxjudge.io.readers import read_json
+    from voxjudge.llm.parse import InvalidSchema, check_schema
+
+    schema = read_json(path, "schema file")
+    try:
+        check_schema(schema)
+    except InvalidSchema as e:
+        raise InputError(f"{path}: not a usable JSON Schema ({e})") from None
+    return schema
+
+
+def _check_call_settings(args: argparse.Namespace) -> None:
+    from voxjudge.errors import InputError
+
+    if args.n < 1:
+        raise InputError("--n must be at least 1")
+    if args.max_tokens < 1:
+        raise InputError(f"--max-tokens must be at least 1 (got {args.max_tokens})")
+    if not math.isfinite(args.temperature) or args.temperature < 0:
+        raise InputError(f"--temperature must be a number of 0 or more (got {args.temperature:g})")
+
+
+def _blank(path) -> bool:
+    """Whether a file holds nothing but white space (read until its first other byte)."""
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 16):
+            if chunk.strip():
+                return False
+    return True
+
+
 def _read_prompts(path: str, args: argparse.Namespace):
     from pathlib import Path
 
     from voxjudge.errors import InputError
-    from voxjudge.io.readers import jsonl_objects, read_json
+    from voxjudge.io.readers import jsonl_objects
     from voxjudge.llm import AudioPart, Message, Request, TextPart
 
-    schema = read_json(args.schema, "schema file") if args.schema else None
-    if args.n < 1:
-        raise InputError("--n must be at least 1")
+    schema = _read_schema(args.schema) if args.schema else None
+    _check_call_settings(args)
+    expected = "expected one JSON object per line with 'id' and 'prompt'"
+    source = Path(path)
+    if source.is_file() and _blank(source):  # (the reader would say "one utterance per line")
+        raise InputError(f"{path}: no prompts, the file is empty; {expected}")
+    objects = jsonl_objects(path)
+    if not objects:
+        raise InputError(f"{path}: no prompts, only blank lines; {expected}")
     items, seen = [], {}
-    base = Path(path).parent
-    for n, obj in jsonl_objects(path):
-        if not isinstance(obj.get("prompt"), str) or "id" not in obj:
+    base = source.parent
+    for n, obj in objects:
+        uid, prompt, system = obj.get("id"), obj.get("prompt"), obj.get("system")
+        if not isinstance(prompt, str) or "id" not in obj:
             raise InputError(f"{path}:{n}: each line needs an 'id' and a string 'prompt'")
-        uid = str(obj["id"])
+        if isinstance(uid, bool) or not isinstance(uid, (str, int)) or uid == "":
+            raise InputError(f"{path}:{n}: 'id' must be a non-empty string or a whole number, not {json.dumps(uid)}")
+        uid = str(uid)
         if uid in seen:
             raise InputError(f"{path}:{n}: duplicate id {uid!r} (first on line {seen[uid]})")
         seen[uid] = n
-        audio = obj.get("audio") or []
-        clips = tuple(AudioPart.from_path(base / a) for a in ([audio] if isinstance(audio, str) else audio))
-        messages = ((Message.text("system", obj["system"]),) if obj.get("system") else ()) + (
-            Message("user", (TextPart(obj["prompt"]), *clips)),
+        if system is not None and not isinstance(system, str):
+            raise InputError(f"{path}:{n}: 'system' must be a string, not {type(system).__name__}")
+        audio = obj.get("audio")
+        paths = [] if audio is None else [audio] if isinstance(audio, str) else audio
+        if not isinstance(paths, list) or not all(isinstance(a, str) and a for a in paths):
+            raise InputError(f"{path}:{n}: 'audio' must be a file path or a list of file paths")
+        try:
+            clips = tuple(AudioPart.from_path(base / a) for a in paths)
+        except InputError as e:
+            raise InputError(f"{path}:{n}: {e}") from None
+        messages = ((Message.text("system", system),) if system else ()) + (
+            Message("user", (TextPart(prompt), *clips)),
         )
         request = Request(
             messages,
@@ -182,6 +244,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 0
         with progress_bar(f"asking {judge.spec.name}") as progress:
             results = judge.run(judge.complete_many(items, progress=progress))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: say what the stopped run kept, then stop as usual
+        _say_kept(judge, len(items), sys.stderr)
+        raise
     finally:
         judge.close()
     records = []
@@ -199,8 +264,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         write_out(args.out, records)
     else:
-        import json
-
         for rec in records:
             sys.stdout.write(json.dumps(rec, ensure_ascii=False) + "\n")
     usage = judge.meter.as_dict()
@@ -229,17 +292,64 @@ def cmd_run(args: argparse.Namespace) -> int:
         total=sum(r.n for _, r in items),
         what="samples",
         reasons=reasons,
-        stopped=judge.stop_reason,
+        stopped=_stop_reason(judge),
         cached=not args.no_cache,
         varies=("temperature", "sampling_seed"),
         sampled=args.temperature > 0,
     )
 
 
+def _stop_reason(judge) -> str | None:
+    """Why the run stopped. The judge words a cost-limit stop when its first call is refused, with
+    what had been spent by then (often 0.0000: the calls in flight finish and are paid after it);
+    this says what the run spent in the end, the figure the summary line shows."""
+    reason = judge.stop_reason
+    if reason and judge.engine is None and judge.max_cost is not None and reason.startswith("cost limit of "):
+        spent = judge.meter.cost or 0.0
+        reason = (
+            f"cost limit of {judge.max_cost:g} USD reached: this run spent {spent:.4f} USD, and the next call's "
+            "worst case (every answer --max-tokens long) would have passed it; rerun with a higher limit to continue"
+            + (" from the cache" if judge.cache is not None else "")
+        )
+    return reason
+
+
+def _say_kept(judge, items: int, stream) -> None:
+    """On an interrupted run: how many answers came back before the stop, and where they are kept."""
+    usage = judge.meter
+    kept = (
+        f"the server's answers are in the cache ({judge.cache.path}): rerunning the same command asks only for the rest"
+        if judge.cache is not None
+        else "with --no-cache the server's answers were not kept"
+    )
+    print(
+        f"voxjudge: llm run stopped before the end of its {counted(items, 'prompt')}: by then "
+        f"{counted(usage.requests, 'call')} had been answered by the server and "
+        f"{counted(usage.cache_hits, 'answer')} taken from the cache; {kept}",
+        file=stream,
+    )
+
+
 def cmd_cache(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from voxjudge.llm.cache import Cache, default_cache_path
 
-    path = args.cache or default_cache_path()
+    path = Path(args.cache) if args.cache else default_cache_path()
+    if not path.exists():
+        # Opening it would create an empty cache (and its folders): a mistyped path would then
+        # read as "0 responses, 0.06 MB" instead of saying that no cache is there.
+        if args.command == "clear":
+            out = {"path": str(path), "removed": 0, "judge": args.judge, "exists": False}
+        else:
+            out = {"path": str(path), "entries": 0, "vectors": 0, "bytes": 0, "judges": [], "embedders": []}
+            out["exists"] = False
+        if args.json:
+            print_json(out)
+        else:
+            nothing = "; nothing to clear" if "removed" in out else ""
+            print(f"no cache at {path}: nothing has been cached there{nothing}")
+        return 0
     cache = Cache(path)
     try:
         if args.command == "clear":

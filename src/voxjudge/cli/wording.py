@@ -33,6 +33,7 @@ FLAGS = {
     "n_iter": "--n-iter",
     "no_cache": "--no-cache",
     "per_item": "--per-item",
+    "timeout": "--timeout",
     "ratings_col": "--ratings-col",
     "rating_scale": "--rating-scale",
     "ratings_group_col": "--ratings-group-col",

@@ -151,7 +151,7 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
     except FileNotFoundError:
         raise InputError(f"{p}: {what} not found") from None
     except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, expected a {what}") from None
+        raise InputError(f"{p}: is a directory, expected {'an' if what[:1] in 'aeiou' else 'a'} {what}") from None
     if not data:
         raise InputError(f"{p}: {what} is empty")
     return data

@@ -84,17 +84,28 @@ class Cache:
         # One connection, used from several threads at once (``asyncio.to_thread`` puts and gets while
         # other calls are in flight): sqlite's connection is not safe for that, so every use holds this
         self.lock = threading.Lock()
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
-            " value TEXT NOT NULL, created REAL NOT NULL)"
-        )
-        # Embedding models' vectors: one row per (model identity, text), raw little-endian float32.
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
-            " dim INTEGER NOT NULL, vector BLOB NOT NULL, created REAL NOT NULL)"
-        )
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
+                " value TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            # Embedding models' vectors: one row per (model identity, text), raw little-endian float32.
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, provider TEXT, model TEXT,"
+                " dim INTEGER NOT NULL, vector BLOB NOT NULL, created REAL NOT NULL)"
+            )
+        except sqlite3.DatabaseError as e:  # another file given as the cache: say so, leave it as it is
+            self.db.close()
+            if "not a database" not in str(e) and "malformed" not in str(e):
+                raise
+            from voxjudge.llm.errors import ConfigError
+
+            raise ConfigError(
+                f"{self.path}: not a voxjudge cache (not an SQLite database: {e}); "
+                "give another cache file, or delete this one if it is a damaged cache"
+            ) from None
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self.lock:

@@ -14,6 +14,10 @@ class InvalidOutput(ValueError):
     pass
 
 
+class InvalidSchema(ValueError):
+    """A schema answers cannot be checked against (not an object, an unknown type, a broken pattern)."""
+
+
 def extract_json(text: str) -> Any:
     """The JSON value in a model's answer: the whole text, a fenced block, or the first {...}/[...]."""
     stripped = text.strip()
@@ -76,3 +80,16 @@ def parse_structured(text: str, schema: dict[str, Any]) -> Any:
     value = extract_json(text)
     validate(value, schema)
     return value
+
+
+def check_schema(schema: Any) -> None:
+    """Raise ``InvalidSchema`` unless ``schema`` is a JSON Schema object answers can be validated
+    against (compiled once, as validation will; the compiled validator is kept)."""
+    if not isinstance(schema, dict):
+        raise InvalidSchema(f"a JSON Schema here is an object ({{...}}), not {type(schema).__name__}")
+    try:
+        _validator_for(schema)
+    except ImportError:
+        raise
+    except Exception as e:  # fastjsonschema's definition errors, re.error of a pattern, a type error
+        raise InvalidSchema(f"{type(e).__name__}: {e}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -116,6 +117,19 @@ class RetriedCalls:
         the cost limit, the cache file, the call log, limits, retries and the stop flags."""
         if concurrency < 1:
             raise ConfigError("concurrency must be at least 1")
+        # NaN compares false with everything: a NaN limit would never stop a run, a NaN timeout
+        # never fire; a negative limit would stop a run before its first call as "reached".
+        if max_cost is not None and (
+            isinstance(max_cost, bool) or not isinstance(max_cost, (int, float)) or not 0 <= max_cost < math.inf
+        ):
+            raise ConfigError(
+                f"{{max_cost}} must be a number of US dollars, 0 or more (got {max_cost!r})",
+                options={"max_cost": "max_cost"},
+            )
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ConfigError(
+                f"{{timeout}} must be a number of seconds above 0 (got {timeout!r})", options={"timeout": "timeout"}
+            )
         table = prices or PriceTable.default()
         self.meter = UsageMeter(table.price(spec.provider, spec.model))
         if max_cost is not None and self.meter.price is None:

@@ -168,6 +168,19 @@ def _strict(schema: Any) -> bool:
     return True
 
 
+def token_count(value: Any) -> int:
+    """A token count a server reported, as a whole number of 0 or more: a count that is missing,
+    not a number (``"ten"``, ``true``) or negative counts 0, never less (it would lower the cost
+    and let a run pass its cost limit)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return 0
+    try:
+        number = float(value)
+    except ValueError:
+        return 0
+    return int(number) if number > 0 and number != float("inf") else 0
+
+
 def parse_body(http_response: Any, provider: str) -> dict[str, Any]:
     """JSON body of a 2xx response; a garbled body (a proxy hiccup) is worth a retry."""
     try:

@@ -16,6 +16,7 @@ from voxjudge.llm.providers._common import (
     parameter_names,
     parse_body,
     split_known,
+    token_count,
 )
 from voxjudge.llm.registry import Capabilities
 from voxjudge.llm.spec import JudgeSpec
@@ -107,22 +108,47 @@ def to_openai_payload(
 
 
 def from_openai_response(data: dict[str, Any], *, structured: bool = False) -> ProviderResult:
-    choices = sorted(data.get("choices") or [], key=lambda c: c.get("index", 0))
+    """The samples and usage of a chat-completions body. A body of another shape (choices that are
+    not objects, content that is not text) is the server's error, not a crash here; token counts
+    that are not whole numbers of 0 or more are not believed (a negative count would lower the
+    cost, and let a run pass its cost limit)."""
+    choices = data.get("choices")
     if not choices:
         raise PermanentError("openai: response has no choices")
+    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+        raise PermanentError(f"openai: unexpected response: 'choices' is not a list of objects ({_shown(choices)})")
+    try:
+        choices = sorted(choices, key=lambda c: c.get("index", 0))
+    except TypeError:  # indices that do not compare (a string among numbers): keep the server's order
+        pass
     samples = []
     for c in choices:
         message = c.get("message") or {}
+        if not isinstance(message, dict):
+            what = f"a choice's 'message' is not an object ({_shown(message)})"
+            raise PermanentError(f"openai: unexpected response: {what}")
         content = message.get("content")
         if isinstance(content, list):  # some compatible servers return content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        samples.append(Completion(content or message.get("refusal") or "", c.get("finish_reason")))
-    usage = data.get("usage") or {}
+            texts = (p.get("text") for p in content if isinstance(p, dict))
+            content = "".join(t for t in texts if isinstance(t, str))
+        text = content or message.get("refusal") or ""
+        if not isinstance(text, str):
+            raise PermanentError(f"openai: unexpected response: the answer is not text ({_shown(text)})")
+        samples.append(Completion(text, c.get("finish_reason")))
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     return ProviderResult(
         samples,
-        Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+        Usage(token_count(usage.get("prompt_tokens")), token_count(usage.get("completion_tokens"))),
         structured=structured,
     )
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 _FIXED_MODES = {
