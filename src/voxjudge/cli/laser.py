@@ -64,7 +64,7 @@ def register(cmds) -> None:
         help="human scores by id: Pearson/Spearman/Kendall for LASER, laser_calibrated (judges that have "
         "it), 1 - SemDist (with --embedder) and 1 - WER",
     )
-    p.add_argument("--human-col", default="score", help="score column in --human (default: score)")
+    p.add_argument("--human-col", help="score column in --human (default: score)")
     p.add_argument(
         "--allow-partial",
         action="store_true",
@@ -109,6 +109,7 @@ def _request(args: argparse.Namespace):
     from voxjudge.asr.laser import LaserFiles, LaserOptions, LaserRubric
 
     boot = bootstrap_kwargs(args)
+    _check_human_options(args)
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     if args.jobs is not None and args.engine == "ray":
@@ -120,7 +121,7 @@ def _request(args: argparse.Namespace):
         **read_settings(args),
         normalize=args.normalize,
         human=args.human,
-        human_col=args.human_col,
+        human_col=args.human_col or "score",
         out=args.out,
         report=args.report,
         figures=args.figures,
@@ -141,6 +142,32 @@ def _request(args: argparse.Namespace):
         **boot,
     )
     return files, options
+
+
+def _check_human_options(args: argparse.Namespace) -> None:
+    """What sets the agreement with --human (its column, partial coverage, the bootstrap of its
+    CIs) is refused without --human, not ignored: a run without it computes no agreement."""
+    from voxjudge.cli.bootstrap_options import CONFIDENCE, RESAMPLES
+
+    if args.human:
+        return
+    given = [
+        flag
+        for flag, used in (
+            ("--human-col", args.human_col is not None),
+            ("--allow-partial", args.allow_partial),
+            ("--resamples", args.resamples != RESAMPLES),
+            ("--confidence", args.confidence != CONFIDENCE),
+            ("--bootstrap-seed", args.bootstrap_seed != 0),
+        )
+        if used
+    ]
+    if given:
+        one = len(given) == 1
+        raise InputError(
+            f"{', '.join(given)} {'goes' if one else 'go'} with --human FILE: {'it sets' if one else 'they set'} "
+            f"only the agreement with human scores; give --human, or drop {'it' if one else 'them'}"
+        )
 
 
 def _render(args: argparse.Namespace, scored) -> int:

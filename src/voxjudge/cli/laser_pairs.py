@@ -8,25 +8,34 @@ import csv
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import check_outputs, print_json, write_all, write_out
+from voxjudge.cli.common import check_outputs, print_json, say_note, write_all, write_out
 from voxjudge.cli.judge_options import finish, judge_options, make_judge
 from voxjudge.cli.laser_options import add_laser_options
 from voxjudge.cli.views import render_agreement
 from voxjudge.errors import InputError
+from voxjudge.plural import counted
+
+PREDICTED = ("label", "error_type", "reason")  # what asr classify writes for each pair
 
 
 def register(cmds) -> None:
     p = cmds.add_parser("classify", help="label word pairs (CSV/TSV/JSONL with ref and hyp columns)")
     p.add_argument("pairs", help="word pairs: columns ref, hyp (either may be empty), optional lang")
     add_laser_options(p)
-    p.add_argument("--out", metavar="FILE", help="write here (.csv, .tsv, .jsonl, .json); default: CSV on stdout")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write here (.csv, .tsv, .jsonl, .json); default: CSV on stdout. The input's columns, then label, "
+        "error_type and reason; an input column of one of those names (the true label, for --eval) is kept "
+        "as given_label, given_error_type or given_reason",
+    )
     p.add_argument(
         "--eval",
         action="store_true",
         help="compare with the pairs' 'label' (or 'tier', as export-pairs writes) column: accuracy per class, "
         "confusion matrix, kappa with CIs",
     )
-    p.add_argument("--resamples", type=int, default=2000, help="--eval bootstrap resamples (default: 2000)")
+    p.add_argument("--resamples", type=int, help="--eval bootstrap resamples (default: 2000)")
     p.add_argument("--json", action="store_true", help="--eval: print the agreement as JSON")
     p.set_defaults(func=cmd_classify)
 
@@ -38,8 +47,17 @@ def register(cmds) -> None:
     p.set_defaults(func=cmd_export)
 
 
-def read_pair_rows(path: str) -> list[dict[str, str]]:
-    """Rows with at least ref and hyp, from CSV, TSV or JSONL."""
+def read_pair_rows(path: str, *, labelled: bool = False) -> list[dict[str, str]]:
+    """Rows with at least ref and hyp, from CSV, TSV or JSONL (``pair_rows`` without line numbers)."""
+    return [row for _, row in pair_rows(path, labelled=labelled)]
+
+
+def pair_rows(path: str, *, labelled: bool = False) -> list[tuple[int, dict[str, str]]]:
+    """``(line, row)``: rows with at least ref and hyp, from CSV, TSV or JSONL, each with the line
+    of the file it came from (a pair of 'asr score --out' records: its record's line).
+    ``labelled``: the rows are wanted for their labels (export-pairs, train), so a pair that the
+    judge of an 'asr score --out' run left unscored (it has no label) is left out, and a note on
+    stderr says how many; otherwise it is kept with an empty error_type."""
     from voxjudge.io.readers import jsonl_objects, read_lines, table_rows
 
     suffix = Path(path).suffix.lower()
@@ -50,22 +68,35 @@ def read_pair_rows(path: str) -> list[dict[str, str]]:
     else:
         raise InputError(f"{path}: word pairs must be .csv, .tsv or .jsonl")
     out = []
+    unscored = 0
     for n, row in rows:
         if "pairs" in row and isinstance(row["pairs"], list):  # results from 'asr score --out'
-            out += [
-                {
-                    "ref": p["ref"],
-                    "hyp": p["hyp"],
-                    "lang": row.get("lang", ""),
-                    "error_type": p["error_type"] or "none",
-                    "op": p.get("op", "substitute"),
-                }
-                for p in row["pairs"]
-            ]
+            for p in row["pairs"]:
+                if p.get("label") == "unscored":  # no label: never a match
+                    unscored += 1
+                    if labelled:
+                        continue
+                    error_type = ""
+                else:
+                    error_type = p["error_type"] or "none"
+                out.append(
+                    (
+                        n,
+                        {
+                            "ref": p["ref"],
+                            "hyp": p["hyp"],
+                            "lang": row.get("lang", ""),
+                            "error_type": error_type,
+                            "op": p.get("op", "substitute"),
+                        },
+                    )
+                )
             continue
         if "ref" not in row or "hyp" not in row:
             raise InputError(f"{path}:{n}: needs 'ref' and 'hyp' columns (found: {', '.join(row)})")
-        out.append({k: ("" if v is None else str(v)) for k, v in row.items()})
+        out.append((n, {k: ("" if v is None else str(v)) for k, v in row.items()}))
+    if unscored and labelled:
+        say_note(f"{path}: {counted(unscored, 'unscored pair')} left out (their judge gave them no label)")
     if not out:
         raise InputError(f"{path}: no word pairs found")
     return out
@@ -100,9 +131,14 @@ def cmd_classify(args: argparse.Namespace) -> int:
             f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "
             "LLM judges here (drop it, or use asr score --engine ray to score a corpus on Ray)"
         )
+    if not args.eval and (args.json or args.resamples is not None):  # refused, not ignored
+        given = " and ".join(f for f, v in (("--json", args.json), ("--resamples", args.resamples is not None)) if v)
+        verb = "go" if " and " in given else "goes"
+        raise InputError(f"{given} {verb} with --eval (the agreement with a label column)")
     check_outputs(records=[args.out], inputs=[args.pairs, args.calibration, args.rubric])
     rubric = LaserRubric.load(args.rubric)
-    rows = read_pair_rows(args.pairs)
+    lines = pair_rows(args.pairs)
+    rows = [row for _, row in lines]
     # --lang, else a row's lang column, else the file's language, decided once (never per pair)
     untagged = ((r["ref"], r["hyp"]) for r in rows if not r.get("lang"))
     file_lang = args.lang or (decide_language(None, untagged)[0] if any(not r.get("lang") for r in rows) else None)
@@ -125,7 +161,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
             llm.close()
     out = [
         {
-            **row,
+            **{f"given_{k}" if k in PREDICTED else k: v for k, v in row.items()},  # the input's own kept
             "label": lab.label if lab else "unscored",  # a state, not a penalty tier
             "error_type": (lab.error_type if lab else None) or "",
             "reason": lab.reason if lab else "unscored: no valid model answer",
@@ -135,14 +171,14 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if args.eval:
         from voxjudge.asr.laser.agreement import label_agreement
 
-        truth = _truth_labels(rows, args.pairs)
+        truth = _truth_labels(lines, args.pairs)
         unscored = sum(1 for o in out if o["label"] == "unscored")
         keep = [k for k, o in enumerate(out) if o["label"] != "unscored"]
         report = label_agreement(
             [truth[k] for k in keep],
             [out[k]["label"] for k in keep],
             [(rows[k]["ref"].strip(), rows[k]["hyp"].strip()) for k in keep],
-            n_resamples=args.resamples,
+            n_resamples=2000 if args.resamples is None else args.resamples,
         )
         report = {"judge": args.judge, "unscored": unscored, **report}
         if args.calibration:
@@ -169,15 +205,17 @@ def cmd_classify(args: argparse.Namespace) -> int:
     )
 
 
-def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
+def _truth_labels(lines: list[tuple[int, dict[str, str]]], where: str) -> list[str]:
+    """The true label of each row (``pair_rows``' ``(line, row)``), checked; errors name the line."""
     from voxjudge.asr.laser import LABELS
 
+    rows = [row for _, row in lines]
     column = next((c for c in ("label", "tier") if rows and c in rows[0]), None)  # export-pairs writes 'tier'
     if column is None:
         found = ", ".join(rows[0]) if rows else "none"
         raise InputError(f"{where}: --eval needs a 'label' (or 'tier') column (columns: {found})")
     truth = []
-    for n, row in enumerate(rows, start=2):
+    for n, row in lines:
         label = (row.get(column) or "").strip()
         if label not in LABELS:
             raise InputError(f"{where}:{n}: {column} must be one of {', '.join(LABELS)} for --eval (got {label!r})")
@@ -188,10 +226,15 @@ def _truth_labels(rows: list[dict[str, str]], where: str) -> list[str]:
 def cmd_export(args: argparse.Namespace) -> int:
     from voxjudge.asr.laser import LaserRubric
     from voxjudge.asr.laser.llm_judges import training_chat
+    from voxjudge.asr.laser.run import decide_language
 
     check_outputs(records=[args.out, args.chat])
     rubric = LaserRubric.load(args.rubric)
-    rows = read_pair_rows(args.pairs)
+    rows = read_pair_rows(args.pairs, labelled=True)
+    # a pair without a lang column is in the file's language, decided once as asr classify decides
+    # it (the chat rows name it in the prompt, as pairs mode does at inference; never 'en' by default)
+    untagged = [(r["ref"], r["hyp"]) for r in rows if not r.get("lang")]
+    file_lang, how = decide_language(None, untagged) if untagged else (None, "")
     for r in rows:
         if not r.get("error_type"):
             raise InputError(f"{args.pairs}: every pair needs an error_type ('none' for a match) to be exported")
@@ -199,7 +242,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         {
             "ref": r["ref"],
             "hyp": r["hyp"],
-            "lang": r.get("lang", ""),
+            "lang": r.get("lang") or file_lang,
             "error_type": r["error_type"],
             "tier": "match" if r["error_type"] == "none" else rubric.type(r["error_type"]).tier,
         }
@@ -210,9 +253,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         # The very prompt pairs mode sends at inference (a batch of one), so a model tuned on
         # these rows sees the same format when it is served.
         chats = [
-            training_chat(r["ref"], r["hyp"], r.get("lang") or "en", r["error_type"], rubric, r.get("reason", ""))
-            for r in rows
+            training_chat(r["ref"], r["hyp"], p["lang"], r["error_type"], rubric, r.get("reason", ""))
+            for r, p in zip(rows, pairs)
         ]
     write_all({args.out: pairs, args.chat: chats})
     print(f"{len(rows)} pairs -> {args.out}" + (f" and {args.chat}" if args.chat else ""), file=sys.stderr)
+    if file_lang:
+        say_note(f"{counted(len(untagged), 'pair')} without a lang column taken as {file_lang}: {how}")
     return 0

@@ -14,7 +14,7 @@ from voxjudge.cli.embedder_options import (
     embedder_estimate,
 )
 from voxjudge.cli.laser_options import lang_code
-from voxjudge.cli.laser_pairs import read_pair_rows
+from voxjudge.cli.laser_pairs import pair_rows
 from voxjudge.cli.views import render_agreement, render_calibration
 from voxjudge.errors import InputError
 
@@ -89,7 +89,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             "takes no embedder"
         )
     options = embed_options(args)  # a limit without --embedder is refused, not ignored
-    rows = read_pair_rows(args.pairs)
+    lines = pair_rows(args.pairs, labelled=True)  # a pair its judge left unscored has no label to learn
+    rows = [row for _, row in lines]
     if not args.out and not args.cv and not args.dry_run:
         raise InputError("nothing to do: give --out MODEL.json, --cv K, or both")
     if args.cv == 1 or args.cv < 0:
@@ -97,7 +98,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.dry_run:  # a pair judge calls no model
         print_json(embedder_estimate(args, "asr train", [], [[]], options))
         return 0
-    tiers = tiers_of(rows, rubric, args.pairs)
+    tiers = tiers_of(rows, rubric, args.pairs, [n for n, _ in lines])
     if args.lang:  # the rows of that language (and those without one): said in the output, not dropped in silence
         given = len(rows)
         kept = [(r, t) for r, t in zip(rows, tiers) if (r.get("lang") or args.lang) == args.lang]

@@ -49,9 +49,13 @@ def pair_of(ref: str, hyp: str) -> RubricPair:
     return RubricPair(r, h, op, 0, 0)
 
 
-def tiers_of(rows: Sequence[dict[str, str]], rubric: LaserRubric, where: str) -> list[str]:
+def tiers_of(
+    rows: Sequence[dict[str, str]], rubric: LaserRubric, where: str, lines: Sequence[int] | None = None
+) -> list[str]:
+    """Each training pair's tier, from its label or its error type; ``lines``: the file's line of
+    each row, for errors (default: a CSV's, the header on line 1)."""
     out = []
-    for n, row in enumerate(rows, start=2):
+    for n, row in zip(range(2, len(rows) + 2) if lines is None else lines, rows):
         label = (row.get("label") or "").strip()
         etype = (row.get("error_type") or "").strip()
         if label:
