@@ -178,7 +178,7 @@ def test_the_command_line_names_its_flag_for_a_setting_laser_options_refuses(cap
 
     en = Path(__file__).resolve().parents[2] / "examples" / "asr" / "en"
     code = main(["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_b.txt"), "--ids",
-                 "--batch-size", "0"])  # fmt: skip
+                 "--judge", "fake/schema", "--batch-size", "0"])  # fmt: skip
     assert code == 2
     assert "--batch-size must be a whole number of at least 1, not 0" in capsys.readouterr().err
 

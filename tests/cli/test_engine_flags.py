@@ -69,3 +69,34 @@ def test_ray_shards_without_the_ray_engine_are_refused(capsys, tmp_path):
     assert main([*argv, "--ray-shards", str(tmp_path / "shards")]) == 2
     assert "--ray-shards goes with --engine ray" in capsys.readouterr().err
     assert not (tmp_path / "shards").exists() and not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--judge", "rules", "--rpm", "5"], "--rpm sets model calls, and this run makes none"),
+        (["--max-cost", "1", "--log", "calls.jsonl"], "--max-cost and --log set model calls"),
+        (["--mode", "sentence"], "--mode goes with an LLM judge"),
+        (["--judge", "rules", "--batch-size", "8", "--no-prefilter"], "--batch-size and --no-prefilter go with"),
+        (["--judge", "fake/schema", "--jobs", "2"], "--jobs counts the offline judges' worker processes"),
+    ],
+)
+def test_model_call_options_where_no_model_is_called_are_refused(capsys, examples, tmp_path, argv, message):
+    """They were accepted and ignored: an offline run makes no model call (and --jobs does nothing
+    for an LLM judge)."""
+    en = examples / "asr" / "en"
+    out = tmp_path / "o.jsonl"
+    base = ["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_a.txt"), "--ids", "--out", str(out)]
+    assert main([*base, *argv]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_call_options_stay_for_the_embedders_calls(capsys, examples, tmp_path):
+    en = examples / "asr" / "en"
+    argv = ["asr", "score", "--ref", str(en / "ref.txt"), "--hyp", str(en / "sys_a.txt"), "--ids", "--judge", "rules"]
+    assert main([*argv, "--embedder", "fake/hash", "--no-cache", "--rpm", "6000", "--json"]) == 0
+    assert "semdist" in json.loads(capsys.readouterr().out)
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("ref,hyp\ncolour,color\n")
+    assert main(["asr", "classify", str(pairs), "--rpm", "5"]) == 2  # classify has no embedder
+    assert "--rpm sets model calls, and this run makes none" in capsys.readouterr().err

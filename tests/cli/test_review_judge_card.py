@@ -71,3 +71,15 @@ def test_ratings_of_one_utterance_have_no_interval(examples, tmp_path, capsys):
     assert "1 utterance," in out and "no CI" in out
     ratings_col = [line.rsplit("│", 2)[-2].strip() for line in out.splitlines() if line.startswith("│ 1 - WER")]
     assert ratings_col and "[" not in ratings_col[0]
+
+
+def test_no_one_group_note_for_levels_with_no_triplet(tmp_path, capsys):
+    """Levels with no triplet (votes split 4 to 3: none unanimous, none at 70%) have 0 groups, not 1:
+    the note about a figure over one group is not theirs."""
+    path = _preferences(tmp_path, n_refs=5, per_ref=2)
+    text = open(path, encoding="utf-8").read().replace("\t7\t", "\t4\t").replace("\t0\n", "\t3\n")
+    open(path, "w", encoding="utf-8").write(text)
+    code, out = _card(capsys, path)
+    assert code == 0 and "has no CI" not in out
+    code, out = _card(capsys, _preferences(tmp_path, n_refs=1, per_ref=3))
+    assert code == 0 and "a figure over one group has no CI" in out

@@ -51,9 +51,11 @@ def test_review_run_refuses_bad_prompt_fields(tmp_path, capsys, line, needle):
 
 
 def test_review_run_accepts_whole_number_ids(tmp_path, capsys):
-    path = _prompts(tmp_path, '{"id": 7, "prompt": "x"}', '{"id": "b", "prompt": "y", "system": "s"}')
+    path = _prompts(
+        tmp_path, '{"id": 7, "prompt": "x"}', '{"id": "b", "prompt": "y", "system": "s"}', '{"id": 8.0, "prompt": "z"}'
+    )
     assert main(["llm", "run", str(path), "--judge", "fake/schema", "--no-cache"]) == 0
-    assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["7", "b"]
+    assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["7", "b", "8"]
 
 
 def test_review_run_empty_and_blank_files_speak_of_prompts(tmp_path, capsys):
@@ -167,6 +169,16 @@ def test_review_a_cache_that_is_not_a_database_is_one_line(tmp_path, capsys, arg
     argv = [str(prompts) if a == "P" else a for a in argv]
     _one_line_exit_2(capsys, [*argv, "--cache", str(bogus)], "notes.txt: not a voxjudge cache")
     assert bogus.read_text() == "my notes, not a cache\n" * 100
+
+
+@pytest.mark.parametrize("argv", [["cache", "stats"], ["llm", "run", "P", "--judge", "fake/schema"]])
+def test_review_a_cache_that_is_a_directory_is_one_line(tmp_path, capsys, argv):
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    prompts = _prompts(tmp_path, '{"id": "a", "prompt": "x"}')
+    argv = [str(prompts) if a == "P" else a for a in argv]
+    _one_line_exit_2(capsys, [*argv, "--cache", str(folder)], "adir: is a directory, not a cache file")
+    assert list(folder.iterdir()) == []
 
 
 def test_review_interrupted_run_says_what_it_kept(tmp_path, capsys, fake_script):

@@ -113,3 +113,17 @@ def test_review_negative_usage_cannot_open_the_cost_limit(tmp_path, capsys):
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+def test_review_an_embedding_servers_token_counts_are_not_believed_below_zero():
+    """The embeddings parser took ``int(...)`` of any count: -1000000 made the cost negative (and
+    opened --max-cost), "ten" was a traceback."""
+    from voxjudge.llm.providers.embed_http import from_openai_embeddings
+
+    body = {"data": [{"index": 0, "embedding": [1.0, 0.0]}]}
+    for usage, expected in (
+        ({"prompt_tokens": -1000000}, 0),
+        ({"prompt_tokens": "ten", "total_tokens": 5}, 5),
+        ([1], 0),
+    ):
+        assert from_openai_embeddings({**body, "usage": usage}, 1).usage.input_tokens == expected

@@ -62,7 +62,7 @@ def add_embedder_limits(p) -> None:
         g,
         "the embedding batches the cache lacks, whose --rpm, --tpm and --max-cost then hold for the whole cluster "
         "(the same vectors as a local run)",
-        workers="embedder actors on Ray (default: 2); with an in-process model each takes an equal share of the CPUs",
+        workers="embedder actors on Ray; with an in-process model each takes an equal share of the CPUs",
     )
     add_dry_run(g, "--embedder: ", "the distinct texts it would be sent, requests, tokens and cost")
     # asr score's --base-url, given here by habit, is refused in words (not argparse's "unrecognized

@@ -67,6 +67,17 @@ def add_call_options(g) -> None:
     g.add_argument("--log", metavar="FILE", help="append one JSONL record per model call to FILE")
 
 
+def given_call_options(args: argparse.Namespace) -> list[str]:
+    """The flags of ``add_call_options`` given a value other than their default."""
+    scratch = argparse.ArgumentParser(add_help=False)
+    add_call_options(scratch)
+    return [
+        a.option_strings[0]
+        for a in scratch._actions
+        if a.option_strings and getattr(args, a.dest, a.default) != a.default
+    ]
+
+
 def add_engine_options(g, work: str, *, workers: str) -> None:
     """--engine, --ray-address and --ray-workers; ``work``: what runs on Ray, ``workers``: the help
     of --ray-workers."""

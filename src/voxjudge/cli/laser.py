@@ -19,7 +19,7 @@ from voxjudge.cli.common import (
 )
 from voxjudge.cli.embedder_options import AS_GIVEN, add_embedder_options, embedder_args
 from voxjudge.cli.judge_options import finish, judge_options
-from voxjudge.cli.laser_options import add_laser_options, add_llm_labelling_options
+from voxjudge.cli.laser_options import add_laser_options, add_llm_labelling_options, refuse_unused_model_options
 from voxjudge.cli.report_options import add_report_options, check_report_options, say_written
 from voxjudge.cli.views import render_laser
 from voxjudge.errors import InputError
@@ -110,6 +110,7 @@ def _request(args: argparse.Namespace):
 
     boot = bootstrap_kwargs(args)
     _check_human_options(args)
+    refuse_unused_model_options(args, embedder=bool(args.embedder))
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     if args.jobs is not None and args.engine == "ray":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from voxjudge.cli.common import check_outputs, print_json, say_note, write_all, write_out
 from voxjudge.cli.judge_options import finish, judge_options, make_judge
-from voxjudge.cli.laser_options import add_laser_options
+from voxjudge.cli.laser_options import add_laser_options, refuse_unused_model_options
 from voxjudge.cli.views import render_agreement
 from voxjudge.errors import InputError
 from voxjudge.plural import counted
@@ -126,6 +126,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
     if is_offline(args.judge):
         judge_options(args).unused_server(f"the offline judge {args.judge!r} calls none")
+    refuse_unused_model_options(args)
     if args.engine == "ray" and is_offline(args.judge):  # a list of pairs is labelled in one go, here
         raise InputError(
             f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "

@@ -197,6 +197,8 @@ def _read_prompts(path: str, args: argparse.Namespace):
         uid, prompt, system = obj.get("id"), obj.get("prompt"), obj.get("system")
         if not isinstance(prompt, str) or "id" not in obj:
             raise InputError(f"{path}:{n}: each line needs an 'id' and a string 'prompt'")
+        if isinstance(uid, float) and uid.is_integer():  # 1.0 is the whole number 1
+            uid = int(uid)
         if isinstance(uid, bool) or not isinstance(uid, (str, int)) or uid == "":
             raise InputError(f"{path}:{n}: 'id' must be a non-empty string or a whole number, not {json.dumps(uid)}")
         uid = str(uid)

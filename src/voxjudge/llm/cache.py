@@ -79,6 +79,10 @@ def request_key(spec: JudgeSpec, request: Request, sample_index: int) -> str:
 class Cache:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        if self.path.is_dir():
+            from voxjudge.llm.errors import ConfigError
+
+            raise ConfigError(f"{self.path}: is a directory, not a cache file; give a file path")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         # One connection, used from several threads at once (``asyncio.to_thread`` puts and gets while

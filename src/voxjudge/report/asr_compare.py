@@ -35,7 +35,8 @@ def compare_report(
         [f"{100 * bs['difference']:+.2f} pts",
          f"{100 * bs['confidence']:.0f}% CI [{100 * bs['ci_low']:+.2f}, {100 * bs['ci_high']:+.2f}]", p_boot]
         if is_figure(bs["difference"])
-        else ["none: the references have no words to divide by", "–", "–"]
+        else ["none: the references have no words (the WER counts inserted words, as jiwer does: no ratio to "
+              "resample)", "–", "–"]
     )  # fmt: skip
     sig = table(
         ["test", "statistic", "interval", "p-value"],

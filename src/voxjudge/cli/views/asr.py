@@ -149,7 +149,10 @@ def render_compare(s: dict, names: list[str]) -> str:
                 f"seed {bs['seed']})"
             )
         else:  # a corpus WER is errors / reference words: with no reference word there is none to resample
-            con.print("paired bootstrap of WER difference: none (the references have no words to divide by)")
+            con.print(
+                "paired bootstrap of WER difference: none (the references have no words: the WER above counts "
+                "inserted words, as jiwer does, a count with no ratio to resample)"
+            )
         if "semdist" in s:
             bs = s["significance_semdist"]["paired_bootstrap_semdist"]
             con.print(

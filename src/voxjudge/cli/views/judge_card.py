@@ -12,7 +12,7 @@ ONE_GROUP = "; a figure over one group has no CI (every resample redraws that on
 
 
 def _one_group(prefs: dict) -> bool:
-    return any(cell.get("groups", 2) < 2 for cells in prefs["by_metric"].values() for cell in cells)
+    return any(cell.get("groups") == 1 for cells in prefs["by_metric"].values() for cell in cells)
 
 
 def render_judge_card(s: dict) -> str:
@@ -121,7 +121,7 @@ def render_judge_card(s: dict) -> str:
                 if unit == "utterance"
                 else f"{groups} by {unit}"
             )
-            one = any(c.get("groups", 2) < 2 for c in ratings["by_subset"].values())
+            one = any(c.get("groups") == 1 for c in ratings["by_subset"].values())
             con.print(f"{note}; CIs resample whole groups ({what}){ONE_GROUP if one else ''}")
         if diffs:
             con.print(

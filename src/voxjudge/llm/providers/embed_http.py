@@ -26,7 +26,7 @@ from typing import Any
 
 from voxjudge.llm.embed_registry import EmbedCall, EmbedLimits, TooLarge, int_option
 from voxjudge.llm.errors import ConfigError, PermanentError, TransientError, Unreachable
-from voxjudge.llm.providers._common import api_key, classify
+from voxjudge.llm.providers._common import api_key, classify, token_count
 from voxjudge.llm.spec import JudgeSpec
 from voxjudge.llm.types import Usage
 from voxjudge.llm.usage import estimate_tokens
@@ -75,9 +75,11 @@ def from_openai_embeddings(data: dict[str, Any], count: int, pooling: str | None
         rows[index] = embedding
     if any(r is None for r in rows):
         raise PermanentError(f"openai: {sum(r is not None for r in rows)} embeddings for {count} texts")
-    usage = data.get("usage") or {}
-    tokens = usage.get("prompt_tokens") or usage.get("total_tokens") or 0
-    return EmbedCall(rows, Usage(input_tokens=int(tokens)))
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    # a count that is negative or no number is not believed (it would lower the cost past its limit)
+    tokens = token_count(usage.get("prompt_tokens")) or token_count(usage.get("total_tokens"))
+    return EmbedCall(rows, Usage(input_tokens=tokens))
 
 
 class OpenAIEmbedBackend:
