@@ -294,26 +294,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         total=sum(r.n for _, r in items),
         what="samples",
         reasons=reasons,
-        stopped=_stop_reason(judge),
+        stopped=judge.stop_reason,
         cached=not args.no_cache,
         varies=("temperature", "sampling_seed"),
         sampled=args.temperature > 0,
     )
-
-
-def _stop_reason(judge) -> str | None:
-    """Why the run stopped. The judge words a cost-limit stop when its first call is refused, with
-    what had been spent by then (often 0.0000: the calls in flight finish and are paid after it);
-    this says what the run spent in the end, the figure the summary line shows."""
-    reason = judge.stop_reason
-    if reason and judge.engine is None and judge.max_cost is not None and reason.startswith("cost limit of "):
-        spent = judge.meter.cost or 0.0
-        reason = (
-            f"cost limit of {judge.max_cost:g} USD reached: this run spent {spent:.4f} USD, and the next call's "
-            "worst case (every answer --max-tokens long) would have passed it; rerun with a higher limit to continue"
-            + (" from the cache" if judge.cache is not None else "")
-        )
-    return reason
 
 
 def _say_kept(judge, items: int, stream) -> None:

@@ -242,8 +242,8 @@ class Judge(RetriedCalls):
                 item_id, request = items[k]
                 try:
                     results[k] = await self.complete(request, item_id=item_id, validate=validate)
-                except BudgetExceeded as e:
-                    self.stop_reason = str(e)
+                except BudgetExceeded:
+                    self.stop_reason = self._budget_message()
                     return
                 done += 1
                 if progress is not None:
@@ -251,6 +251,9 @@ class Judge(RetriedCalls):
 
         workers = max(1, min(len(items), self.concurrency * 2))
         await asyncio.gather(*(worker() for _ in range(workers)))
+        if self.stop_reason and self.max_cost is not None and self.stop_reason.startswith("cost limit of "):
+            # worded again now the calls in flight when it stopped are paid: what the run spent in the end
+            self.stop_reason = self._budget_message()
         return results
 
     def estimate(self, requests: Sequence[Request]) -> dict[str, Any]:
@@ -305,12 +308,18 @@ class Judge(RetriedCalls):
             return 0.0
         worst = self.meter.price.cost(Usage(input_tokens, max_output_tokens))
         if (self.meter.cost or 0.0) + self._reserved + worst > self.max_cost:
-            raise BudgetExceeded(
-                f"cost limit of {self.max_cost:g} USD reached (spent {self.meter.cost:.4f} USD); "
-                "rerun with a higher limit to continue" + (" from the cache" if self.cache is not None else "")
-            )
+            raise BudgetExceeded(self._budget_message())
         self._reserved += worst
         return worst
+
+    def _budget_message(self) -> str:
+        """Why a cost limit stopped the run: what it has spent, and that the next call's worst case
+        (every answer as long as its token limit allows) would have passed the limit."""
+        return (
+            f"cost limit of {self.max_cost:g} USD reached: this run spent {self.meter.cost or 0.0:.4f} USD, and the "
+            "next call's worst case (every answer as long as its token limit) would have passed it; rerun with a "
+            "higher limit to continue" + (" from the cache" if self.cache is not None else "")
+        )
 
     def _log(self, request: Request, item_id: str | None, **fields: Any) -> None:
         if self.records is None:
