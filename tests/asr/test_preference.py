@@ -71,8 +71,12 @@ def test_nothing_judged_has_no_agreement_and_no_interval():
 
 
 def _oracle_ci(prefs, a, b, lowest, n_resamples, seed, confidence=0.95):
-    """Brute force: draw reference groups with replacement, recount every drawn triplet."""
+    """Brute force: draw reference groups with replacement, recount every drawn triplet. Triplets
+    of fewer than two references at the level have no interval: every resample redraws them."""
     groups = list(dict.fromkeys(p.reference for p in prefs))
+    at_level = {p.reference for p, x, y in zip(prefs, a, b) if p.certitude >= lowest and None not in (x, y)}
+    if len(at_level) < 2:
+        return (None, None)
     draws = np.random.default_rng(seed).integers(0, len(groups), size=(n_resamples, len(groups)))
     stats = []
     for row in draws:
@@ -98,14 +102,18 @@ def test_bootstrap_resamples_reference_groups():
 
     for name, lowest in (("100%", Fraction(1)), ("70%", Fraction(7, 10)), ("all", Fraction(0))):
         low, high = _oracle_ci(prefs, a, b, lowest, 300, 7)
-        assert (got[name].ci_low, got[name].ci_high) == pytest.approx((low, high), abs=1e-12)
+        if low is None:
+            assert (got[name].ci_low, got[name].ci_high, got[name].groups) == (None, None, 1)
+        else:
+            assert (got[name].ci_low, got[name].ci_high) == pytest.approx((low, high), abs=1e-12)
 
 
-def test_one_reference_group_moves_together():
-    # every triplet shares one reference: each resample draws that group, so the interval is the point
+def test_one_reference_group_has_no_interval():
+    # every triplet shares one reference: each resample draws that group, so the percentiles would be
+    # the point itself, a zero-width "interval" that says nothing: there is none
     prefs = [Preference("same", f"a{k}", f"b{k}", 5, 0) for k in range(6)]
     (lv, *_) = preference_agreement(prefs, [0, 0, 0, 1, 1, 1], [1] * 6, higher_is_better=False, n_resamples=200)
-    assert lv.agreement == 0.5 and (lv.ci_low, lv.ci_high) == (0.5, 0.5)
+    assert lv.agreement == 0.5 and (lv.ci_low, lv.ci_high, lv.groups) == (None, None, 1)
 
 
 def test_same_seed_same_interval_and_lengths_checked():
@@ -202,7 +210,8 @@ def test_agreement_difference_by_hand():
     levels = agreement_differences(prefs, ("good", good), ("bad", bad), n_resamples=4000, seed=0)
     unanimous, seventy, everything = levels
     assert (unanimous.judged, unanimous.a_agreement, unanimous.b_agreement, unanimous.difference) == (1, 1.0, 0.0, 1.0)
-    assert (unanimous.ci_low, unanimous.ci_high) == (1.0, 1.0)  # resamples without r1 have no unanimous triplet
+    # only r1 is unanimous: one group, so no interval and no p-value (resampling it redraws it)
+    assert (unanimous.ci_low, unanimous.ci_high, unanimous.p_value, unanimous.groups) == (None, None, None, 1)
     assert (seventy.judged, seventy.difference) == (2, 0.5)
     assert (everything.a, everything.b, everything.level) == ("good", "bad", "all")
     assert (everything.ci_low, everything.ci_high) == (0.0, 1.0)

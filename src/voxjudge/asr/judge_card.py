@@ -276,7 +276,7 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
             confidence=boot["confidence"],
             seed=boot["seed"],
         )
-        by_metric[m.name] = _with_groups(prefs, [lv.as_dict() for lv in levels], [(a, b, m.higher_is_better)])
+        by_metric[m.name] = [lv.as_dict() for lv in levels]
     differences = []
     for later, earlier in metric_pairs(metrics):
 
@@ -292,7 +292,7 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
             confidence=boot["confidence"],
             seed=boot["seed"],
         )
-        differences += _with_groups(prefs, [d.as_dict() for d in found], [scores(later), scores(earlier)])
+        differences += [d.as_dict() for d in found]
     first = next(iter(by_metric.values()))
     return {
         "source": name,
@@ -305,30 +305,6 @@ def _preferences(prefs: list[Preference], metrics: list[Metric], boot: dict, nam
         "differences": differences,
         "bootstrap_unit": "reference group",
     }
-
-
-def _with_groups(prefs: list[Preference], cells: list[dict[str, Any]], scored_by) -> list[dict[str, Any]]:
-    """Each level's cell with ``groups``: the reference groups of the triplets it was computed on
-    (those every metric of ``scored_by``, ``(values_a, values_b, higher_is_better)``, scored). The
-    bootstrap resamples groups, so a cell of one group has no interval (every resample redraws it:
-    the percentile "interval" would be the figure itself), and its marks need several groups."""
-    import numpy as np
-
-    from voxjudge.asr.preference import CERTITUDES, _groups_and_levels, _verdicts
-    from voxjudge.stats.grouped import MIN_GROUPS
-
-    groups, _, masks = _groups_and_levels(prefs, CERTITUDES)
-    judged = np.ones(len(prefs), dtype=bool)
-    for a, b, higher in scored_by:
-        judged &= _verdicts(prefs, a, b, higher)[0]
-    by_level = {name: len(set(groups[mask & judged].tolist())) for (name, _), mask in zip(CERTITUDES, masks)}
-    out = []
-    for cell in cells:
-        cell = {**cell, "groups": by_level[cell["level"]]}
-        if cell["groups"] < MIN_GROUPS:
-            cell.update(ci_low=None, ci_high=None, **({"p_value": None} if "p_value" in cell else {}))
-        out.append(cell)
-    return out
 
 
 def metric_pairs(metrics: Sequence[Metric]) -> list[tuple[Metric, Metric]]:

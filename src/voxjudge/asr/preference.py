@@ -21,6 +21,7 @@ import numpy as np
 
 from voxjudge.errors import InputError
 from voxjudge.stats.bootstrap import DEFAULT_RESAMPLES, resample_chunks
+from voxjudge.stats.grouped import MIN_GROUPS
 
 # (name, lowest certitude counted); exact fractions so 7 of 10 votes is exactly 70%.
 CERTITUDES: tuple[tuple[str, Fraction], ...] = (("100%", Fraction(1)), ("70%", Fraction(7, 10)), ("all", Fraction(0)))
@@ -62,7 +63,9 @@ def triplet_side(k: int, line: int | None, side: str) -> str:
 @dataclass(frozen=True)
 class LevelAgreement:
     """Agreement at one certitude threshold. ``agreement`` is over ``judged`` triplets (those the
-    metric scored on both sides); ``unscored`` triplets are coverage, not disagreements."""
+    metric scored on both sides); ``unscored`` triplets are coverage, not disagreements.
+    ``groups``: the reference groups of the judged triplets, which the bootstrap resamples; with
+    fewer than two there is no interval (every resample would redraw the same triplets)."""
 
     level: str
     threshold: float
@@ -74,6 +77,7 @@ class LevelAgreement:
     agreement: float | None
     ci_low: float | None
     ci_high: float | None
+    groups: int = 0
 
     @property
     def unscored(self) -> int:
@@ -115,7 +119,8 @@ def preference_agreement(
     out = []
     for k, ((name, lowest), mask) in enumerate(zip(levels, masks)):
         n_judged = int((mask & judged).sum())
-        low, high = _interval(samples[k], confidence)
+        n_groups_judged = _groups_of(groups, mask & judged)
+        low, high = _interval(samples[k], confidence) if n_groups_judged >= MIN_GROUPS else (None, None)
         hits = int((mask & agree).sum())
         out.append(
             LevelAgreement(
@@ -129,6 +134,7 @@ def preference_agreement(
                 agreement=hits / n_judged if n_judged else None,
                 ci_low=low,
                 ci_high=high,
+                groups=n_groups_judged,
             )
         )
     return out
@@ -137,7 +143,8 @@ def preference_agreement(
 @dataclass(frozen=True)
 class LevelDifference:
     """Agreement of metric ``a`` minus that of metric ``b`` at one certitude level, over the
-    ``judged`` triplets both scored, with a paired percentile CI and a two-sided bootstrap p-value."""
+    ``judged`` triplets both scored, with a paired percentile CI and a two-sided bootstrap p-value
+    (none over fewer than two reference ``groups``)."""
 
     a: str
     b: str
@@ -149,6 +156,7 @@ class LevelDifference:
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
+    groups: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -188,13 +196,14 @@ def agreement_differences(
     out = []
     for k, ((name, _), mask) in enumerate(zip(levels, masks)):
         judged = int((mask & both).sum())
-        d = samples[k]
+        n_groups_judged = _groups_of(groups, mask & both)
+        d = samples[k] if n_groups_judged >= MIN_GROUPS else np.empty(0)
         low, high = _interval(d, confidence)
         p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))) if d.size else None
         share_a = int((mask & both & agree_a).sum()) / judged if judged else None
         share_b = int((mask & both & agree_b).sum()) / judged if judged else None
         diff = share_a - share_b if judged else None  # type: ignore[operator]
-        out.append(LevelDifference(name_a, name_b, name, judged, share_a, share_b, diff, low, high, p))
+        out.append(LevelDifference(name_a, name_b, name, judged, share_a, share_b, diff, low, high, p, n_groups_judged))
     return out
 
 
@@ -215,6 +224,11 @@ def _groups_and_levels(preferences: Sequence[Preference], levels: Sequence[tuple
     certitude = [p.certitude for p in preferences]
     masks = [np.array([c >= lowest for c in certitude], dtype=bool) for _, lowest in levels]
     return groups, len(group_of), masks
+
+
+def _groups_of(groups: np.ndarray, mask: np.ndarray) -> int:
+    """How many reference groups the triplets of ``mask`` come from."""
+    return len(np.unique(groups[mask]))
 
 
 def _per_group(groups: np.ndarray, n_groups: int, masks: list[np.ndarray]) -> np.ndarray:
