@@ -218,6 +218,26 @@ def _untouched_by_basic(text: str) -> bool:
     return text.lower() == text and unicodedata.is_normalized("NFC", text) and not _PUNCT.search(text)
 
 
+def given_options(args: argparse.Namespace, add_options) -> list[str]:
+    """The flags that ``add_options`` (a function adding arguments to a parser) defines and that
+    ``args`` holds at another value than their default: the options the user gave."""
+    scratch = argparse.ArgumentParser(add_help=False)
+    add_options(scratch)
+    return [
+        a.option_strings[0]
+        for a in scratch._actions
+        if a.option_strings and getattr(args, a.dest, a.default) != a.default
+    ]
+
+
+def refuse_unused(flags: list[str], rest: str, *, verb=("goes", "go"), sep: str = " and ", error=InputError) -> None:
+    """Options given where they cannot change the run are refused in one line, never ignored: the
+    flags, their verb (one flag, several) and ``rest``, in which {it} reads "it" or "them"."""
+    if flags:
+        one = len(flags) == 1
+        raise error(f"{sep.join(flags)} {verb[0] if one else verb[1]} {rest.format(it='it' if one else 'them')}")
+
+
 def say_note(text: str | None) -> None:
     """A note for the user on stderr (stdout stays the command's output)."""
     if text:

@@ -103,23 +103,15 @@ def embed_options(args: argparse.Namespace):
     """The embedder's cache, limits and engine as ``JudgeOptions`` (a command without judge
     options), checked as asr score checks its own (``judge_options``). A limit given without
     --embedder is refused: it would be accepted and then ignored."""
+    from voxjudge.cli.common import given_options
     from voxjudge.cli.judge_options import judge_options
     from voxjudge.errors import InputError
 
     if not args.embedder:
-        given = [flag for dest, (flag, default) in _limits().items() if getattr(args, dest, default) != default]
+        given = [flag for flag in given_options(args, add_embedder_limits) if flag != "--dry-run"]
         if given:
             raise InputError(f"{given[0]} applies to the embedder's calls: give --embedder SPEC with it")
     return judge_options(args)
-
-
-def _limits() -> dict[str, tuple[str, object]]:
-    """The options of ``add_embedder_limits`` by attribute: their flag and default (not given)."""
-    scratch = argparse.ArgumentParser(add_help=False)
-    add_embedder_limits(scratch)
-    return {
-        a.dest: (a.option_strings[0], a.default) for a in scratch._actions if a.option_strings and a.dest != "dry_run"
-    }
 
 
 def embedder_estimate(args: argparse.Namespace, command: str, references, systems, options) -> dict:

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voxjudge.cli.common import refuse_unused
 from voxjudge.cli.wording import worded
 from voxjudge.plural import counted
 
@@ -67,17 +68,6 @@ def add_call_options(g) -> None:
     g.add_argument("--log", metavar="FILE", help="append one JSONL record per model call to FILE")
 
 
-def given_call_options(args: argparse.Namespace) -> list[str]:
-    """The flags of ``add_call_options`` given a value other than their default."""
-    scratch = argparse.ArgumentParser(add_help=False)
-    add_call_options(scratch)
-    return [
-        a.option_strings[0]
-        for a in scratch._actions
-        if a.option_strings and getattr(args, a.dest, a.default) != a.default
-    ]
-
-
 def add_engine_options(g, work: str, *, workers: str) -> None:
     """--engine, --ray-address and --ray-workers; ``work``: what runs on Ray, ``workers``: the help
     of --ray-workers."""
@@ -108,8 +98,7 @@ def ray_workers(args: argparse.Namespace) -> int:
     }
     if getattr(args, "engine", "local") != "ray":
         named = [flag for flag, value in given.items() if value is not None]
-        if named:
-            raise ConfigError(f"{' and '.join(named)} go{'es' if len(named) == 1 else ''} with --engine ray")
+        refuse_unused(named, "with --engine ray", error=ConfigError)
         return 2
     workers = 2 if given["--ray-workers"] is None else given["--ray-workers"]
     if workers < 1:

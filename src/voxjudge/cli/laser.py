@@ -15,6 +15,7 @@ from voxjudge.cli.common import (
     print_json,
     progress_bar,
     read_settings,
+    refuse_unused,
     warn_leading_ids,
 )
 from voxjudge.cli.embedder_options import AS_GIVEN, add_embedder_options, embedder_args
@@ -152,7 +153,7 @@ def _check_human_options(args: argparse.Namespace) -> None:
 
     if args.human:
         return
-    given = [
+    flags = [
         flag
         for flag, used in (
             ("--human-col", args.human_col is not None),
@@ -163,12 +164,8 @@ def _check_human_options(args: argparse.Namespace) -> None:
         )
         if used
     ]
-    if given:
-        one = len(given) == 1
-        raise InputError(
-            f"{', '.join(given)} {'goes' if one else 'go'} with --human FILE: {'it sets' if one else 'they set'} "
-            f"only the agreement with human scores; give --human, or drop {'it' if one else 'them'}"
-        )
+    rest = "with --human FILE (only the agreement with human scores uses {it}); give --human, or drop {it}"
+    refuse_unused(flags, rest, sep=", ")
 
 
 def _render(args: argparse.Namespace, scored) -> int:

@@ -14,9 +14,6 @@ JUDGE_HELP = (
 )
 
 
-MODE, BATCH_SIZE = "pairs", 32  # --mode and --batch-size when not given
-
-
 def add_laser_options(p, *, exit_note: str = "") -> None:
     """--lang, --rubric, the judge and its options (asr score and asr classify); ``exit_note`` as
     ``add_judge_options`` takes it."""
@@ -58,12 +55,16 @@ def add_calibration_option(p, *, named: str) -> None:
 def add_llm_labelling_options(p, *, dry_run: str = "LLM judges: ") -> None:
     """How an LLM judge labels LASER pairs; shared by asr score and asr judge-card. ``dry_run``:
     which models --dry-run estimates."""
-    p.add_argument(
-        "--mode", default=MODE, choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
-    )
-    p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help=f"pairs per LLM request (default: {BATCH_SIZE})")
-    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
+    _add_labelling_options(p)
     add_dry_run(p, dry_run)
+
+
+def _add_labelling_options(p) -> None:
+    p.add_argument(
+        "--mode", default="pairs", choices=["pairs", "sentence"], help="LLM judges: pairs (default) or sentence"
+    )
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per LLM request (default: 32)")
+    p.add_argument("--no-prefilter", action="store_true", help="send even rule-certain pairs to the LLM")
 
 
 def refuse_unused_model_options(args, *, embedder: bool = False) -> None:
@@ -72,11 +73,8 @@ def refuse_unused_model_options(args, *, embedder: bool = False) -> None:
     --max-cost, ...) when neither the judge nor an embedder calls a model; and --jobs (the offline
     judges' worker processes) with an LLM judge."""
     from voxjudge.asr.laser.judges import is_offline
-    from voxjudge.cli.judge_options import given_call_options
-    from voxjudge.errors import InputError
-
-    def listed(flags: list[str], one: str, several: str) -> str:
-        return f"{' and '.join(flags)} {one if len(flags) == 1 else several}"
+    from voxjudge.cli.common import given_options, refuse_unused
+    from voxjudge.cli.judge_options import add_call_options
 
     if not is_offline(args.judge):
         if getattr(args, "jobs", None) is not None:
@@ -85,27 +83,16 @@ def refuse_unused_model_options(args, *, embedder: bool = False) -> None:
                 "a time (drop --jobs)"
             )
         return
-    labelling = [
-        flag
-        for flag, used in (
-            ("--mode", getattr(args, "mode", MODE) != MODE),
-            ("--batch-size", getattr(args, "batch_size", BATCH_SIZE) != BATCH_SIZE),
-            ("--no-prefilter", getattr(args, "no_prefilter", False)),
-        )
-        if used
-    ]
-    if labelling:
-        raise InputError(
-            f"{listed(labelling, 'goes', 'go')} with an LLM judge (--judge openai/<model>, ...): the offline "
-            f"judge {args.judge!r} asks no model; drop {'it' if len(labelling) == 1 else 'them'}"
-        )
-    calls = [] if embedder else given_call_options(args)
-    if calls:
-        raise InputError(
-            f"{listed(calls, 'sets', 'set')} model calls, and this run makes none (the offline judge "
-            f"{args.judge!r}, no --embedder): give an LLM judge or --embedder SPEC, or drop "
-            f"{'it' if len(calls) == 1 else 'them'}"
-        )
+    refuse_unused(
+        given_options(args, _add_labelling_options),
+        f"with an LLM judge (--judge openai/<model>, ...): the offline judge {args.judge!r} asks no model; drop {{it}}",
+    )
+    refuse_unused(
+        [] if embedder else given_options(args, add_call_options),
+        f"model calls, and this run makes none (the offline judge {args.judge!r}, no --embedder): give an LLM "
+        "judge or --embedder SPEC, or drop {it}",
+        verb=("sets", "set"),
+    )
 
 
 def _file_name(name: str) -> str:

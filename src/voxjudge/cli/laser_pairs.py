@@ -8,7 +8,7 @@ import csv
 import sys
 from pathlib import Path
 
-from voxjudge.cli.common import check_outputs, print_json, say_note, write_all, write_out
+from voxjudge.cli.common import check_outputs, print_json, refuse_unused, say_note, write_all, write_out
 from voxjudge.cli.judge_options import finish, judge_options, make_judge
 from voxjudge.cli.laser_options import add_laser_options, refuse_unused_model_options
 from voxjudge.cli.views import render_agreement
@@ -132,10 +132,9 @@ def cmd_classify(args: argparse.Namespace) -> int:
             f"asr classify labels with the offline judge {args.judge!r} in this process; --engine ray is for "
             "LLM judges here (drop it, or use asr score --engine ray to score a corpus on Ray)"
         )
-    if not args.eval and (args.json or args.resamples is not None):  # refused, not ignored
-        given = " and ".join(f for f, v in (("--json", args.json), ("--resamples", args.resamples is not None)) if v)
-        verb = "go" if " and " in given else "goes"
-        raise InputError(f"{given} {verb} with --eval (the agreement with a label column)")
+    if not args.eval:
+        given = [flag for flag, used in (("--json", args.json), ("--resamples", args.resamples is not None)) if used]
+        refuse_unused(given, "with --eval (the agreement with a label column)")
     check_outputs(records=[args.out], inputs=[args.pairs, args.calibration, args.rubric])
     rubric = LaserRubric.load(args.rubric)
     lines = pair_rows(args.pairs)
